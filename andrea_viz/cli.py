@@ -1,0 +1,102 @@
+"""``python -m andrea_viz``: the library from a shell.
+
+Bad input ends with exit code 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import CheckpointError, QueryError
+from .geometry import METRICS, neighbors
+from .loading import load
+from .model import Embeddings
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse's default prints usage too)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def info_dict(emb: Embeddings) -> dict:
+    p = emb.provenance
+    return {
+        "name": emb.name,
+        "format": p.format,
+        "vocab_size": emb.vocab_size,
+        "d_model": emb.d_model,
+        "context": emb.context,
+        "position_kind": emb.position_kind,
+        "output": emb.output_kind,
+        "params": emb.params,
+        "tokenizer": emb.tokenizer.description,
+        "notes": list(p.assumptions) + list(p.notes),
+    }
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    emb = load(args.source, tokenizer=args.tokenizer)
+    d = info_dict(emb)
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    print(f"{d['name']}  ({d['format']})")
+    print(f"  token table     {d['vocab_size']:,} × {d['d_model']:,}  = {d['params']['token']:,} parameters")
+    if d["context"] is not None:
+        print(f"  position table  {d['context']:,} × {d['d_model']:,}  = {d['params']['position']:,} ({d['position_kind']})")
+    else:
+        print(f"  position table  none ({d['position_kind']})")
+    print(f"  output table    {d['output']}" + (f"  = {d['params']['output']:,}" if d["params"]["output"] else ""))
+    print(f"  tokenizer       {d['tokenizer']}")
+    for n in d["notes"]:
+        print(f"  note: {n}")
+    return 0
+
+
+def _cmd_neighbors(args: argparse.Namespace) -> int:
+    emb = load(args.source, tokenizer=args.tokenizer)
+    q, found = neighbors(emb, args.word, k=args.k, metric=args.metric)
+    if args.json:
+        print(json.dumps({
+            "query": q.text,
+            "query_ids": list(q.ids),
+            "neighbors": [{"id": n.id, "token": n.token, "score": round(n.score, 6)} for n in found],
+        }, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{q.text}  ids {list(q.ids)}  ({args.metric})" + (f"\n  {q.note}" if q.note else ""))
+    for rank, n in enumerate(found, 1):
+        print(f"  {rank:>3}. {n.token:<20} #{n.id:<7} {n.score: .4f}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m andrea_viz", description="ANDREA Embedding Explorer from a shell")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("info", help="what a model's embedding layer holds")
+    p.add_argument("source", help="built-in name (minilm-l6, andrea-120m-init, ...) or a checkpoint path")
+    p.add_argument("--tokenizer", help="tokenizer.json, vocab.txt or harris_segments.json")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_info)
+
+    p = sub.add_parser("neighbors", help="the k nearest tokens of a word or #id")
+    p.add_argument("source")
+    p.add_argument("word", help="a word, or a token id written #42")
+    p.add_argument("-k", type=int, default=10, help="how many neighbours (default 10)")
+    p.add_argument("--metric", choices=METRICS, default="cosine")
+    p.add_argument("--tokenizer")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_neighbors)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CheckpointError, QueryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

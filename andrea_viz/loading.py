@@ -1,0 +1,30 @@
+"""``load(source)``: one entry point from a name or a path to an ``Embeddings`` object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .builtin import BUILTINS, load_builtin
+from .errors import CheckpointError
+from .model import Embeddings
+
+
+def load(source: str | Path, tokenizer: str | Path | None = None) -> Embeddings:
+    """Load a model's embedding tables.
+
+    ``source`` is a built-in name (``minilm-l6``, ``andrea-120m-init``, ...) or a path to a
+    checkpoint file or folder. Raises ``CheckpointError`` with a sentence saying what was
+    expected when the source cannot be read.
+    """
+    if isinstance(source, str) and source in BUILTINS:
+        if tokenizer is not None:
+            raise CheckpointError(f"the built-in model {source!r} has its own tokenizer; do not pass one")
+        return load_builtin(source)
+    path = Path(source)
+    if not path.exists():
+        raise CheckpointError(
+            f"{str(source)!r} is neither a built-in model ({', '.join(BUILTINS)}) nor an existing file or folder"
+        )
+    from .checkpoints import load_path
+
+    return load_path(path, tokenizer=tokenizer)

@@ -1,0 +1,99 @@
+"""The embedding layer as a lookup table: row selection, its one-hot equivalent, value statistics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .builtin import init_std
+from .errors import QueryError
+
+
+def row(table: np.ndarray, token_id: int) -> np.ndarray:
+    """Row ``token_id`` of a (V, d) table: the whole embedding layer is this index."""
+    if not 0 <= token_id < table.shape[0]:
+        raise QueryError(f"token id {token_id} is out of range: the table has rows 0 to {table.shape[0] - 1:,}")
+    return table[token_id]
+
+
+def one_hot(token_id: int, V: int) -> np.ndarray:
+    """(V,) float32 vector with a single 1 at ``token_id``."""
+    e = np.zeros(V, dtype=np.float32)
+    e[token_id] = 1.0
+    return e
+
+
+@dataclass(frozen=True)
+class OneHotCheck:
+    product: np.ndarray  # (d,) one_hot(id) @ table
+    row: np.ndarray  # (d,) table[id]
+    max_abs_diff: float
+    multiply_adds: int  # what the matrix product costs: V·d
+
+
+def one_hot_product(table: np.ndarray, token_id: int) -> OneHotCheck:
+    """Compute one_hot(id) @ table the long way and compare it with the row lookup."""
+    r = row(table, token_id)
+    product = one_hot(token_id, table.shape[0]) @ table  # (V,) @ (V, d) -> (d,)
+    diff = float(np.max(np.abs(product - r))) if r.size else 0.0
+    return OneHotCheck(product=product, row=r, max_abs_diff=diff, multiply_adds=table.size)
+
+
+def block_average(table: np.ndarray, max_rows: int = 512, max_cols: int = 384) -> tuple[np.ndarray, int, int]:
+    """Average (rb × cb) blocks so the result has at most max_rows × max_cols cells.
+
+    Returns (averaged, rb, cb); the last partial block of rows or columns is averaged as is.
+    """
+    V, d = table.shape
+    rb = -(-V // max_rows)
+    cb = -(-d // max_cols)
+
+    def _avg(a: np.ndarray, b: int, axis: int) -> np.ndarray:
+        if b == 1:
+            return a
+        n = a.shape[axis]
+        starts = np.arange(0, n, b)
+        sums = np.add.reduceat(a, starts, axis=axis, dtype=np.float64)
+        counts = np.diff(np.append(starts, n))
+        shape = [1, 1]
+        shape[axis] = -1
+        return sums / counts.reshape(shape)
+
+    out = _avg(_avg(table, rb, 0), cb, 1).astype(np.float32)
+    return out, rb, cb
+
+
+@dataclass(frozen=True)
+class ValueStats:
+    counts: np.ndarray  # (bins,)
+    edges: np.ndarray  # (bins + 1,)
+    mean: float
+    std: float
+    init_std: float  # 1/sqrt(d)
+    excess_kurtosis: float  # 0 for a normal distribution
+
+    @property
+    def density(self) -> np.ndarray:
+        widths = np.diff(self.edges)
+        return self.counts / (self.counts.sum() * widths)
+
+
+def value_stats(table: np.ndarray, bins: int = 120) -> ValueStats:
+    """Histogram of every entry with its mean and std, beside the init scale 1/sqrt(d)."""
+    flat = table.reshape(-1)
+    mean = float(flat.mean(dtype=np.float64))
+    std = float(flat.std(dtype=np.float64))
+    lim = max(6.0 * std, 6.0 * init_std(table.shape[1]))
+    counts, edges = np.histogram(flat, bins=bins, range=(mean - lim, mean + lim))
+    z4 = float(np.mean(((flat.astype(np.float64) - mean) / std) ** 4)) if std > 0 else 0.0
+    return ValueStats(counts, edges, mean, std, init_std(table.shape[1]), z4 - 3.0)
+
+
+def normal_pdf(x: np.ndarray, std: float) -> np.ndarray:
+    return np.exp(-0.5 * (x / std) ** 2) / (std * np.sqrt(2 * np.pi))
+
+
+def expected_init_norm(d: int) -> float:
+    """Length of a row of d entries drawn from N(0, 1/sqrt(d)): about sqrt(d · 1/d) = 1."""
+    return float(np.sqrt(d) * init_std(d))

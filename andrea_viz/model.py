@@ -1,0 +1,135 @@
+"""The one object every page and command works on: a model's embedding tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import CheckpointError
+from .tokenizer import Tokenizer
+
+POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a model came from and what the loader had to assume to read it."""
+
+    format: str
+    file: str | None = None
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.ndarray | None:
+    if a is None:
+        return None
+    if not isinstance(a, np.ndarray) or a.ndim != 2:
+        got = getattr(a, "shape", type(a).__name__)
+        raise CheckpointError(f"the {name} must be a 2-D array (rows, d_model); got {got}")
+    if d is not None and a.shape[1] != d:
+        raise CheckpointError(
+            f"the {name} has {a.shape[1]} columns but the token table has d_model = {d}; they must agree"
+        )
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise CheckpointError(f"the {name} is empty (shape {a.shape}); expected at least one row and column")
+    if a.dtype != np.float32:
+        a = a.astype(np.float32)
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Embeddings:
+    """A model's first layer, immutable.
+
+    token_table:    (V, d) float32, read-only
+    position_table: (T, d) float32 or None
+    position_kind:  "learned" | "sinusoidal" | "rope" | "none"
+    output_table:   (V, d) float32 or None (None when tied or when the model has no output head)
+    tied:           True when the output projection reuses the token table
+    """
+
+    name: str
+    token_table: np.ndarray
+    position_table: np.ndarray | None
+    position_kind: str
+    output_table: np.ndarray | None
+    tied: bool
+    tokenizer: Tokenizer
+    provenance: Provenance
+    key: str = ""
+    card: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        tok = _readonly_f32("token table", self.token_table)
+        d = tok.shape[1]
+        pos = _readonly_f32("position table", self.position_table, d)
+        out = _readonly_f32("output table", self.output_table, d)
+        if out is not None and out.shape[0] != tok.shape[0]:
+            raise CheckpointError(
+                f"the output table has {out.shape[0]:,} rows but the token table has {tok.shape[0]:,}; "
+                "an output projection must have one row per token"
+            )
+        if self.position_kind not in POSITION_KINDS:
+            raise CheckpointError(f"position_kind must be one of {POSITION_KINDS}, got {self.position_kind!r}")
+        if (self.position_kind == "learned") != (pos is not None):
+            raise CheckpointError("a learned position kind needs a position table, and only it has one")
+        if self.tied and out is not None:
+            raise CheckpointError("a tied model has no separate output table")
+        object.__setattr__(self, "token_table", tok)
+        object.__setattr__(self, "position_table", pos)
+        object.__setattr__(self, "output_table", out)
+        if not self.key:
+            object.__setattr__(self, "key", self.name)
+
+    # --- sizes -------------------------------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return int(self.token_table.shape[0])
+
+    @property
+    def d_model(self) -> int:
+        return int(self.token_table.shape[1])
+
+    @property
+    def context(self) -> int | None:
+        return None if self.position_table is None else int(self.position_table.shape[0])
+
+    @property
+    def output_kind(self) -> str:
+        """"untied" (its own output table), "tied" (reuses the token table) or "none"."""
+        if self.tied:
+            return "tied"
+        return "untied" if self.output_table is not None else "none"
+
+    @property
+    def params(self) -> dict[str, int]:
+        """Parameters held by each table (a tied output table holds none of its own)."""
+        return {
+            "token": self.token_table.size,
+            "position": 0 if self.position_table is None else self.position_table.size,
+            "output": 0 if self.output_table is None else self.output_table.size,
+        }
+
+    # --- derived arrays, computed once --------------------------------------------------------
+    @cached_property
+    def row_norms(self) -> np.ndarray:
+        """(V,) float32: the length of every token row."""
+        return np.linalg.norm(self.token_table, axis=1).astype(np.float32)
+
+    @cached_property
+    def unit_table(self) -> np.ndarray:
+        """(V, d) float32: every token row scaled to length 1 (all-zero rows stay zero)."""
+        norms = self.row_norms.copy()
+        norms[norms == 0] = 1.0
+        unit = self.token_table / norms[:, None]
+        unit.flags.writeable = False
+        return unit
+
+    def token(self, token_id: int) -> str:
+        return self.tokenizer.token(int(token_id))

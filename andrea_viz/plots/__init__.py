@@ -1,0 +1,1 @@
+"""Plotly figure builders: one function per picture, no Streamlit."""

@@ -1,0 +1,53 @@
+"""Pictures of where a model's parameters live."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ..sizing import ParamCount
+from .style import layout
+
+PART_COLORS = {
+    "token table": "#d62728",
+    "position table": "#ff7f0e",
+    "output table": "#9467bd",
+    "attention (wq, wk, wv, wo)": "#1f77b4",
+    "MLP (fc1, fc2)": "#2ca02c",
+}
+
+
+def params_treemap(pc: ParamCount, title: str) -> go.Figure:
+    """Area proportional to parameters: embeddings, output head and the transformer blocks."""
+    total = pc.total
+    ids = ["all", "embeddings", "blocks"]
+    labels = [f"model<br>{total:,}", "embedding layer", f"{pc.layers} transformer blocks"]
+    parents = ["", "all", "all"]
+    values = [total, pc.embeddings, pc.blocks]
+    colors = ["#ffffff", "#fbe3d6", "#dbe9f6"]
+    children = [
+        ("token table", "embeddings", pc.token),
+        ("position table", "embeddings", pc.position),
+        ("output table", "all", pc.output),
+        ("attention (wq, wk, wv, wo)", "blocks", pc.attention),
+        ("MLP (fc1, fc2)", "blocks", pc.mlp),
+    ]
+    for name, parent, n in children:
+        if n == 0:
+            continue
+        ids.append(name)
+        labels.append(name)
+        parents.append(parent)
+        values.append(n)
+        colors.append(PART_COLORS[name])
+    fig = go.Figure(
+        go.Treemap(
+            ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
+            marker={"colors": colors},
+            texttemplate="<b>%{label}</b><br>%{value:,}<br>%{percentRoot:.1%} of the model",
+            hovertemplate="<b>%{label}</b><br>%{value:,} parameters<br>%{percentRoot:.2%} of the model<extra></extra>",
+            textfont={"size": 14},
+        )
+    )
+    layout(fig, title, height=460)
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return fig

@@ -1,0 +1,46 @@
+"""The app's pages, in lesson order: the sidebar menu and the home page's table of contents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    path: str  # relative to the entry script
+    label: str
+    icon: str  # a Streamlit Material icon: renders without emoji fonts
+    blurb: str
+
+
+PAGES = [
+    PageInfo("streamlit_app.py", "Home", ":material/home:", "what this is, the loaded model, neighbours of a word"),
+    PageInfo("pages/1_Lookup_table.py", "Lookup table", ":material/table_view:",
+             "the (V, d) matrix, one row per token, and why a lookup equals a one-hot product"),
+    PageInfo("pages/2_Sizing.py", "Sizing", ":material/straighten:",
+             "how many parameters an embedding table holds, tied versus untied, where a model's parameters live"),
+]
+
+
+def available_pages() -> list[PageInfo]:
+    return [p for p in PAGES if (ROOT / p.path).exists()]
+
+
+def sidebar_menu() -> None:
+    with st.sidebar:
+        st.markdown("**ANDREA Embedding Explorer**")
+        for p in available_pages():
+            st.page_link(p.path, label=p.label, icon=p.icon)
+        st.divider()
+
+
+def table_of_contents() -> None:
+    for p in available_pages()[1:]:
+        c1, c2 = st.columns([1, 3], vertical_alignment="center")
+        c1.page_link(p.path, label=p.label, icon=p.icon)
+        c2.markdown(p.blurb)

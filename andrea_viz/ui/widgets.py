@@ -1,0 +1,35 @@
+"""Widgets used on more than one page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..errors import QueryError
+from ..geometry import Query, resolve
+from ..model import Embeddings
+
+
+def default_word(emb: Embeddings, preferred: str = "cat") -> str:
+    """``preferred`` when the model can look it up as a word, else the first segment id."""
+    try:
+        resolve(emb, preferred)
+        return preferred
+    except QueryError:
+        return "#300" if emb.vocab_size > 300 else "#0"
+
+
+def token_picker(emb: Embeddings, key: str, label: str = "Word or token id", preferred: str = "cat") -> Query | None:
+    """A text box for a word or ``#id``; shows the pieces it became. None (with a message) when it
+    cannot be resolved."""
+    text = st.text_input(
+        label, value=default_word(emb, preferred), key=f"{key}:{emb.key}",
+        help="A word is split by the model's tokenizer; write #42 to pick row 42 directly.",
+    )
+    try:
+        q = resolve(emb, text)
+    except QueryError as exc:
+        st.error(str(exc), icon="⚠️")
+        return None
+    chips = "  ".join(f"`{p}` #{i}" for p, i in zip(q.pieces, q.ids, strict=True))
+    st.caption(f"Tokens: {chips}" + (f" — {q.note}" if q.note else ""))
+    return q

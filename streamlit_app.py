@@ -1,0 +1,35 @@
+"""Home: what the explorer is, where to start, the loaded model's card, neighbours of a word."""
+
+import streamlit as st
+
+from andrea_viz import ui
+from andrea_viz.geometry import neighbors
+
+emb = ui.page_setup("Home", ":material/home:")
+
+st.title("ANDREA Embedding Explorer")
+st.markdown(
+    "The first layer of a GPT-style model, made visible. A tokenizer turns text into integer ids; "
+    "the **embedding layer** turns each id into a vector of `d_model` numbers by looking up one row "
+    "of a table. This app lets you see that table, size it, measure the geometry of trained "
+    "vectors, and follow `x_t = token_embedding[id_t] + position_embedding[t]` into block 1. "
+    "It is the companion to the *embeddings* lesson of the course that grows **ANDREA**."
+)
+
+st.subheader("Where to start")
+ui.nav.table_of_contents()
+
+st.subheader(f"The loaded model: {ui.models.model_label(st.session_state['model'])}")
+st.caption("Change it in the sidebar; every page follows.")
+ui.model_card(emb)
+
+st.subheader("Neighbours of a word")
+st.caption("The rows whose direction is closest (cosine similarity), searched over the whole table.")
+q = ui.token_picker(emb, key="home:query")
+if q is not None:
+    with ui.explain_errors():
+        _, found = neighbors(emb, q.text, k=10, metric="cosine")
+        st.dataframe(
+            [{"rank": r, "token": n.token, "id": n.id, "cosine": round(n.score, 4)} for r, n in enumerate(found, 1)],
+            hide_index=True, width="content",
+        )

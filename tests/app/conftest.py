@@ -1,0 +1,38 @@
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTINS = ["minilm-l6", "andrea-12m-init", "andrea-120m-init", "andrea-480m-init"]
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def app():
+    """A fresh session of the real app, started from the entry script."""
+
+    def start(model: str | None = None) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+        if model is not None:
+            at.session_state["model"] = model
+        at.run()
+        no_exception(at)
+        return at
+
+    return start
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}").run()
+    no_exception(at)
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]

@@ -1,0 +1,88 @@
+"""Home, Lookup table and Sizing pages, run by Streamlit's AppTest with every built-in model."""
+
+import pytest
+
+from .conftest import BUILTINS, figures, no_exception, open_page
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_home_shows_the_model_card_and_neighbours(app, model):
+    at = app(model)
+    assert at.sidebar.selectbox[0].value == model
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Vocabulary V"] and metrics["d_model"]
+    assert len(at.dataframe) >= 1
+
+
+def test_home_neighbours_of_cat_on_the_trained_model(app):
+    at = app("minilm-l6")
+    table = at.dataframe[-1].value
+    assert {"dog", "kitten"} <= set(table["token"])
+    at.text_input[0].set_value("tuesday").run()
+    no_exception(at)
+    assert "wednesday" in set(at.dataframe[-1].value["token"])
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_lookup_page_drives_its_widgets(app, model):
+    at = open_page(app(model), "1_Lookup_table.py")
+    assert len(figures(at)) == 5  # overview, window, row bars, values, row lengths
+    assert at.metric[0].value == "0"  # max |one-hot·E − E[id]|
+    at.text_input[0].set_value("#5").run()
+    no_exception(at)
+    window = figures(at)[1]
+    assert "rows 0–31" in window["layout"]["title"]["text"]
+    at.checkbox[0].uncheck().run()
+    at.number_input[0].set_value(64).run()
+    no_exception(at)
+    assert "rows 64–95" in figures(at)[1]["layout"]["title"]["text"]
+    at.select_slider[0].set_value(128).run()
+    at.toggle[0].set_value(False).run()
+    no_exception(at)
+
+
+def test_lookup_page_bad_word_is_a_sentence(app):
+    at = open_page(app("minilm-l6"), "1_Lookup_table.py")
+    at.text_input[0].set_value("#999999").run()
+    no_exception(at)
+    assert any("out of range" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_sizing_page_presets_exercise_and_tying(app, model):
+    at = open_page(app(model), "2_Sizing.py")
+    m = {x.label: x.value for x in at.metric}
+    assert m["Token table"] == "6,488,832" and m["Position table"] == "786,432"
+    assert m["Token + position"] == "7,275,264" and m["Whole model (ANDREA layout)"] == "98,698,752"
+    expanders = " ".join(e.label for e in at.expander)
+    assert "ANDREA-480M" in expanders and "ANDREA-12M" in expanders
+    markdown = " ".join(md.value for md in at.markdown)
+    assert "16,641 × 1,536 = 25,560,576" in markdown and "4,353 × 384 = 1,671,552" in markdown
+    assert "5.41%" in at.dataframe[0].value.to_string() and "6.57%" in at.dataframe[0].value.to_string()
+
+    at.selectbox(key="sizing:preset").set_value("ANDREA-480M").run()
+    no_exception(at)
+    assert {x.label: x.value for x in at.metric}["Token table"] == "25,560,576"
+    at.toggle[0].set_value(True).run()
+    m = {x.label: x.value for x in at.metric}
+    assert m["Tying saves"] == "25,560,576"
+    at.selectbox(key="sizing:preset").set_value("the loaded model").run()
+    no_exception(at)
+    assert at.number_input(key="sizing:V").value == {"minilm-l6": 30_522, "andrea-12m-init": 4_353,
+                                                      "andrea-120m-init": 8_449, "andrea-480m-init": 16_641}[model]
+
+
+def test_model_chosen_on_one_page_is_still_chosen_on_the_next(app):
+    at = app()
+    assert at.sidebar.selectbox[0].value == "minilm-l6"
+    at.sidebar.selectbox[0].select("andrea-12m-init").run()
+    no_exception(at)
+    assert at.session_state["model"] == "andrea-12m-init"
+    open_page(at, "1_Lookup_table.py")
+    assert at.sidebar.selectbox[0].value == "andrea-12m-init"
+    assert "4,353 × 384" in figures(at)[0]["layout"]["title"]["text"]
+    open_page(at, "2_Sizing.py")
+    assert at.sidebar.selectbox[0].value == "andrea-12m-init"
+    at.sidebar.selectbox[0].select("andrea-480m-init").run()
+    open_page(at, "1_Lookup_table.py")
+    assert at.sidebar.selectbox[0].value == "andrea-480m-init"

@@ -1,0 +1,117 @@
+"""The real app, served by `streamlit run`, driven by Debian's Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n" + proc.stdout.read().decode())
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    exe = shutil.which("chromium")
+    if exe is None:
+        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    p = context.new_page()
+    yield p
+    context.close()
+
+
+def wait_idle(page, timeout: float = 90_000) -> None:
+    """Wait until the script has run to the end (Streamlit's own state attribute, not a sleep)."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout)
+    page.wait_for_load_state("networkidle")
+
+
+def open_page(page, url: str, timeout: float = 90_000) -> None:
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
+    # the first run may not have started yet when the app frame appears
+    page.wait_for_selector(
+        "[data-testid='stSidebar'] [data-testid='stSelectbox'], [data-testid='stException']", timeout=timeout
+    )
+    wait_idle(page, timeout)
+
+
+def screenshot(page, name: str) -> Path:
+    """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    size = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], section.main, [data-testid=stAppViewContainer]')]"
+        ".map(e => e.scrollHeight), document.body.scrollHeight)"
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12_000)})
+    page.wait_for_timeout(800)  # let plotly re-lay out at the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+    return path
+
+
+def exceptions(page) -> list[str]:
+    return [e.inner_text() for e in page.query_selector_all("[data-testid='stException']")]
+
+
+def sidebar_model(page) -> str:
+    """The model shown in the sidebar picker (a combobox input)."""
+    return page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input[role='combobox']").input_value()

@@ -1,0 +1,36 @@
+"""The real app in Debian Chromium: pages load, the sidebar model switch works, screenshots are written."""
+
+import pytest
+
+from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idle
+
+PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing")]
+
+
+@pytest.mark.parametrize("path,name", PAGES)
+def test_page_loads_without_exception(page, app_url, path, name):
+    open_page(page, f"{app_url}/{path}")
+    assert exceptions(page) == []
+    assert page.locator("h1").first.inner_text()
+    if name != "home":
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    assert screenshot(page, name).stat().st_size > 10_000
+
+
+def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
+    open_page(page, app_url)
+    assert sidebar_model(page) == "all-MiniLM-L6-v2 (trained)"
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
+    page.get_by_role("option", name="ANDREA-120M at init (untrained)").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=stMetric]')?.innerText.includes('8,449')",
+                           timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert "model=andrea-120m-init" in page.url
+    page.locator("[data-testid='stSidebar'] a", has_text="Lookup table").click()
+    page.wait_for_url("**/Lookup_table**")
+    page.wait_for_function("() => document.body.innerText.includes('(8,449, 768)')", timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert sidebar_model(page) == "ANDREA-120M at init (untrained)"
+    screenshot(page, "lookup_table_andrea-120m-init")

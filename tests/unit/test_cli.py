@@ -1,0 +1,51 @@
+"""`python -m andrea_viz` as a person runs it: real processes, real exit codes."""
+
+import json
+import subprocess
+import sys
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "andrea_viz", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_info_json_keys_and_values():
+    r = run("info", "andrea-120m-init", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert set(d) == {"name", "format", "vocab_size", "d_model", "context", "position_kind", "output", "params",
+                      "tokenizer", "notes"}
+    assert (d["vocab_size"], d["d_model"], d["context"]) == (8_449, 768, 1024)
+    assert d["params"] == {"token": 6_488_832, "position": 786_432, "output": 6_488_832}
+    assert d["output"] == "untied" and d["position_kind"] == "learned"
+
+
+def test_info_text_for_the_default_model():
+    r = run("info", "minilm-l6")
+    assert r.returncode == 0 and "30,522 × 384" in r.stdout
+
+
+def test_neighbors_json_best_first():
+    r = run("neighbors", "minilm-l6", "cat", "-k", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["query"] == "cat" and d["query_ids"] == [4937]
+    scores = [n["score"] for n in d["neighbors"]]
+    assert scores == sorted(scores, reverse=True) and len(scores) == 10
+    assert {"dog", "kitten"} <= {n["token"] for n in d["neighbors"]}
+    assert set(d["neighbors"][0]) == {"id", "token", "score"}
+
+
+def test_euclidean_neighbours_are_nearest_first():
+    d = json.loads(run("neighbors", "minilm-l6", "dog", "--metric", "euclidean", "--json", "-k", "5").stdout)
+    scores = [n["score"] for n in d["neighbors"]]
+    assert scores == sorted(scores)
+
+
+def test_bad_input_exits_2_with_one_line_and_no_traceback():
+    for args in (("info", "no-such-model"), ("neighbors", "minilm-l6", "#99999999"), ("neighbors", "minilm-l6"),
+                 ("neighbors", "minilm-l6", "cat", "--metric", "cos")):
+        r = run(*args)
+        assert r.returncode == 2, args
+        assert "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr

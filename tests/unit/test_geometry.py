@@ -1,0 +1,90 @@
+"""Norms, dot products, cosines and exact neighbours, against brute-force references."""
+
+import math
+
+import numpy as np
+import pytest
+
+from andrea_viz.errors import QueryError
+from andrea_viz.geometry import cosine, dot, neighbors, norm, resolve
+
+
+def brute_force(emb, vector, metric, exclude, k):
+    """Row by row in float64 Python: the obvious implementation."""
+    v = vector.astype(np.float64)
+    scored = []
+    for i in range(emb.vocab_size):
+        if i in exclude:
+            continue
+        r = emb.token_table[i].astype(np.float64)
+        if metric == "cosine":
+            s = float(r @ v) / (math.sqrt(float(r @ r)) * math.sqrt(float(v @ v)))
+        elif metric == "dot":
+            s = float(r @ v)
+        else:
+            s = math.sqrt(float((r - v) @ (r - v)))
+        scored.append((s, i))
+    scored.sort(key=lambda t: (-t[0], t[1]) if metric != "euclidean" else (t[0], t[1]))
+    return scored[:k]
+
+
+def test_norm_dot_cosine_by_the_formulas():
+    u, v = np.array([3.0, 4.0], np.float32), np.array([4.0, -3.0], np.float32)
+    assert norm(u) == 5.0
+    assert dot(u, v) == 0.0  # perpendicular
+    assert cosine(u, u) == pytest.approx(1.0)
+    assert cosine(u, -u) == pytest.approx(-1.0)
+    assert dot(u, 2 * u) == pytest.approx(norm(u) * norm(2 * u) * cosine(u, 2 * u))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot", "euclidean"])
+@pytest.mark.parametrize("name,word", [("minilm-l6", "cat"), ("minilm-l6", "xylophone"), ("andrea-12m-init", "#300")])
+def test_neighbors_agree_with_brute_force(load_model, name, word, metric):
+    emb = load_model(name)
+    q, found = neighbors(emb, word, k=10, metric=metric)
+    ref = brute_force(emb, q.vector, metric, set(q.ids), 10)
+    assert len(found) == 10
+    for n, (s, _) in zip(found, ref, strict=True):
+        assert n.score == pytest.approx(s, rel=1e-4, abs=1e-5)
+    # the same ids, unless two scores tie to float32 precision
+    kth = ref[-1][0]
+    for n in found:
+        if n.id not in {i for _, i in ref}:
+            assert n.score == pytest.approx(kth, rel=1e-4, abs=1e-5)
+
+
+def test_query_row_is_excluded(minilm):
+    q, found = neighbors(minilm, "cat", k=50)
+    assert q.ids == (4937,)
+    assert all(n.id != 4937 for n in found)
+
+
+def test_neighbours_of_cat_include_dog_and_kitten(minilm):
+    _, found = neighbors(minilm, "cat", k=10)
+    tokens = [n.token for n in found]
+    assert "dog" in tokens and "kitten" in tokens
+
+
+def test_cat_is_closer_to_dog_than_to_tuesday(minilm):
+    cat, dog, tue = (resolve(minilm, w).vector for w in ("cat", "dog", "tuesday"))
+    assert cosine(cat, dog) > cosine(cat, tue) + 0.2
+
+
+def test_multi_piece_word_uses_the_mean_of_its_rows(minilm):
+    q = resolve(minilm, "xylophone")
+    assert q.pieces == ("x", "##yl", "##ophone")
+    np.testing.assert_allclose(q.vector, minilm.token_table[list(q.ids)].mean(axis=0), atol=1e-7)
+    assert "mean of their rows" in q.note
+
+
+def test_ids_and_errors(minilm):
+    assert resolve(minilm, "#4937").ids == (4937,)
+    assert resolve(minilm, 4937).pieces == ("cat",)
+    with pytest.raises(QueryError, match="out of range"):
+        resolve(minilm, "#30522")
+    with pytest.raises(QueryError, match="empty"):
+        resolve(minilm, "  ")
+    with pytest.raises(QueryError, match="metric must be one of"):
+        neighbors(minilm, "cat", metric="manhattan")
+    with pytest.raises(QueryError, match="k must be"):
+        neighbors(minilm, "cat", k=0)

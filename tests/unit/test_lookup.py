@@ -1,0 +1,77 @@
+"""The embedding layer as a lookup table, checked against slow references."""
+
+import numpy as np
+import pytest
+
+from andrea_viz.builtin import init_std
+from andrea_viz.errors import QueryError
+from andrea_viz.lookup import block_average, expected_init_norm, one_hot, one_hot_product, value_stats
+
+INIT_MODELS = ["andrea-12m-init", "andrea-120m-init", "andrea-480m-init"]
+
+
+@pytest.mark.parametrize("name", ["minilm-l6", *INIT_MODELS])
+def test_one_hot_times_table_equals_row(load_model, name):
+    table = load_model(name).token_table
+    for token_id in (0, 1, table.shape[0] // 2, table.shape[0] - 1):
+        check = one_hot_product(table, token_id)
+        assert check.max_abs_diff == 0.0
+        np.testing.assert_array_equal(check.product, table[token_id])
+    # the slow reference: the product written out, sum over every row i of e_i * E[i]
+    token_id = table.shape[0] // 3
+    e = one_hot(token_id, table.shape[0])
+    slow = np.zeros(table.shape[1])
+    for i in range(table.shape[0]):
+        slow += float(e[i]) * table[i]
+    np.testing.assert_array_equal(slow, table[token_id].astype(np.float64))
+
+
+@pytest.mark.parametrize("name,d", [("andrea-12m-init", 384), ("andrea-120m-init", 768), ("andrea-480m-init", 1536)])
+def test_init_std_within_2_percent_of_one_over_sqrt_d(load_model, name, d):
+    emb = load_model(name)
+    assert init_std(768) == pytest.approx(0.0361, abs=5e-5)
+    for table in (emb.token_table, emb.position_table, emb.output_table):
+        assert table.shape[1] == d
+        assert abs(table.std() / (1 / np.sqrt(d)) - 1) < 0.02
+        assert abs(table.mean()) < 0.01 / np.sqrt(d) * 10
+
+
+def test_andrea_init_shapes_are_the_course_shapes(load_model):
+    shapes = {"andrea-12m-init": (4_353, 384), "andrea-120m-init": (8_449, 768), "andrea-480m-init": (16_641, 1536)}
+    for name, (V, d) in shapes.items():
+        emb = load_model(name)
+        assert emb.token_table.shape == (V, d) == emb.output_table.shape
+        assert emb.position_table.shape == (1024, d)
+        assert emb.output_kind == "untied" and emb.position_kind == "learned"
+
+
+def test_init_rows_have_length_near_one(load_model):
+    emb = load_model("andrea-120m-init")
+    assert expected_init_norm(768) == pytest.approx(1.0)
+    assert abs(float(np.median(emb.row_norms)) - 1.0) < 0.01
+
+
+def test_block_average_matches_slow_reference():
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal((103, 10)).astype(np.float32)
+    avg, rb, cb = block_average(table, max_rows=20, max_cols=4)
+    assert (rb, cb) == (6, 3)
+    assert avg.shape == (18, 4)
+    for i in range(avg.shape[0]):
+        for j in range(avg.shape[1]):
+            block = table[i * rb : (i + 1) * rb, j * cb : (j + 1) * cb]
+            assert avg[i, j] == pytest.approx(float(block.astype(np.float64).mean()), abs=1e-6)
+
+
+def test_value_stats_of_trained_and_untrained_tables_differ(load_model):
+    untrained = value_stats(load_model("andrea-12m-init").token_table)
+    trained = value_stats(load_model("minilm-l6").token_table)
+    assert abs(untrained.excess_kurtosis) < 0.05
+    assert trained.excess_kurtosis > 0.2
+    assert untrained.counts.sum() > 0.999 * 4_353 * 384
+    assert untrained.density.sum() * np.diff(untrained.edges)[0] == pytest.approx(1.0)
+
+
+def test_row_out_of_range_is_a_clear_error(load_model):
+    with pytest.raises(QueryError, match="out of range: the table has rows 0 to 4,352"):
+        one_hot_product(load_model("andrea-12m-init").token_table, 4_353)
