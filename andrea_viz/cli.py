@@ -10,7 +10,7 @@ import json
 import sys
 
 from .errors import CheckpointError, QueryError
-from .geometry import METRICS, neighbors
+from .geometry import METRICS, analogy, neighbors
 from .loading import load
 from .model import Embeddings
 
@@ -72,6 +72,52 @@ def _cmd_neighbors(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_analogy(args: argparse.Namespace) -> int:
+    emb = load(args.source, tokenizer=args.tokenizer)
+    inputs, found = analogy(emb, args.a, args.b, args.c, k=args.k)
+    if args.json:
+        print(json.dumps({
+            "query": f"{args.a} - {args.b} + {args.c}",
+            "inputs": [{"text": q.text, "ids": list(q.ids)} for q in inputs],
+            "answers": [{"id": n.id, "token": n.token, "score": round(n.score, 6)} for n in found],
+        }, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{args.a} − {args.b} + {args.c} ≈")
+    for rank, n in enumerate(found, 1):
+        print(f"  {rank:>3}. {n.token:<20} #{n.id:<7} {n.score: .4f}")
+    return 0
+
+
+def _cmd_project(args: argparse.Namespace) -> int:
+    import time
+
+    from .projection import coordinates_csv, project_model
+
+    emb = load(args.source, tokenizer=args.tokenizer)
+    t = time.perf_counter()
+    r = project_model(emb, args.method, n=args.n, include=tuple(args.include or ()), seed=args.seed, dims=args.dims)
+    elapsed = time.perf_counter() - t
+    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t")
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(out)
+    except OSError as exc:
+        raise QueryError(f"cannot write {args.out}: {exc.strerror}") from exc
+    print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
+    if r.projection.explained_variance_ratio is not None:
+        ev = ", ".join(f"PC{j + 1} {v:.2%}" for j, v in enumerate(r.projection.explained_variance_ratio))
+        print(f"explained variance: {ev}")
+    print(f"trust (share of 10 nearest neighbours kept): {r.trust_mean:.1%}")
+    return 0
+
+
+def _cmd_bench_geometry(args: argparse.Namespace) -> int:
+    from .bench_geometry import run
+
+    run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m andrea_viz", description="ANDREA Embedding Explorer from a shell")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -90,6 +136,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokenizer")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_neighbors)
+
+    p = sub.add_parser("analogy", help="A - B + C (king man woman), the inputs excluded")
+    p.add_argument("source")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("c")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--tokenizer")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_analogy)
+
+    p = sub.add_parser("project", help="PCA or t-SNE coordinates of a sample of tokens, as a TSV file")
+    p.add_argument("source")
+    p.add_argument("--method", choices=("pca", "tsne"), default="pca")
+    p.add_argument("--n", type=int, default=5000, help="tokens in the sample (default 5000)")
+    p.add_argument("--dims", type=int, choices=(2, 3), default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--include", nargs="*", metavar="WORD", help="words always in the sample")
+    p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates")
+    p.add_argument("--tokenizer")
+    p.set_defaults(func=_cmd_project)
+
+    p = sub.add_parser("bench-geometry", help="medians of neighbour search, PCA and t-SNE (openTSNE vs scikit-learn)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--tsne-points", type=int, default=5000)
+    p.add_argument("--tsne-repeats", type=int, default=3)
+    p.set_defaults(func=_cmd_bench_geometry)
     return parser
 
 

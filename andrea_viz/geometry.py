@@ -1,6 +1,8 @@
-"""Vector geometry on a model's token table: lengths, dot products, cosines, neighbours.
+"""Vector geometry on a model's tables: lengths, dot products, cosines, neighbours, analogies.
 
-All searches are exact, over every row of the table.
+All searches are exact, over every row of the table. A *space* is the table searched:
+``"input"`` (the token table) or ``"output"`` (an untied output projection); ``centered``
+subtracts the table's mean row first (mean-centred cosine).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .model import Embeddings
 from .tokenizer import ID_PATTERN
 
 METRICS = ("cosine", "dot", "euclidean")
+SPACES = ("input", "output")
 
 
 def norm(v: np.ndarray) -> float:
@@ -32,6 +35,52 @@ def cosine(u: np.ndarray, v: np.ndarray) -> float:
     return 0.0 if nu == 0 or nv == 0 else dot(u, v) / (nu * nv)
 
 
+def angle_degrees(u: np.ndarray, v: np.ndarray) -> float:
+    return float(np.degrees(np.arccos(np.clip(cosine(u, v), -1.0, 1.0))))
+
+
+# --- the tables searched ----------------------------------------------------------------------
+def table_of(emb: Embeddings, space: str = "input") -> np.ndarray:
+    if space == "input":
+        return emb.token_table
+    if space == "output":
+        if emb.output_table is None:
+            raise QueryError(
+                f"this model has no separate output table (it is {emb.output_kind}); "
+                "only the input table can be searched"
+            )
+        return emb.output_table
+    raise QueryError(f"space must be one of {', '.join(SPACES)}; got {space!r}")
+
+
+def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
+    """(d,) float32: the average row, the direction every vector shares."""
+    return emb.memo(("mean", space), lambda: table_of(emb, space).mean(axis=0, dtype=np.float64).astype(np.float32))
+
+
+def _unit(a: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(a, axis=-1, keepdims=True)
+    n[n == 0] = 1.0
+    return (a / n).astype(np.float32)
+
+
+def unit_rows(emb: Embeddings, space: str = "input", centered: bool = False) -> np.ndarray:
+    """(V, d) float32 rows scaled to length 1, optionally after subtracting the mean row."""
+    if space == "input" and not centered:
+        return emb.unit_table
+
+    def compute() -> np.ndarray:
+        t = table_of(emb, space)
+        return _unit(t - mean_row(emb, space) if centered else t)
+
+    return emb.memo(("unit", space, centered), compute)
+
+
+def sq_norms(emb: Embeddings, space: str = "input") -> np.ndarray:
+    return emb.memo(("sqnorm", space), lambda: np.einsum("ij,ij->i", table_of(emb, space), table_of(emb, space)))
+
+
+# --- queries ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Query:
     """A word or id resolved against a model: its ids, their pieces, and the vector used."""
@@ -42,18 +91,20 @@ class Query:
     vector: np.ndarray  # (d,) float32
 
     @property
+    def multi_piece(self) -> bool:
+        return len(self.ids) > 1
+
+    @property
     def note(self) -> str:
-        if len(self.ids) == 1:
+        if not self.multi_piece:
             return ""
         return f"“{self.text}” is {len(self.ids)} tokens ({' + '.join(self.pieces)}): its vector is the mean of their rows"
 
 
-def resolve(emb: Embeddings, query: str | int, table: np.ndarray | None = None) -> Query:
-    """Turn a word, ``#id`` or int into ids and a vector (the mean of the rows of its pieces)."""
-    table = emb.token_table if table is None else table
+def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
+    """A word, ``#id`` or int -> (text shown, ids). Raises QueryError with the reason."""
     if isinstance(query, (int, np.integer)):
-        ids = [int(query)]
-        text = f"#{int(query)}"
+        ids, text = [int(query)], f"#{int(query)}"
     else:
         text = str(query).strip()
         if not text:
@@ -71,7 +122,13 @@ def resolve(emb: Embeddings, query: str | int, table: np.ndarray | None = None) 
     for i in ids:
         if not 0 <= i < emb.vocab_size:
             raise QueryError(f"token id {i} is out of range: this model has ids 0 to {emb.vocab_size - 1:,}")
-    vec = table[ids].mean(axis=0, dtype=np.float64).astype(np.float32)
+    return text, ids
+
+
+def resolve(emb: Embeddings, query: str | int, space: str = "input") -> Query:
+    """Turn a word, ``#id`` or int into ids and a vector (the mean of the rows of its pieces)."""
+    text, ids = resolve_ids(emb, query)
+    vec = table_of(emb, space)[ids].mean(axis=0, dtype=np.float64).astype(np.float32)
     return Query(text=text, ids=tuple(ids), pieces=tuple(emb.token(i) for i in ids), vector=vec)
 
 
@@ -82,18 +139,24 @@ class Neighbor:
     score: float
 
 
-def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine") -> np.ndarray:
-    """(V,) float32 score of every token row against ``vector``.
+def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: str = "input",
+           centered: bool = False) -> np.ndarray:
+    """(V,) float32 score of every row against ``vector``.
 
-    cosine and dot: higher is closer. euclidean: the distance, lower is closer.
+    cosine and dot: higher is closer. euclidean: the distance, lower is closer. ``centered``
+    (cosine only) measures directions after removing the mean row from the rows and the query.
     """
     if metric == "cosine":
-        n = np.linalg.norm(vector)
-        return emb.unit_table @ (vector / n if n > 0 else vector)
+        v = vector - mean_row(emb, space) if centered else vector
+        n = np.linalg.norm(v)
+        return unit_rows(emb, space, centered) @ (v / n if n > 0 else v)
+    if centered:
+        raise QueryError("mean-centring applies to cosine similarity only; choose metric cosine")
+    table = table_of(emb, space)
     if metric == "dot":
-        return emb.token_table @ vector
+        return table @ vector
     if metric == "euclidean":
-        sq = emb.row_norms.astype(np.float32) ** 2 - 2.0 * (emb.token_table @ vector) + np.float32(vector @ vector)
+        sq = sq_norms(emb, space) - 2.0 * (table @ vector) + np.float32(vector @ vector)
         return np.sqrt(np.maximum(sq, 0.0))
     raise QueryError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
 
@@ -111,17 +174,55 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
     key = -v if largest else v
     part = np.argpartition(key, k - 1)[:k] if k < v.size else np.arange(v.size)
     cut = key[part].max()
-    # take every index tied with the k-th value so the tie-break below is by index
-    cand = np.flatnonzero(key <= cut)
+    cand = np.flatnonzero(key <= cut)  # every index tied with the k-th value, so ties go by index
     order = np.lexsort((cand, key[cand]))
     return cand[order][:k]
 
 
-def neighbors(emb: Embeddings, query: str | int, k: int = 10, metric: str = "cosine") -> tuple[Query, list[Neighbor]]:
-    """The k rows closest to a word or id, exact over the whole table, the query's own ids excluded."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
+def _check_k(k: int) -> int:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise QueryError(f"k must be a whole number ≥ 1, got {k!r}")
-    q = resolve(emb, query)
-    s = scores(emb, q.vector, metric)
-    idx = top_k(s, int(k), largest=metric != "euclidean", exclude=q.ids)
+    return int(k)
+
+
+def neighbors(emb: Embeddings, query: str | int, k: int = 10, metric: str = "cosine", space: str = "input",
+              centered: bool = False) -> tuple[Query, list[Neighbor]]:
+    """The k rows closest to a word or id, exact over the whole table, the query's own ids excluded."""
+    k = _check_k(k)
+    q = resolve(emb, query, space)
+    s = scores(emb, q.vector, metric, space, centered)
+    idx = top_k(s, k, largest=metric != "euclidean", exclude=q.ids)
     return q, [Neighbor(int(i), emb.token(i), float(s[i])) for i in idx]
+
+
+def analogy(emb: Embeddings, a: str | int, b: str | int, c: str | int, k: int = 10) -> tuple[list[Query], list[Neighbor]]:
+    """A − B + C (king − man + woman ≈ queen): cosine search around the sum of unit vectors,
+    the three inputs excluded from the answers."""
+    k = _check_k(k)
+    qa, qb, qc = (resolve(emb, w) for w in (a, b, c))
+    target = _unit(qa.vector) - _unit(qb.vector) + _unit(qc.vector)
+    s = scores(emb, target, "cosine")
+    idx = top_k(s, k, exclude=tuple(sorted(set(qa.ids + qb.ids + qc.ids))))
+    return [qa, qb, qc], [Neighbor(int(i), emb.token(i), float(s[i])) for i in idx]
+
+
+def anisotropy(emb: Embeddings, n_pairs: int = 20_000, seed: int = 0, centered: bool = False) -> float:
+    """Mean cosine of random pairs of distinct rows: 0 for directions spread evenly, larger when
+    every vector leans the same way."""
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, emb.vocab_size, n_pairs)
+    j = rng.integers(0, emb.vocab_size, n_pairs)
+    keep = i != j
+    u = unit_rows(emb, "input", centered)
+    return float(np.einsum("ij,ij->i", u[i[keep]], u[j[keep]]).mean())
+
+
+def jaccard(a: list[int], b: list[int]) -> float:
+    """|A ∩ B| / |A ∪ B| of two id lists (1 when both are empty)."""
+    sa, sb = set(a), set(b)
+    return 1.0 if not sa | sb else len(sa & sb) / len(sa | sb)
+
+
+def input_output_cosines(emb: Embeddings) -> np.ndarray:
+    """(V,) cos(input_i, output_i) for every token of an untied model."""
+    return np.einsum("ij,ij->i", unit_rows(emb, "input"), unit_rows(emb, "output"))

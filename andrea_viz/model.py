@@ -133,3 +133,10 @@ class Embeddings:
 
     def token(self, token_id: int) -> str:
         return self.tokenizer.token(int(token_id))
+
+    def memo(self, key: tuple, compute):
+        """A derived array computed once per model (the tables never change)."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
-BLUE, ORANGE, GREY, RED, GREEN = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c"
+BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420) -> go.Figure:

@@ -1,9 +1,9 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
-from .cache import cached, get_model
+from .cache import cached, cached_with_progress, get_model
 from .errors import explain_errors
 from . import nav
 from .models import model_card, page_setup
 from .widgets import token_picker
 
-__all__ = ["nav", "cached", "explain_errors", "get_model", "model_card", "page_setup", "token_picker"]
+__all__ = ["nav", "cached", "cached_with_progress", "explain_errors", "get_model", "model_card", "page_setup", "token_picker"]

@@ -3,6 +3,7 @@ by (model key, function, parameters). Nothing here hashes an array."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,3 +31,30 @@ def cached(emb: Embeddings, fn: Callable, *args: Any, part: str | None = None) -
     Arguments must be small and hashable (numbers, strings, tuples).
     """
     return _cached_call(emb.key, f"{fn.__module__}.{fn.__qualname__}", part, args, fn, emb)
+
+
+@st.cache_resource(show_spinner=False)
+def _slow_store() -> tuple[dict, threading.Lock]:
+    return {}, threading.Lock()
+
+
+def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "Computing…",
+                         max_entries: int = 24, **kwargs: Any) -> Any:
+    """``fn(emb, *args, progress=callback, **kwargs)`` computed once per (model, arguments), with a
+    progress bar the first time; the second view is instant. Shared by all sessions."""
+    store, lock = _slow_store()
+    key = (emb.key, f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
+    with lock:
+        if key in store:
+            return store[key]
+    bar = st.progress(0.0, text=label)
+    try:
+        result = fn(emb, *args, progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {text}"),
+                    **kwargs)
+    finally:
+        bar.empty()
+    with lock:
+        store[key] = result
+        while len(store) > max_entries:
+            store.pop(next(iter(store)))
+    return result

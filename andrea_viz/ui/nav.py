@@ -24,6 +24,12 @@ PAGES = [
              "the (V, d) matrix, one row per token, and why a lookup equals a one-hot product"),
     PageInfo("pages/2_Sizing.py", "Sizing", ":material/straighten:",
              "how many parameters an embedding table holds, tied versus untied, where a model's parameters live"),
+    PageInfo("pages/3_Dot_products.py", "Dot products", ":material/change_history:",
+             "u·v = |u||v|cos θ as an angle turns, on real vectors, and a game: predict which words are close"),
+    PageInfo("pages/4_Neighbours.py", "Neighbours", ":material/hub:",
+             "the nearest tokens by cosine, dot or distance, analogies, input versus output table"),
+    PageInfo("pages/5_Projection.py", "Projection", ":material/scatter_plot:",
+             "PCA and t-SNE maps of thousands of tokens, how much of each neighbourhood survives, downloads"),
 ]
 
 

@@ -4,7 +4,8 @@ import pytest
 
 from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idle
 
-PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing")]
+PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing"), ("Dot_products", "dot_products"),
+         ("Neighbours", "neighbours"), ("Projection", "projection")]
 
 
 @pytest.mark.parametrize("path,name", PAGES)
@@ -34,3 +35,27 @@ def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
     assert exceptions(page) == []
     assert sidebar_model(page) == "ANDREA-120M at init (untrained)"
     screenshot(page, "lookup_table_andrea-120m-init")
+
+
+def test_play_button_turns_the_vector(page, app_url):
+    open_page(page, f"{app_url}/Dot_products")
+    chart = page.locator(".js-plotly-plot", has=page.locator(".updatemenu-button"))
+    chart.wait_for(timeout=60_000)
+    title = chart.locator(".gtitle").first
+    assert title.text_content().startswith("θ = 0°")
+    chart.locator(".updatemenu-button", has_text="Play").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.gtitle')].some(t => /θ = (1[0-9]|[2-9][0-9])/.test(t.textContent))",
+        timeout=30_000,
+    )
+    assert not title.text_content().startswith("θ = 0°")
+    assert exceptions(page) == []
+    screenshot(page, "dot_products_playing")
+
+
+def test_quiz_reveal_in_the_browser(page, app_url):
+    open_page(page, f"{app_url}/Dot_products")
+    page.get_by_role("button", name="Reveal the cosines").click()
+    page.wait_for_selector("text=Score", timeout=30_000)
+    wait_idle(page)
+    assert exceptions(page) == []

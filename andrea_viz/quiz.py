@@ -1,0 +1,91 @@
+"""“Predict similarity”: the learner guesses how close word pairs are before the app reveals it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from .errors import QueryError
+from .geometry import cosine, dot, resolve
+from .model import Embeddings
+
+# the lesson's own pairs come first; later rounds draw from the rest
+LESSON_PAIRS = [("cat", "dog"), ("cat", "tuesday"), ("cat", "xylophone"), ("king", "queen"), ("monday", "tuesday")]
+MORE_PAIRS = [
+    ("red", "blue"), ("car", "banana"), ("happy", "glad"), ("paris", "london"), ("one", "two"), ("hot", "cold"),
+    ("apple", "orange"), ("piano", "guitar"), ("doctor", "nurse"), ("coffee", "tea"), ("water", "fire"),
+    ("man", "woman"), ("big", "large"), ("computer", "river"), ("bread", "butter"), ("january", "february"),
+    ("dog", "puppy"), ("music", "mathematics"), ("ship", "boat"), ("tiger", "violin"), ("run", "walk"),
+    ("spoon", "democracy"), ("mother", "father"), ("green", "tuesday"), ("horse", "pony"), ("table", "cloud"),
+]
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: str
+    b: str
+    pieces_a: tuple[str, ...]
+    pieces_b: tuple[str, ...]
+    cosine: float
+    dot: float
+
+    @property
+    def multi_piece(self) -> bool:
+        return len(self.pieces_a) > 1 or len(self.pieces_b) > 1
+
+    @property
+    def label(self) -> str:
+        return f"{self.a} / {self.b}" + (" (multi-piece)" if self.multi_piece else "")
+
+
+def make_pair(emb: Embeddings, a: str, b: str) -> Pair:
+    qa, qb = resolve(emb, a), resolve(emb, b)
+    return Pair(a, b, qa.pieces, qb.pieces, cosine(qa.vector, qb.vector), dot(qa.vector, qb.vector))
+
+
+def available(emb: Embeddings, pairs: list[tuple[str, str]]) -> list[Pair]:
+    """The pairs whose words this model can look up (words it cannot are skipped)."""
+    out = []
+    for a, b in pairs:
+        try:
+            out.append(make_pair(emb, a, b))
+        except QueryError:
+            continue
+    return out
+
+
+def draw_round(emb: Embeddings, round_no: int, n: int = 5) -> list[Pair]:
+    """Round 0 is the lesson's pairs; later rounds draw n other pairs with seed ``round_no``."""
+    if round_no == 0:
+        pairs = available(emb, LESSON_PAIRS)
+        if len(pairs) >= n:
+            return pairs[:n]
+    rng = np.random.default_rng(round_no)
+    pool = available(emb, MORE_PAIRS)
+    pick = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
+    return [pool[i] for i in pick]
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    rank_correlation: float  # Spearman's rho between guesses and real cosines, nan when undefined
+    points: int  # 0-100
+
+    @property
+    def message(self) -> str:
+        if np.isnan(self.rank_correlation):
+            return "Give the pairs different guesses: with all guesses equal there is no order to compare."
+        return (f"Your order agrees with the real cosines with rank correlation {self.rank_correlation:+.2f} "
+                f"(1 = the same order, 0 = no relation, −1 = reversed): {self.points} / 100.")
+
+
+def score_round(guesses: list[float], pairs: list[Pair]) -> RoundScore:
+    """Score the order of the guesses against the order of the real cosines."""
+    if len(guesses) != len(pairs) or len(pairs) < 2:
+        raise QueryError(f"expected one guess per pair ({len(pairs)}), got {len(guesses)}")
+    if len(set(guesses)) < 2:
+        return RoundScore(float("nan"), 0)
+    rho = float(spearmanr(guesses, [p.cosine for p in pairs]).statistic)
+    return RoundScore(rho, int(round(50 * (rho + 1))))

@@ -1,0 +1,111 @@
+"""PCA, t-SNE, samples, trust scores and the exported files."""
+
+import csv
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+
+from andrea_viz.errors import QueryError
+from andrea_viz.projection import (
+    build_sample, coordinates_csv, knn, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne,
+)
+
+
+def test_pca_explained_variance_equals_scikit_learns(minilm):
+    X = minilm.token_table
+    ours = pca(X, (0, 1, 2))
+    sk = PCA(3, svd_solver="full").fit(X.astype(np.float64))
+    np.testing.assert_allclose(ours.explained_variance_ratio, sk.explained_variance_ratio_, rtol=1e-6)
+    # the same coordinates up to the sign of each axis
+    coords = sk.transform(X.astype(np.float64))
+    for j in range(3):
+        assert abs(np.corrcoef(ours.coords[:, j], coords[:, j])[0, 1]) > 0.9999
+
+
+def test_pca_on_chosen_components(minilm):
+    p = pca(minilm.token_table[:2000], (2, 4))
+    full = pca_fit(minilm.token_table[:2000], 5)
+    np.testing.assert_allclose(p.coords, full[0][:, [2, 4]])
+    with pytest.raises(QueryError, match="does not exist"):
+        pca(minilm.token_table[:10], (0, 40))
+
+
+def test_sample_always_keeps_the_words_asked_for(minilm):
+    s = build_sample(minilm, 50, ("cat", "xylophone"), seed=3)
+    ids = set(s.ids.tolist())
+    assert 4937 in ids and {1060, 8516, 25232} <= ids
+    assert s.groups[list(s.ids).index(4937)] == "query"
+    assert "weekdays" in s.groups and "neighbour of cat" in s.groups
+    assert len(ids) == len(s) >= 50
+    big = build_sample(minilm, 5000, ("cat",), seed=0)
+    assert len(big) == 5000 and len(set(big.ids.tolist())) == 5000
+
+
+def test_knn_matches_brute_force():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 8)).astype(np.float32)
+    nn = knn(X, 5, block=64)
+    for i in (0, 17, 299):
+        d = [(float(np.sum((X[i].astype(np.float64) - X[j]) ** 2)), j) for j in range(300) if j != i]
+        assert list(nn[i]) == [j for _, j in sorted(d)[:5]]
+
+
+def test_trust_of_an_identity_projection_is_1_and_of_noise_is_low():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((800, 16)).astype(np.float32)
+    scores, mean = trust_scores(X, X.copy())
+    assert mean == 1.0 and np.all(scores == 1.0)
+    _, noise = trust_scores(X, rng.standard_normal((800, 2)).astype(np.float32))
+    assert noise < 0.1
+
+
+def test_tsne_keeps_clusters_apart():
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((3, 20)) * 10
+    X = np.concatenate([c + rng.standard_normal((100, 20)) for c in centres]).astype(np.float32)
+    seen = []
+    proj = tsne(X, 2, perplexity=20, n_iter=250, seed=0, progress=lambda f, s: seen.append(f))
+    assert proj.coords.shape == (300, 2) and seen and seen[-1] == pytest.approx(1.0)
+    _, mean = trust_scores(X, proj.coords)
+    assert mean > 0.3
+    labels = np.repeat([0, 1, 2], 100)
+    nn = knn(proj.coords, 5)
+    assert np.mean(labels[nn] == labels[:, None]) > 0.95
+
+
+def test_projector_tsv_round_trips(minilm):
+    r = project_model(minilm, "pca", n=200, include=("cat",), seed=1)
+    vecs = minilm.token_table[r.sample.ids]
+    v_tsv, m_tsv = projector_tsv(vecs, r.tokens, r.sample.ids, r.sample.groups)
+    back = np.loadtxt(io.StringIO(v_tsv), delimiter="\t", dtype=np.float32)
+    np.testing.assert_allclose(back, vecs, rtol=1e-5, atol=1e-7)
+    rows = list(csv.reader(io.StringIO(m_tsv), delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert rows[0] == ["token", "id", "group"] and len(rows) == len(vecs) + 1
+    assert [int(x[1]) for x in rows[1:]] == r.sample.ids.tolist()
+    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups)
+    parsed = list(csv.DictReader(io.StringIO(out)))
+    assert parsed[0]["token"] == "cat" and float(parsed[0]["x1"]) == pytest.approx(r.projection.coords[0, 0], rel=1e-5)
+
+
+def test_project_cli_writes_the_tsv(tmp_path):
+    out = tmp_path / "p.tsv"
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "minilm-l6", "--method", "pca", "--n", "300",
+                        "--dims", "3", "--include", "cat", "dog", "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "explained variance: PC1" in r.stdout
+    rows = list(csv.reader(out.open(), delimiter="\t"))
+    assert rows[0] == ["id", "token", "group", "x1", "x2", "x3"] and len(rows) == 301
+    assert {"cat", "dog"} <= {row[1] for row in rows[1:]}
+
+
+def test_analogy_cli_json():
+    import json
+
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "analogy", "minilm-l6", "king", "man", "woman", "-k", "5",
+                        "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "queen" in [a["token"] for a in json.loads(r.stdout)["answers"]]

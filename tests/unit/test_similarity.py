@@ -1,0 +1,105 @@
+"""Analogies, anisotropy, input-vs-output, the quiz, and the plane demo, against plain references."""
+
+import math
+
+import numpy as np
+import pytest
+
+from andrea_viz.angles import case_of, plane_pair
+from andrea_viz.errors import QueryError
+from andrea_viz.geometry import (
+    analogy, anisotropy, input_output_cosines, jaccard, mean_row, neighbors, resolve, unit_rows,
+)
+from andrea_viz.quiz import LESSON_PAIRS, draw_round, score_round
+
+
+def test_king_minus_man_plus_woman_gives_queen_in_top_5(minilm):
+    _, found = analogy(minilm, "king", "man", "woman", k=5)
+    assert "queen" in [n.token for n in found]
+
+
+def test_analogy_agrees_with_brute_force_and_excludes_inputs(minilm):
+    inputs, found = analogy(minilm, "paris", "france", "italy", k=5)
+    unit = [q.vector / np.linalg.norm(q.vector) for q in inputs]
+    target = (unit[0] - unit[1] + unit[2]).astype(np.float64)
+    excluded = {i for q in inputs for i in q.ids}
+    ref = []
+    for i in range(minilm.vocab_size):
+        if i in excluded:
+            continue
+        r = minilm.token_table[i].astype(np.float64)
+        ref.append((float(r @ target) / (math.sqrt(float(r @ r)) * math.sqrt(float(target @ target))), i))
+    ref.sort(key=lambda t: (-t[0], t[1]))
+    assert [n.id for n in found] == [i for _, i in ref[:5]]
+    assert not excluded & {n.id for n in found}
+
+
+def test_anisotropy_matches_a_loop_over_pairs(load_model):
+    emb = load_model("andrea-12m-init")
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, emb.vocab_size, 500), rng.integers(0, emb.vocab_size, 500)
+    cos = [float(emb.token_table[a] @ emb.token_table[b]) / (np.linalg.norm(emb.token_table[a]) * np.linalg.norm(emb.token_table[b]))
+           for a, b in zip(i, j, strict=True) if a != b]
+    assert anisotropy(emb, n_pairs=500, seed=0) == pytest.approx(float(np.mean(cos)), abs=1e-6)
+    assert abs(anisotropy(emb)) < 0.005  # random directions: almost perpendicular
+
+
+def test_mean_centred_rows_have_zero_mean_direction(minilm):
+    u = unit_rows(minilm, "input", centered=True)
+    assert np.allclose(np.linalg.norm(u, axis=1)[:100], 1.0, atol=1e-5)
+    centred = minilm.token_table.astype(np.float64) - minilm.token_table.mean(axis=0, dtype=np.float64)
+    np.testing.assert_allclose(mean_row(minilm), minilm.token_table.mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(u[7], centred[7] / np.linalg.norm(centred[7]), atol=1e-5)
+    q, found = neighbors(minilm, "cat", centered=True)
+    assert "kitten" in [n.token for n in found]
+
+
+def test_input_and_output_tables_of_an_untied_model(load_model):
+    emb = load_model("andrea-12m-init")
+    _, nin = neighbors(emb, "#300", k=10, space="input")
+    _, nout = neighbors(emb, "#300", k=10, space="output")
+    cos = input_output_cosines(emb)
+    assert cos.shape == (emb.vocab_size,)
+    i = 123
+    a, b = emb.token_table[i], emb.output_table[i]
+    assert cos[i] == pytest.approx(float(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b)), abs=1e-5)
+    assert jaccard([n.id for n in nin], [n.id for n in nin]) == 1.0
+    assert jaccard([1, 2, 3], [3, 4]) == pytest.approx(1 / 4)
+
+
+def test_output_space_of_a_model_without_one_is_a_sentence(minilm):
+    with pytest.raises(QueryError, match="no separate output table"):
+        neighbors(minilm, "cat", space="output")
+
+
+def test_plane_pair_dot_equals_lengths_times_cosine():
+    for theta in (0, 30, 90, 135, 180):
+        p = plane_pair(1.5, 1.2, theta)
+        assert p.dot == pytest.approx(1.5 * 1.2 * math.cos(math.radians(theta)), abs=1e-9)
+    assert plane_pair(1, 1, 90).dot == pytest.approx(0.0, abs=1e-12)
+    assert "perpendicular" in case_of(90) and "opposite" in case_of(180) and "same" in case_of(0)
+
+
+def test_first_quiz_round_is_the_lessons_pairs_with_real_cosines(minilm):
+    pairs = draw_round(minilm, 0)
+    assert [(p.a, p.b) for p in pairs] == LESSON_PAIRS
+    by = {(p.a, p.b): p for p in pairs}
+    assert by[("cat", "dog")].cosine > by[("cat", "tuesday")].cosine
+    assert by[("cat", "xylophone")].multi_piece and not by[("cat", "dog")].multi_piece
+    c, d = resolve(minilm, "cat").vector, resolve(minilm, "dog").vector
+    assert by[("cat", "dog")].cosine == pytest.approx(float(c @ d) / (np.linalg.norm(c) * np.linalg.norm(d)), abs=1e-6)
+
+
+def test_new_rounds_draw_other_pairs(minilm):
+    r1, r2 = draw_round(minilm, 1), draw_round(minilm, 2)
+    assert len(r1) == 5 and {(p.a, p.b) for p in r1} != {(p.a, p.b) for p in r2}
+    assert not {(p.a, p.b) for p in r1} & set(LESSON_PAIRS)
+
+
+def test_quiz_score_is_the_rank_agreement(minilm):
+    pairs = draw_round(minilm, 0)
+    real = [p.cosine for p in pairs]
+    assert score_round(real, pairs).points == 100
+    assert score_round([-c for c in real], pairs).points == 0
+    tie = score_round([0.5] * 5, pairs)
+    assert tie.points == 0 and "different guesses" in tie.message
