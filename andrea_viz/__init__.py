@@ -8,8 +8,10 @@
 
 from .builtin import BUILTINS, DEFAULT_MODEL
 from .errors import CheckpointError, QueryError
+from .forward_pass import forward
 from .loading import load
 from .model import Embeddings, Provenance
 
-__all__ = ["BUILTINS", "DEFAULT_MODEL", "CheckpointError", "Embeddings", "Provenance", "QueryError", "load"]
+__all__ = ["BUILTINS", "DEFAULT_MODEL", "CheckpointError", "Embeddings", "Provenance", "QueryError", "forward", "load"]
 __version__ = "0.1.0"
+

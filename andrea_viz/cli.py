@@ -118,6 +118,19 @@ def _cmd_bench_geometry(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench_forward import run
+
+    if min(args.B, args.T, args.d, args.V, args.repeats) < 1:
+        raise QueryError("B, T, d, V and --repeats must all be at least 1")
+    try:
+        run(B=args.B, T=args.T, d=args.d, V=args.V, dtype=args.dtype, repeats=args.repeats, as_json=args.json,
+            compile_torch=not args.no_compile)
+    except ValueError as exc:
+        raise QueryError(str(exc)) from exc
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m andrea_viz", description="ANDREA Embedding Explorer from a shell")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -163,6 +176,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tsne-points", type=int, default=5000)
     p.add_argument("--tsne-repeats", type=int, default=3)
     p.set_defaults(func=_cmd_bench_geometry)
+
+    p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")
+    p.add_argument("--B", type=int, default=8)
+    p.add_argument("--T", type=int, default=1024)
+    p.add_argument("--d", type=int, default=768)
+    p.add_argument("--V", type=int, default=8449)
+    p.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while to compile)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_bench)
     return parser
 
 

@@ -144,18 +144,20 @@ def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 5
     aff = affinity.PerplexityBasedNN(X50, perplexity=perplexity, method="exact", n_jobs=2, random_state=seed)
     init = initialization.pca(X50, n_components=dims, random_state=seed)
     ee = min(250, n_iter // 2)
-    done = [0]
+    offset = [0]  # iterations finished in earlier phases
 
     def cb(iteration: int, error: float, embedding) -> bool:
-        done[0] += 50
-        report(min(0.05 + 0.95 * done[0] / n_iter, 1.0), f"iteration {done[0]} of {n_iter}, KL {error:.3f}")
+        done = offset[0] + iteration + 1
+        report(min(0.05 + 0.95 * done / n_iter, 1.0), f"iteration {done} of {n_iter}, KL {error:.3f}")
         return False
 
     callbacks = {"callbacks": cb, "callbacks_every_iters": 50} if progress else {}
     emb = TSNEEmbedding(init, aff, n_jobs=2, random_state=seed, negative_gradient_method="bh", theta=BH_THETA,
                         **callbacks)
     emb = emb.optimize(n_iter=ee, exaggeration=12, momentum=0.5)
+    offset[0] = ee
     emb = emb.optimize(n_iter=n_iter - ee, momentum=0.8)
+    report(1.0, f"iteration {n_iter} of {n_iter}")
     note = f"openTSNE, Barnes-Hut (θ = {BH_THETA}), on the first {min(50, *X.shape)} exact principal components"
     return Projection(np.asarray(emb, dtype=np.float32), "tsne", None, time.perf_counter() - t, note)
 

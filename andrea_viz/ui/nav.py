@@ -30,6 +30,10 @@ PAGES = [
              "the nearest tokens by cosine, dot or distance, analogies, input versus output table"),
     PageInfo("pages/5_Projection.py", "Projection", ":material/scatter_plot:",
              "PCA and t-SNE maps of thousands of tokens, how much of each neighbourhood survives, downloads"),
+    PageInfo("pages/6_Positions.py", "Positions", ":material/format_list_numbered:",
+             "x_t = token + position with sliders, learned versus sinusoidal, RoPE in one picture"),
+    PageInfo("pages/7_Forward_pass.py", "Forward pass", ":material/arrow_forward:",
+             "a sentence to ids to the matrix x, order blindness, the compiled kernels and their speed"),
 ]
 
 

@@ -5,7 +5,8 @@ import pytest
 from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idle
 
 PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing"), ("Dot_products", "dot_products"),
-         ("Neighbours", "neighbours"), ("Projection", "projection")]
+         ("Neighbours", "neighbours"), ("Projection", "projection"), ("Positions", "positions"),
+         ("Forward_pass", "forward_pass")]
 
 
 @pytest.mark.parametrize("path,name", PAGES)
@@ -59,3 +60,18 @@ def test_quiz_reveal_in_the_browser(page, app_url):
     page.wait_for_selector("text=Score", timeout=30_000)
     wait_idle(page)
     assert exceptions(page) == []
+
+
+def test_position_slider_moves_in_the_browser(page, app_url):
+    open_page(page, f"{app_url}/Positions")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.annotation-text, .gtitle')].some(t => t.textContent.includes('position_embedding[8]'))",
+        timeout=30_000,
+    )
+    wait_idle(page)
+    assert exceptions(page) == []
+    screenshot(page, "positions_t8")

@@ -1,0 +1,5 @@
+"""The compiled forward pass: a CUDA kernel, a C++ CPU kernel, and a loader with fallback."""
+
+from .loader import build_dir, clear_stale_lock, is_built, load_kernel
+
+__all__ = ["build_dir", "clear_stale_lock", "is_built", "load_kernel"]

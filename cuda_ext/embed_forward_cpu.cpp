@@ -1,0 +1,100 @@
+// CPU kernel: one pass over the output, each row the sum of a token row and a position row.
+#include "embed_forward.h"
+
+#include <cstring>
+
+namespace {
+
+inline float bf16_to_f32(uint16_t h) {
+    uint32_t bits = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+inline float f16_to_f32(uint16_t h) {
+    uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu, bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;  // +-0
+        } else {  // subnormal: renormalise
+            exp = 127 - 15 + 1;
+            while ((mant & 0x400u) == 0) { mant <<= 1; --exp; }
+            bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
+        }
+    } else if (exp == 0x1F) {
+        bits = sign | 0x7F800000u | (mant << 13);  // inf / nan
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+template <typename Id>
+int64_t first_bad(const Id* ids, int64_t n, int64_t V) {
+    for (int64_t i = 0; i < n; ++i)
+        if (ids[i] < 0 || static_cast<int64_t>(ids[i]) >= V) return i;
+    return -1;
+}
+
+template <typename Id>
+void rows_f32(const float* __restrict wte, const float* __restrict wpe, const Id* __restrict ids,
+              float* __restrict out, int64_t B, int64_t T, int64_t C) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < B * T; ++r) {
+        const float* __restrict a = wte + static_cast<int64_t>(ids[r]) * C;
+        const float* __restrict p = wpe + (r % T) * C;
+        float* __restrict o = out + r * C;
+#pragma omp simd
+        for (int64_t c = 0; c < C; ++c) o[c] = a[c] + p[c];
+    }
+}
+
+template <typename Id, float (*Cvt)(uint16_t)>
+void rows_half(const uint16_t* __restrict wte, const uint16_t* __restrict wpe, const Id* __restrict ids,
+               float* __restrict out, int64_t B, int64_t T, int64_t C) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < B * T; ++r) {
+        const uint16_t* __restrict a = wte + static_cast<int64_t>(ids[r]) * C;
+        const uint16_t* __restrict p = wpe + (r % T) * C;
+        float* __restrict o = out + r * C;
+        for (int64_t c = 0; c < C; ++c) o[c] = Cvt(a[c]) + Cvt(p[c]);
+    }
+}
+
+template <typename Id>
+int run(const void* wte, const void* wpe, int dtype, const Id* ids, float* out, int64_t B, int64_t T, int64_t C,
+        int64_t V, int64_t* bad_index) {
+    int64_t bad = first_bad(ids, B * T, V);
+    if (bad >= 0) {
+        if (bad_index) *bad_index = bad;
+        return EMB_BAD_ID;
+    }
+    switch (dtype) {
+        case EMB_F32:
+            rows_f32(static_cast<const float*>(wte), static_cast<const float*>(wpe), ids, out, B, T, C);
+            return EMB_OK;
+        case EMB_BF16:
+            rows_half<Id, bf16_to_f32>(static_cast<const uint16_t*>(wte), static_cast<const uint16_t*>(wpe), ids, out,
+                                       B, T, C);
+            return EMB_OK;
+        case EMB_F16:
+            rows_half<Id, f16_to_f32>(static_cast<const uint16_t*>(wte), static_cast<const uint16_t*>(wpe), ids, out,
+                                      B, T, C);
+            return EMB_OK;
+        default:
+            return EMB_BAD_ARG;
+    }
+}
+
+}  // namespace
+
+extern "C" int emb_forward_cpu(const void* wte, const void* wpe, int dtype, const void* ids, int id_bytes, float* out,
+                               int64_t B, int64_t T, int64_t C, int64_t V, int64_t* bad_index) {
+    if (B < 0 || T < 0 || C <= 0 || V <= 0) return EMB_BAD_ARG;
+    if (id_bytes == 4) return run(wte, wpe, dtype, static_cast<const int32_t*>(ids), out, B, T, C, V, bad_index);
+    if (id_bytes == 8) return run(wte, wpe, dtype, static_cast<const int64_t*>(ids), out, B, T, C, V, bad_index);
+    return EMB_BAD_ARG;
+}

@@ -1,0 +1,51 @@
+"""Positions and Forward pass pages under AppTest, with every built-in model."""
+
+import pytest
+
+from .conftest import BUILTINS, figures, no_exception, open_page
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_positions_page_slider_and_rope(app, model):
+    at = open_page(app(model), "6_Positions.py")
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert any("x_t = token_embedding" in t for t in titles)
+    assert sum("through PC1 and PC2" in t for t in titles) == 2  # learned and sinusoidal
+    at.slider[0].set_value(200).run()  # position t
+    no_exception(at)
+    three = [f for f in figures(at) if "x_t = token_embedding" in f["layout"]["title"]["text"]][0]
+    assert any("position_embedding[200]" in a["text"] for a in three["layout"]["annotations"])
+    at.slider[1].set_value(-3).run()  # RoPE offset
+    no_exception(at)
+    scores = at.dataframe[0].value["q·k after rotation"]
+    assert scores.max() - scores.min() < 1e-5
+    expected = {"minilm-l6": "512 × 384 = 196,608", "andrea-12m-init": "1,024 × 384 = 393,216",
+                "andrea-120m-init": "1,024 × 768 = 786,432", "andrea-480m-init": "1,024 × 1,536 = 1,572,864"}[model]
+    assert expected in list(at.dataframe[-1].value["parameters"])
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_forward_pass_page_backends_and_order(app, model):
+    at = open_page(app(model), "7_Forward_pass.py")
+    m = {x.label: x.value for x in at.metric}
+    assert m["Backend used"] == "cpu"
+    assert m["Without positions: same rows after sorting?"] == "yes"
+    assert float(m["With positions: largest difference after sorting"]) > 0
+    for backend in ("numpy", "torch", "cpu"):
+        at.selectbox(key="fwd:backend").set_value(backend).run()
+        no_exception(at)
+        assert {x.label: x.value for x in at.metric}["Backend used"] == backend
+    status = at.dataframe[-1].value
+    assert list(status["backend"]) == ["cuda", "cpu", "torch", "numpy"]
+    at.text_input[0].set_value("a completely different sentence").run()
+    no_exception(at)
+    at.button[0].click().run()  # full context, every backend
+    no_exception(at)
+    assert set(at.dataframe[-1].value["backend"]) == {"cpu", "torch", "numpy"}
+
+
+def test_forward_pass_order_check_says_what_is_wrong(app):
+    at = open_page(app("minilm-l6"), "7_Forward_pass.py")
+    at.text_input[2].set_value("the dog ran").run()
+    no_exception(at)
+    assert any("same tokens in another order" in e.value for e in at.error)
