@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import platform
-import time
 from statistics import median
 
 import numpy as np
 
 from .forward_pass import LABELS, backend_status
+from .timing import median_seconds
 
 
 def _dtype(name: str):
@@ -27,17 +27,6 @@ def _dtype(name: str):
     if name not in table:
         raise ValueError(f"dtype must be one of {', '.join(table)}; got {name!r}")
     return table[name]
-
-
-def _time_cpu(fn, repeats: int, warmup: int) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return median(times)
 
 
 def _time_cuda(fn, repeats: int, warmup: int) -> float:
@@ -88,7 +77,7 @@ def run(B: int = 8, T: int = 1024, d: int = 768, V: int = 8449, dtype: str = "fl
     # CPU side
     np_ids, np_wte, np_wpe = ids.numpy(), wte.float().numpy(), wpe.float().numpy()
     if dtype == "float32":
-        t = _time_cpu(lambda: np_wte[np_ids] + np_wpe[None, :T], repeats, warmup)
+        t = median_seconds(lambda: np_wte[np_ids] + np_wpe[None, :T], repeats, warmup)
         record("numpy", LABELS["numpy"], t, nbytes, np_wte[np_ids] + np_wpe[None, :T])
     else:
         record("numpy", LABELS["numpy"], None, nbytes, note="numpy has no bfloat16/float16 path here")
@@ -96,20 +85,22 @@ def run(B: int = 8, T: int = 1024, d: int = 768, V: int = 8449, dtype: str = "fl
     def eager(i=ids, w=wte, p=wpe):
         return torch.nn.functional.embedding(i, w) + p[:T]
 
-    t_eager = _time_cpu(eager, repeats, warmup)
+    t_eager = median_seconds(eager, repeats, warmup)
     record("torch eager", "torch eager: F.embedding + add (CPU)", t_eager, eager_bytes, eager())
-    if compile_torch:
+    def try_compile(name: str, label: str, fn, timer) -> None:
+        """torch.compile where it works; the reason in the table where it does not."""
         try:
-            compiled = torch.compile(eager)
+            compiled = torch.compile(fn)
             compiled()
-            record("torch.compile", "torch.compile of the same (CPU)", _time_cpu(compiled, repeats, warmup),
-                   eager_bytes, compiled())
+            record(name, label, timer(compiled, repeats, warmup), eager_bytes, compiled())
         except Exception as exc:
-            record("torch.compile", "torch.compile of the same (CPU)", None, eager_bytes,
-                   note=f"unavailable: {str(exc).splitlines()[0][:120]}")
+            record(name, label, None, eager_bytes, note=f"unavailable: {str(exc).splitlines()[0][:120]}")
+
+    if compile_torch:
+        try_compile("torch.compile", "torch.compile of the same (CPU)", eager, median_seconds)
     cpu_mod, why = cuda_ext.load_kernel("cpu")
     if cpu_mod is not None:
-        record("cpu", LABELS["cpu"], _time_cpu(lambda: cpu_mod.forward_cpu(ids, wte, wpe), repeats, warmup), nbytes,
+        record("cpu", LABELS["cpu"], median_seconds(lambda: cpu_mod.forward_cpu(ids, wte, wpe), repeats, warmup), nbytes,
                cpu_mod.forward_cpu(ids, wte, wpe))
     else:
         record("cpu", LABELS["cpu"], None, nbytes, note=why)
@@ -127,14 +118,8 @@ def run(B: int = 8, T: int = 1024, d: int = 768, V: int = 8449, dtype: str = "fl
         t_ge = _time_cuda(lambda: eager(g_ids, g_wte, g_wpe), repeats, warmup)
         record("torch eager (cuda)", "torch eager: F.embedding + add (GPU)", t_ge, eager_bytes, eager(g_ids, g_wte, g_wpe))
         if compile_torch:
-            try:
-                cg = torch.compile(lambda: eager(g_ids, g_wte, g_wpe))
-                cg()
-                record("torch.compile (cuda)", "torch.compile of the same (GPU)", _time_cuda(cg, repeats, warmup),
-                       eager_bytes, cg())
-            except Exception as exc:
-                record("torch.compile (cuda)", "torch.compile (GPU)", None, eager_bytes,
-                       note=f"unavailable: {str(exc).splitlines()[0][:120]}")
+            try_compile("torch.compile (cuda)", "torch.compile of the same (GPU)",
+                        lambda: eager(g_ids, g_wte, g_wpe), _time_cuda)
         t_k = _time_cuda(lambda: mod.forward_cuda(g_ids, g_wte, g_wpe, False), repeats, warmup)
         record("cuda", LABELS["cuda"], t_k, nbytes, mod.forward_cuda(g_ids, g_wte, g_wpe, True))
     else:

@@ -16,15 +16,7 @@ import numpy as np
 from .geometry import neighbors, scores
 from .loading import load
 from .projection import BH_THETA, build_sample, pca, pca_fit, tsne
-
-
-def _median_seconds(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return median(times)
+from .timing import median_seconds
 
 
 def run(repeats: int = 5, tsne_points: int = 5000, tsne_repeats: int = 3) -> None:
@@ -36,16 +28,16 @@ def run(repeats: int = 5, tsne_points: int = 5000, tsne_repeats: int = 3) -> Non
           f"table {emb.vocab_size:,} × {emb.d_model}")
     neighbors(emb, "cat")  # warm: the row-normalised table is computed once
     q = emb.unit_table[4937]
-    t_nb = _median_seconds(lambda: neighbors(emb, "cat", k=10), repeats * 10)
-    t_brute = _median_seconds(lambda: np.argsort(-np.array([float(r @ q) for r in emb.unit_table[:3000]])), 3)
-    t_scores = _median_seconds(lambda: scores(emb, q), repeats * 10)
+    t_nb = median_seconds(lambda: neighbors(emb, "cat", k=10), repeats * 10)
+    t_brute = median_seconds(lambda: np.argsort(-np.array([float(r @ q) for r in emb.unit_table[:3000]])), 3)
+    t_scores = median_seconds(lambda: scores(emb, q), repeats * 10)
     print(f"neighbour query (cosine, k=10, whole table): median {t_nb * 1e3:.2f} ms "
           f"(matrix-vector product alone {t_scores * 1e3:.2f} ms; a Python loop over rows would take "
           f"{t_brute / 3000 * emb.vocab_size * 1e3:.0f} ms, {t_brute / 3000 * emb.vocab_size / t_nb:.0f}× slower)")
 
     X = emb.token_table
-    t_ours = _median_seconds(lambda: pca(X, (0, 1)), repeats)
-    t_sk = _median_seconds(lambda: PCA(2, svd_solver="full").fit_transform(X), repeats)
+    t_ours = median_seconds(lambda: pca(X, (0, 1)), repeats)
+    t_sk = median_seconds(lambda: PCA(2, svd_solver="full").fit_transform(X), repeats)
     print(f"PCA of the whole {X.shape[0]:,} × {X.shape[1]} table: ours (covariance eigh) median {t_ours:.2f} s, "
           f"scikit-learn full SVD {t_sk:.2f} s, ratio {t_sk / t_ours:.1f}×")
 

@@ -131,6 +131,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_load(args: argparse.Namespace) -> int:
+    from .bench_load import run
+
+    run(repeats=args.repeats, folder=args.folder)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m andrea_viz", description="ANDREA Embedding Explorer from a shell")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -187,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while to compile)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--folder", help="where to write the test files (default: the system temp folder)")
+    p.set_defaults(func=_cmd_bench_load)
     return parser
 
 

@@ -61,7 +61,8 @@ def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
 def _unit(a: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(a, axis=-1, keepdims=True)
     n[n == 0] = 1.0
-    return (a / n).astype(np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a / n).astype(np.float32)
 
 
 def unit_rows(emb: Embeddings, space: str = "input", centered: bool = False) -> np.ndarray:
@@ -168,7 +169,7 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
     if exclude:
         v[list(exclude)] = bad
     v[~np.isfinite(v)] = bad
-    k = max(0, min(k, v.size - len(set(exclude))))
+    k = max(0, min(k, int(np.isfinite(v).sum())))  # rows with NaN or Inf are never neighbours
     if k == 0:
         return np.zeros(0, dtype=np.int64)
     key = -v if largest else v

@@ -21,6 +21,9 @@ class Provenance:
     file: str | None = None
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    tensors: tuple[tuple[str, tuple[int, ...], str], ...] = ()  # every tensor found: (name, shape, dtype)
+    roles: tuple[tuple[str, str, str], ...] = ()  # (role, tensor name, why it was taken)
+    warnings: tuple[str, ...] = ()
 
 
 def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.ndarray | None:
@@ -127,7 +130,8 @@ class Embeddings:
         """(V, d) float32: every token row scaled to length 1 (all-zero rows stay zero)."""
         norms = self.row_norms.copy()
         norms[norms == 0] = 1.0
-        unit = self.token_table / norms[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):  # rows holding NaN or Inf stay non-finite
+            unit = self.token_table / norms[:, None]
         unit.flags.writeable = False
         return unit
 

@@ -146,3 +146,99 @@ class IdTokenizer:
         return f"#{int(token_id)}"
 
     lookup = encode
+
+
+class VocabTokenizer:
+    """A ``vocab.txt`` (one token per line, id = line number): WordPiece's greedy longest match,
+    continuation pieces written ``##piece``; words are tried as typed, then lower-cased."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.tokens = self.path.read_text(encoding="utf-8").splitlines()
+        self.vocab_size = len(self.tokens)
+        self._ids = {t: i for i, t in enumerate(self.tokens)}
+        self.unknown_id = self._ids.get("[UNK]")
+        self.description = f"vocab.txt ({self.vocab_size:,} tokens, greedy WordPiece)"
+
+    def _word(self, word: str) -> list[int]:
+        for w in (word, word.lower()):
+            ids, start = [], 0
+            while start < len(w):
+                for end in range(len(w), start, -1):
+                    piece = w[start:end] if start == 0 else "##" + w[start:end]
+                    if piece in self._ids:
+                        ids.append(self._ids[piece])
+                        start = end
+                        break
+                else:
+                    ids = None
+                    break
+            if ids:
+                return ids
+        return [self.unknown_id] if self.unknown_id is not None else []
+
+    def encode(self, text: str) -> list[int]:
+        return [i for w in re.findall(r"\w+|[^\w\s]", text) for i in self._word(w)]
+
+    def token(self, token_id: int) -> str:
+        return self.tokens[token_id] if 0 <= token_id < self.vocab_size else f"#{token_id}"
+
+    def lookup(self, word: str) -> list[int]:
+        return self.encode(word.strip())
+
+
+def _segments_from_json(data) -> list[str] | None:
+    """harris_segments.json: a list of strings, or an object holding one."""
+    if isinstance(data, list) and all(isinstance(s, str) for s in data):
+        return data
+    if isinstance(data, dict):
+        for v in data.values():
+            if isinstance(v, list) and v and all(isinstance(s, str) for s in v):
+                return v
+    return None
+
+
+def tokenizer_from_file(path: str | Path, vocab_size: int) -> tuple[Tokenizer, list[str]]:
+    """Read a tokenizer file for a table of ``vocab_size`` rows: (tokenizer, notes on what was assumed).
+
+    Accepts a Hugging Face ``tokenizer.json``, a ``vocab.txt``, or ANDREA's ``harris_segments.json``.
+    """
+    import json
+
+    from .errors import CheckpointError
+
+    p = Path(path)
+    notes: list[str] = []
+    if not p.is_file():
+        raise CheckpointError(f"the tokenizer {p} is not a file")
+    if p.stat().st_size > 200_000_000:
+        raise CheckpointError(f"the tokenizer {p.name} is {p.stat().st_size:,} bytes; a tokenizer file is far smaller")
+    raw = p.read_bytes()
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if isinstance(data, dict) and "model" in data:
+        try:
+            return HFTokenizer(p), notes
+        except Exception as exc:
+            raise CheckpointError(f"{p.name} looks like a Hugging Face tokenizer.json but could not be read: "
+                                  f"{str(exc).splitlines()[0]}") from exc
+    segments = _segments_from_json(data) if data is not None else None
+    if segments is not None:
+        notes.append(f"{p.name}: {len(segments):,} Harris segments; ids assumed to be 256 bytes, then the segments "
+                     "in file order, then BOS")
+        if len(segments) + 257 != vocab_size:
+            notes.append(f"the segments give 256 + {len(segments):,} + 1 = {len(segments) + 257:,} ids but the table "
+                         f"has {vocab_size:,} rows: the id layout is a guess")
+        if vocab_size < 257:
+            raise CheckpointError(f"a Harris-segment tokenizer needs at least 257 rows; the table has {vocab_size}")
+        return ByteTokenizer(vocab_size, segments[: max(vocab_size - 257, 0)]), notes
+    if data is not None:
+        raise CheckpointError(f"{p.name} is JSON but neither a Hugging Face tokenizer.json (with a 'model') nor a "
+                              "list of segments (or an object holding one)")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckpointError(f"{p.name} is neither JSON nor a UTF-8 vocab.txt") from exc
+    return VocabTokenizer(p), notes

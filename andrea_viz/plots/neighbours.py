@@ -14,7 +14,7 @@ METRIC_AXIS = {"cosine": "cosine similarity (higher is closer)", "dot": "dot pro
 
 def neighbour_bars(found: list[Neighbor], query: str, metric: str, title: str | None = None,
                    color: str = RED) -> go.Figure:
-    labels = [f"{n.token}  #{n.id}" for n in found]
+    labels = [n.token if n.token == f"#{n.id}" else f"{n.token}  #{n.id}" for n in found]
     fig = go.Figure(go.Bar(y=labels, x=[n.score for n in found], orientation="h", marker_color=color,
                            text=[f"{n.score:.3f}" for n in found], textposition="auto",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))

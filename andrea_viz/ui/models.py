@@ -16,18 +16,22 @@ from ..model import Embeddings
 from ..sizing import human_bytes
 from .cache import get_model
 from .nav import sidebar_menu
+from .uploads import user_models
 
 STATE_KEY = "model"
 WIDGET_KEY = "_model"
 
 
 def model_options() -> list[str]:
-    return list(BUILTINS)
+    return list(BUILTINS) + list(user_models())
 
 
 def model_label(source: str) -> str:
     info = BUILTINS.get(source)
-    return info.label if info else source
+    if info:
+        return info.label
+    emb = user_models().get(source)
+    return f"{emb.name} (your checkpoint)" if emb else source
 
 
 def _copy_back() -> None:
@@ -40,18 +44,22 @@ def model_picker() -> str:
     chosen = st.session_state.get(STATE_KEY)
     if chosen not in options:
         wanted = st.query_params.get("model")
-        chosen = wanted if wanted in options else DEFAULT_MODEL
+        chosen = wanted if wanted in BUILTINS else DEFAULT_MODEL
         st.session_state[STATE_KEY] = chosen
     st.session_state[WIDGET_KEY] = chosen
+    labels = {o: model_label(o) for o in options}  # fixed now: the widget may format outside a script run
     st.sidebar.selectbox(
-        "Model", options, key=WIDGET_KEY, format_func=model_label, on_change=_copy_back,
+        "Model", options, key=WIDGET_KEY, format_func=labels.__getitem__, on_change=_copy_back,
         help="Every page shows this model. The ANDREA tables are untrained (step 0); "
         "all-MiniLM-L6-v2 is a real trained table.",
     )
     info = BUILTINS.get(chosen)
     if info:
         st.sidebar.caption(info.summary)
-    st.query_params["model"] = chosen
+    if chosen in BUILTINS:  # a checkpoint of the user's is not shareable by URL
+        st.query_params["model"] = chosen
+    else:
+        st.query_params.pop("model", None)
     return chosen
 
 
@@ -60,6 +68,8 @@ def page_setup(title: str, icon: str = ":material/explore:") -> Embeddings:
     st.set_page_config(page_title=f"{title} · ANDREA Embedding Explorer", page_icon=icon, layout="wide")
     sidebar_menu()
     source = model_picker()
+    if source in user_models():
+        return user_models()[source]
     try:
         return get_model(source)
     except CheckpointError as exc:

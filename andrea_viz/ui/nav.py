@@ -34,6 +34,8 @@ PAGES = [
              "x_t = token + position with sliders, learned versus sinusoidal, RoPE in one picture"),
     PageInfo("pages/7_Forward_pass.py", "Forward pass", ":material/arrow_forward:",
              "a sentence to ids to the matrix x, order blindness, the compiled kernels and their speed"),
+    PageInfo("pages/8_Checkpoint.py", "Checkpoint", ":material/upload_file:",
+             "bring your own: upload a checkpoint or pick one from a folder, see what it holds, explore it"),
 ]
 
 

@@ -6,7 +6,7 @@ from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idl
 
 PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing"), ("Dot_products", "dot_products"),
          ("Neighbours", "neighbours"), ("Projection", "projection"), ("Positions", "positions"),
-         ("Forward_pass", "forward_pass")]
+         ("Forward_pass", "forward_pass"), ("Checkpoint", "checkpoint")]
 
 
 @pytest.mark.parametrize("path,name", PAGES)
@@ -14,7 +14,7 @@ def test_page_loads_without_exception(page, app_url, path, name):
     open_page(page, f"{app_url}/{path}")
     assert exceptions(page) == []
     assert page.locator("h1").first.inner_text()
-    if name != "home":
+    if name not in ("home", "checkpoint"):  # every other page draws at least one chart
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     assert screenshot(page, name).stat().st_size > 10_000
 
@@ -75,3 +75,28 @@ def test_position_slider_moves_in_the_browser(page, app_url):
     wait_idle(page)
     assert exceptions(page) == []
     screenshot(page, "positions_t8")
+
+
+def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
+    from tests.checkpoint_files import makers
+
+    makers.nanogpt_ckpt(tmp_path / "ckpt.pt", compiled=True)
+    open_page(page, f"{app_url}/Checkpoint")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(tmp_path / "ckpt.pt"))
+    page.wait_for_selector("text=ckpt.pt", timeout=30_000)
+    wait_idle(page)
+    page.get_by_role("button", name="Read the upload").click()
+    page.wait_for_selector("text=What ckpt.pt holds", timeout=60_000)
+    wait_idle(page)
+    body = page.locator("[data-testid='stMain']").inner_text()
+    assert "PyTorch checkpoint (nanoGPT ckpt.pt)" in body and "tied" in body
+    assert "torch.compile's '_orig_mod.' prefix" in body and "Taken as the model's tables" in body
+    assert exceptions(page) == []
+    screenshot(page, "checkpoint_report")
+    page.get_by_role("button", name="Explore ckpt.pt").click()
+    page.wait_for_url("**/Neighbours**", timeout=60_000)
+    page.wait_for_function("() => document.body.innerText.includes('Nearest neighbours')", timeout=60_000)
+    wait_idle(page)
+    assert sidebar_model(page) == "ckpt.pt (your checkpoint)"
+    assert exceptions(page) == []
+    screenshot(page, "neighbours_of_uploaded_checkpoint")

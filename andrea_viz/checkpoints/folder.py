@@ -1,0 +1,52 @@
+"""The checkpoint folder: a place on the server's disk to pick large checkpoints from without
+uploading them. Paths that resolve outside it (``..``, absolute paths, links) are refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import CheckpointError
+
+ENV = "ANDREA_VIZ_CHECKPOINT_DIR"
+WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt"}
+TOKENIZER_NAMES = {"tokenizer.json", "vocab.txt", "harris_segments.json"}
+
+
+def checkpoint_dir() -> Path:
+    return Path(os.environ.get(ENV, "checkpoints")).expanduser().resolve()
+
+
+def inside(root: Path, relative: str | Path) -> Path:
+    """root / relative, resolved; a CheckpointError when it lands outside root."""
+    root = root.resolve()
+    target = (root / relative).resolve()
+    if target != root and root not in target.parents:
+        raise CheckpointError(f"{str(relative)!r} resolves to {target}, outside the checkpoint folder {root}; "
+                              "only files inside it can be opened")
+    if not target.exists():
+        raise CheckpointError(f"{str(relative)!r} does not exist in the checkpoint folder {root}")
+    return target
+
+
+def list_checkpoints(root: Path, depth: int = 3) -> list[str]:
+    """Weight files and model folders (with a config.json) under root, as paths relative to it."""
+    if not root.is_dir():
+        return []
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        rel = here.relative_to(root)
+        if len(rel.parts) >= depth:
+            dirnames[:] = []
+        if "config.json" in filenames and here != root:
+            found.append(str(rel) + "/")
+        found += [str(rel / f) for f in filenames if Path(f).suffix in WEIGHT_SUFFIXES]
+    return sorted(found)
+
+
+def list_tokenizers(root: Path, depth: int = 3) -> list[str]:
+    if not root.is_dir():
+        return []
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.name in TOKENIZER_NAMES and len(p.relative_to(root).parts) <= depth)

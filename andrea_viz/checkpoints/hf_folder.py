@@ -1,0 +1,71 @@
+"""A Hugging Face model folder: config.json, weights (model.safetensors, pytorch_model.bin or
+shards with an index), and tokenizer.json or vocab.txt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import CheckpointError
+from . import safetensors_file, torch_file
+from .tables import Found
+
+ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
+HEAD_WORDS = ("LMHead", "CausalLM", "ForMaskedLM")
+
+
+def read_config(folder: Path) -> dict:
+    p = folder / "config.json"
+    if not p.is_file():
+        return {}
+    try:
+        cfg = json.loads(p.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{p} is not valid JSON: {exc}") from exc
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def read(folder: Path, found: Found) -> tuple[bool | None, str | None]:
+    """Collect the folder's tensors. Returns (tied hint, position kind hint) from config.json."""
+    cfg = read_config(folder)
+    model_type = cfg.get("model_type", "unknown")
+    found.format = f"Hugging Face folder ({model_type})"
+    if "num_hidden_layers" in cfg or "n_layer" in cfg:
+        found.config["layers"] = cfg.get("num_hidden_layers", cfg.get("n_layer"))
+    if "num_attention_heads" in cfg or "n_head" in cfg:
+        found.config["heads"] = cfg.get("num_attention_heads", cfg.get("n_head"))
+    index = next((folder / n for n in ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+                  if (folder / n).is_file()), None)
+    if (folder / "model.safetensors").is_file():
+        safetensors_file.read(folder / "model.safetensors", found)
+    elif (folder / "pytorch_model.bin").is_file():
+        torch_file.read(folder / "pytorch_model.bin", found)
+    elif index is not None:
+        try:
+            shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"{index.name} has no weight_map: {exc}") from exc
+        for shard in shards:
+            p = (folder / shard).resolve()
+            if p.parent != folder.resolve() or not p.is_file():
+                raise CheckpointError(f"{index.name} names a shard {shard!r} that is not a file in the folder")
+            (safetensors_file.read if p.suffix == ".safetensors" else torch_file.read)(p, found)
+        found.notes.append(f"{len(shards)} weight shards")
+    else:
+        raise CheckpointError(f"{folder.name}/ has no weights: expected model.safetensors, pytorch_model.bin or "
+                              "a sharded index beside config.json")
+    archs = " ".join(cfg.get("architectures") or [])
+    tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
+    tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
+    pos_hint = "rope" if model_type in ROPE_TYPES or "rope_theta" in cfg else None
+    if cfg:
+        found.notes.append(f"config.json: model_type = {model_type}, architectures = {archs or 'not given'}, "
+                           f"tie_word_embeddings = {cfg.get('tie_word_embeddings', 'not given')}")
+    return tied_hint, pos_hint
+
+
+def find_tokenizer(folder: Path) -> Path | None:
+    for name in ("tokenizer.json", "vocab.txt", "harris_segments.json"):
+        if (folder / name).is_file():
+            return folder / name
+    return None

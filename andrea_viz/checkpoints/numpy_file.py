@@ -1,0 +1,61 @@
+"""``.npy`` (one table) and ``.npz`` (named tables), read with allow_pickle=False. Each array's
+declared shape is checked against the bytes that hold it before anything is allocated."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import CheckpointError
+from .tables import Found
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def _header(fp) -> tuple[tuple[int, ...], np.dtype, bool]:
+    version = np.lib.format.read_magic(fp)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+    elif version in ((2, 0), (3, 0)):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+    else:
+        raise CheckpointError(f"unsupported .npy version {version}")
+    if dtype.hasobject:
+        raise CheckpointError("the array holds Python objects; only numeric tables are read (no pickles)")
+    return shape, dtype, fortran
+
+
+def _check_size(name: str, shape, dtype: np.dtype, available: int) -> None:
+    need = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+    if need > available:
+        raise CheckpointError(f"{name} declares shape {list(shape)} ({need:,} bytes) but only {available:,} bytes "
+                              "hold it: the file is truncated or its header is wrong")
+
+
+def read_npy(path: Path, found: Found) -> None:
+    with open(path, "rb") as f:
+        shape, dtype, _ = _header(f)
+        data_start = f.tell()
+    _check_size(path.name, shape, dtype, path.stat().st_size - data_start)
+    found.add(path.stem, shape, str(dtype), lambda: np.load(path, mmap_mode="r", allow_pickle=False))
+
+
+def read_npz(path: Path, found: Found) -> None:
+    with zipfile.ZipFile(path) as z:
+        infos = [i for i in z.infolist() if i.filename.endswith(".npy")]
+        if not infos:
+            raise CheckpointError(f"{path.name} is a zip archive without .npy members: not an .npz of tables")
+        for info in infos:
+            with z.open(info) as fp:
+                shape, dtype, _ = _header(fp)
+                header_len = fp.tell()
+            _check_size(info.filename, shape, dtype, info.file_size - header_len)
+            name = info.filename[: -len(".npy")]
+
+            def read_one(member=info.filename):
+                with zipfile.ZipFile(path) as zz, zz.open(member) as fp:
+                    return np.lib.format.read_array(fp, allow_pickle=False)
+
+            found.add(name, shape, str(dtype), read_one)

@@ -1,0 +1,105 @@
+"""The Checkpoint page: uploads of every format, the report, exploring it on other pages, bad uploads."""
+
+import pytest
+
+from tests.checkpoint_files import makers
+
+from .conftest import no_exception, open_page
+
+
+def upload(at, path, name=None):
+    at.get("file_uploader")[0].upload(name or path.name, path.read_bytes(), "application/octet-stream").run()
+    no_exception(at)
+    at.button[0].click().run()
+    no_exception(at)
+    return at
+
+
+def files(tmp_path):
+    out = {}
+    makers.nanogpt_ckpt(tmp_path / "ckpt.pt", compiled=True)
+    out["nanogpt"] = (tmp_path / "ckpt.pt", "PyTorch checkpoint (nanoGPT ckpt.pt)")
+    makers.hf_gpt2(tmp_path / "gpt2")
+    out["gpt2 safetensors"] = (tmp_path / "gpt2" / "model.safetensors", "safetensors")
+    makers.hf_bert(tmp_path / "bert", )
+    out["bert safetensors"] = (tmp_path / "bert" / "model.safetensors", "safetensors")
+    makers.andrea_bin(tmp_path / "andrea12m.bin", V=2_305, d=384, T=1024, L=6, adam=False)
+    out["andrea"] = (tmp_path / "andrea12m.bin", "ANDREA .bin (microGPT layout)")
+    makers.llmc_bin(tmp_path / "llmc.bin")
+    out["llm.c"] = (tmp_path / "llmc.bin", "llm.c .bin")
+    makers.meta_consolidated(tmp_path / "consolidated.00.pth")
+    out["meta"] = (tmp_path / "consolidated.00.pth", "PyTorch state dict")
+    import numpy as np
+
+    np.savez(tmp_path / "t.npz", wte=np.ones((30, 4), np.float32) * np.arange(30)[:, None])
+    out["npz"] = (tmp_path / "t.npz", "numpy .npz")
+    return out
+
+
+def test_upload_every_format_and_see_its_report(app, tmp_path):
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    for label, (path, fmt) in files(tmp_path).items():
+        upload(at, path)
+        text = " ".join(m.value for m in at.markdown)
+        assert f"**Format:** {fmt}" in text, label
+        assert any(r == "token table" for r in at.dataframe[0].value["role"]), label
+        assert at.session_state["model"] == "minilm-l6"  # nothing changes until Explore
+
+
+def test_explore_makes_it_the_model_of_every_page(app, tmp_path):
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    makers.hf_bert(tmp_path)
+    at.get("file_uploader")[1].upload("vocab.txt", (tmp_path / "vocab.txt").read_bytes(), "text/plain").run()
+    upload(at, tmp_path / "model.safetensors", "bert.safetensors")
+    explore = [b for b in at.button if b.label.startswith("Explore")][0]
+    explore.click().run()
+    no_exception(at)
+    key = at.session_state["model"]
+    assert key.startswith("file:")
+    at.switch_page("pages/4_Neighbours.py").run()
+    no_exception(at)
+    assert at.sidebar.selectbox[0].value == key
+    assert "bert.safetensors (your checkpoint)" in at.sidebar.selectbox[0].options
+    assert "cat" in at.text_input[0].value
+    assert len(at.dataframe[0].value) == 10  # neighbours of cat in the uploaded table
+    for page in ("1_Lookup_table.py", "3_Dot_products.py", "5_Projection.py", "6_Positions.py", "7_Forward_pass.py"):
+        open_page(at, page)
+        assert at.sidebar.selectbox[0].value == key
+
+
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint at all", b"PK\x03\x04broken zip"])
+def test_a_bad_upload_is_a_sentence_and_the_previous_model_stays(app, tmp_path, content):
+    at = open_page(app("andrea-12m-init"), "8_Checkpoint.py")
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(content or b"\0")
+    if not content:
+        bad.write_bytes(b"")
+    at.get("file_uploader")[0].upload("bad.pt", content, "application/octet-stream").run()
+    at.button[0].click().run()
+    no_exception(at)
+    assert any("bad.pt" in e.value or "empty" in e.value for e in at.error)
+    assert at.session_state["model"] == "andrea-12m-init"
+    at.switch_page("pages/1_Lookup_table.py").run()
+    no_exception(at)
+    assert at.sidebar.selectbox[0].value == "andrea-12m-init"
+
+
+def test_folder_picker_refuses_paths_outside(tmp_path, monkeypatch, app):
+    from andrea_viz.checkpoints.folder import inside, list_checkpoints
+    from andrea_viz.errors import CheckpointError
+
+    root = tmp_path / "ckpts"
+    makers.hf_gpt2(root / "gpt2-small")
+    makers.llmc_bin(root / "llmc.bin")
+    (tmp_path / "secret.pt").write_bytes(b"x")
+    assert list_checkpoints(root) == ["gpt2-small/", "gpt2-small/model.safetensors", "llmc.bin"]
+    with pytest.raises(CheckpointError, match="outside the checkpoint folder"):
+        inside(root, "../secret.pt")
+    with pytest.raises(CheckpointError, match="outside the checkpoint folder"):
+        inside(root, str(tmp_path / "secret.pt"))
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.selectbox(key="ckpt:rel").set_value("gpt2-small/").run()
+    [b for b in at.button if b.label == "Read it"][0].click().run()
+    no_exception(at)
+    assert "**Format:** Hugging Face folder (gpt2)" in " ".join(m.value for m in at.markdown)
