@@ -33,3 +33,6 @@ if q is not None:
             [{"rank": r, "token": n.token, "id": n.id, "cosine": round(n.score, 4)} for r, n in enumerate(found, 1)],
             hide_index=True, width="content",
         )
+        if emb.card.get("untrained"):
+            st.caption("An untrained table: these rows are random directions, all nearly perpendicular to the "
+                       "query (cosines near 0). Training is what gathers related tokens; try all-MiniLM-L6-v2.")

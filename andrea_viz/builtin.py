@@ -86,7 +86,7 @@ def andrea_init(name: str) -> Embeddings:
                 f"{shape.name} shape from the course: V = {shape.V:,}, d_model = {shape.d}, T = {shape.T}",
             ),
         ),
-        card={"layers": shape.L, "heads": shape.heads, "family": shape.name},
+        card={"layers": shape.L, "heads": shape.heads, "family": shape.name, "untrained": True},
     )
 
 

@@ -82,6 +82,6 @@ if st.session_state.get(f"quiz:revealed:{round_no}"):
     st.plotly_chart(plots.quiz_reveal(pairs, guesses))
     if any(p.multi_piece for p in pairs):
         st.caption("Multi-piece words are the mean of their pieces' rows.")
-    if emb.provenance.format.startswith("built-in (untrained"):
+    if emb.card.get("untrained"):
         st.caption("An untrained table: every pair is near 0, random directions in many dimensions are almost "
                    "perpendicular. Training is what pulls related tokens together.")

@@ -103,3 +103,27 @@ def test_folder_picker_refuses_paths_outside(tmp_path, monkeypatch, app):
     [b for b in at.button if b.label == "Read it"][0].click().run()
     no_exception(at)
     assert "**Format:** Hugging Face folder (gpt2)" in " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("model", ["minilm-l6", "andrea-12m-init", "andrea-120m-init", "andrea-480m-init"])
+def test_checkpoint_page_opens_with_every_builtin(app, model):
+    at = open_page(app(model), "8_Checkpoint.py")
+    assert at.sidebar.selectbox[0].value == model
+    assert [t.label for t in at.tabs] == ["Upload a file", "From the checkpoint folder"]
+
+
+def test_a_rope_model_on_every_page(app, tmp_path):
+    """Llama has no position table: the pages say so instead of failing."""
+    makers.hf_llama(tmp_path)
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    upload(at, tmp_path / "model.safetensors", "llama.safetensors")
+    [b for b in at.button if b.label.startswith("Explore")][0].click().run()
+    no_exception(at)
+    open_page(at, "6_Positions.py")
+    assert any("no learned position table" in i.value and "rope" in i.value for i in at.info)
+    titles = [c.proto.spec for c in at.get("plotly_chart")]
+    assert not any("The learned table" in t for t in titles) and any("The sinusoidal table" in t for t in titles)
+    open_page(at, "7_Forward_pass.py")
+    assert any("no learned position table" in e.value for e in at.error)
+    for page in ("1_Lookup_table.py", "2_Sizing.py", "3_Dot_products.py", "4_Neighbours.py", "5_Projection.py"):
+        open_page(at, page)

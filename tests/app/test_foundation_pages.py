@@ -12,6 +12,8 @@ def test_home_shows_the_model_card_and_neighbours(app, model):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Vocabulary V"] and metrics["d_model"]
     assert len(at.dataframe) >= 1
+    untrained_note = any("An untrained table" in c.value for c in at.caption)
+    assert untrained_note == model.startswith("andrea")
 
 
 def test_home_neighbours_of_cat_on_the_trained_model(app):
