@@ -16,7 +16,7 @@ from statistics import median
 
 import numpy as np
 
-from .forward_pass import LABELS, backend_status
+from .forward_pass import LABELS, backend_status, bytes_moved
 from .timing import median_seconds
 
 
@@ -59,8 +59,8 @@ def run(B: int = 8, T: int = 1024, d: int = 768, V: int = 8449, dtype: str = "fl
     wte = (torch.randn(V, d, generator=gen) / d**0.5).to(tdt)
     wpe = (torch.randn(T, d, generator=gen) / d**0.5).to(tdt)
     ids = torch.randint(0, V, (B, T), generator=gen, dtype=torch.int64)
-    nbytes = B * T * (2 * d * elem + d * 4 + 8)
-    eager_bytes = B * T * (3 * d * elem + 8)  # torch eager writes its output in the table dtype
+    nbytes = bytes_moved(B, T, d, elem=elem, out_elem=4, id_bytes=8)
+    eager_bytes = bytes_moved(B, T, d, elem=elem, out_elem=elem, id_bytes=8)  # eager writes the table dtype
     rows: list[dict] = []
     status = {s.name: s for s in backend_status()}
     ref = (wte.float()[ids] + wpe.float()[:T]).numpy()

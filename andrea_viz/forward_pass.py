@@ -30,39 +30,36 @@ LABELS = {"cuda": "CUDA kernel (compiled)", "cpu": "CPU kernel (compiled C++, Op
           "torch": "torch: F.embedding + add", "numpy": "numpy reference"}
 
 
-def backend_status(build: bool = True) -> list[BackendStatus]:
-    """Each backend's availability and, when not available, the reason. ``build`` compiles the
-    kernels if this process has not tried yet (slow the first time)."""
-    import cuda_ext
+def status_of(name: str) -> BackendStatus:
+    """One backend's availability and, when not available, the reason. For ``cuda`` and ``cpu`` this
+    compiles the kernel if this process has not tried yet (slow the first time, cached after)."""
+    if name in ("cuda", "cpu"):
+        import cuda_ext
 
-    out = []
-    for name in BACKENDS:
-        if name in ("cuda", "cpu"):
-            if not build and not cuda_ext.is_built(name):
-                out.append(BackendStatus(name, False, "not built yet in this process", LABELS[name]))
-                continue
-            mod, why = cuda_ext.load_kernel(name)
-            out.append(BackendStatus(name, mod is not None, why, LABELS[name]))
-        elif name == "torch":
-            try:
-                import torch  # noqa: F401
+        mod, why = cuda_ext.load_kernel(name)
+        return BackendStatus(name, mod is not None, why, LABELS[name])
+    if name == "torch":
+        try:
+            import torch  # noqa: F401
+        except ImportError as exc:
+            return BackendStatus(name, False, f"torch is not installed: {exc}", LABELS[name])
+    return BackendStatus(name, True, "", LABELS[name])
 
-                out.append(BackendStatus(name, True, "", LABELS[name]))
-            except ImportError as exc:
-                out.append(BackendStatus(name, False, f"torch is not installed: {exc}", LABELS[name]))
-        else:
-            out.append(BackendStatus(name, True, "", LABELS[name]))
-    return out
+
+def backend_status() -> list[BackendStatus]:
+    """Every backend, fastest first."""
+    return [status_of(name) for name in BACKENDS]
 
 
 def choose_backend(backend: str = "auto") -> str:
-    if backend != "auto" and backend not in BACKENDS:
-        raise QueryError(f"backend must be auto or one of {', '.join(BACKENDS)}; got {backend!r}")
-    status = {s.name: s for s in backend_status()}
+    """``auto``: the first available in BACKENDS order; a named one only builds and checks itself."""
     if backend == "auto":
-        return next(s.name for s in status.values() if s.available)
-    if not status[backend].available:
-        raise QueryError(f"the {backend} backend is not available here: {status[backend].reason}")
+        return next(name for name in BACKENDS if status_of(name).available)
+    if backend not in BACKENDS:
+        raise QueryError(f"backend must be auto or one of {', '.join(BACKENDS)}; got {backend!r}")
+    status = status_of(backend)
+    if not status.available:
+        raise QueryError(f"the {backend} backend is not available here: {status.reason}")
     return backend
 
 
@@ -148,3 +145,19 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True)
     seconds = time.perf_counter() - t
     B, T = a.shape
     return ForwardResult(x[0] if squeeze else x, name, seconds, bytes_moved(B, T, emb.d_model))
+
+
+def time_backends(emb: Embeddings, B: int = 8, repeats: int = 3, seed: int = 0) -> list[dict]:
+    """A full context (B sequences × the model's T random ids) on every available backend: the best
+    of ``repeats`` timed calls after one warm-up call. For medians against torch, see ``bench``."""
+    if emb.context is None:
+        raise QueryError("this model has no learned position table, so there is no full context to run")
+    ids = np.random.default_rng(seed).integers(0, emb.vocab_size, (B, emb.context))
+    rows = []
+    for s in backend_status():
+        if s.available:
+            forward(emb, ids, s.name)
+            r = min((forward(emb, ids, s.name) for _ in range(repeats)), key=lambda r: r.seconds)
+            rows.append({"backend": s.name, f"best of {repeats} (ms)": round(r.seconds * 1e3, 2),
+                         "GB/s": round(r.gbps, 1)})
+    return rows

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -120,20 +119,24 @@ class Embeddings:
         }
 
     # --- derived arrays, computed once --------------------------------------------------------
-    @cached_property
+    @property
     def row_norms(self) -> np.ndarray:
-        """(V,) float32: the length of every token row."""
-        return np.linalg.norm(self.token_table, axis=1).astype(np.float32)
+        """(V,) float32: the length of every token row (computed once)."""
+        return self.memo(("row_norms",), lambda: np.linalg.norm(self.token_table, axis=1).astype(np.float32))
 
-    @cached_property
+    @property
     def unit_table(self) -> np.ndarray:
-        """(V, d) float32: every token row scaled to length 1 (all-zero rows stay zero)."""
-        norms = self.row_norms.copy()
-        norms[norms == 0] = 1.0
-        with np.errstate(invalid="ignore", divide="ignore"):  # rows holding NaN or Inf stay non-finite
-            unit = self.token_table / norms[:, None]
-        unit.flags.writeable = False
-        return unit
+        """(V, d) float32: every token row scaled to length 1, all-zero rows staying zero (computed once)."""
+
+        def compute() -> np.ndarray:
+            norms = self.row_norms.copy()
+            norms[norms == 0] = 1.0
+            with np.errstate(invalid="ignore", divide="ignore"):  # rows holding NaN or Inf stay non-finite
+                unit = self.token_table / norms[:, None]
+            unit.flags.writeable = False
+            return unit
+
+        return self.memo(("unit_table",), compute)
 
     def token(self, token_id: int) -> str:
         return self.tokenizer.token(int(token_id))

@@ -196,12 +196,16 @@ def projector_tsv(vectors: np.ndarray, tokens: list[str], ids: np.ndarray, group
     vector) and metadata.tsv (a header, then token, id, group)."""
     buf = io.StringIO()
     np.savetxt(buf, vectors, delimiter="\t", fmt="%.6g")
+    return buf.getvalue(), projector_metadata(tokens, ids, groups)
+
+
+def projector_metadata(tokens: list[str], ids: np.ndarray, groups: tuple[str, ...]) -> str:
+    """metadata.tsv: a header, then token, id, group (tabs and newlines in tokens become spaces)."""
 
     def clean(s: str) -> str:
         return s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
 
-    meta = "token\tid\tgroup\n" + "".join(f"{clean(t)}\t{i}\t{g}\n" for t, i, g in zip(tokens, ids, groups, strict=True))
-    return buf.getvalue(), meta
+    return "token\tid\tgroup\n" + "".join(f"{clean(t)}\t{i}\t{g}\n" for t, i, g in zip(tokens, ids, groups, strict=True))
 
 
 def coordinates_csv(coords: np.ndarray, tokens: list[str], ids: np.ndarray, groups: tuple[str, ...],

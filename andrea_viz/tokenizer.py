@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 from .errors import QueryError
 
 ID_PATTERN = re.compile(r"^#(\d+)$")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "harris_segments.json")  # looked for beside a checkpoint
 
 
 @runtime_checkable

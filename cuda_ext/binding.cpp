@@ -38,42 +38,47 @@ void check_args(const at::Tensor& ids, const at::Tensor& wte, const at::Tensor& 
                 ") is out of range: the table has ids 0 to ", V - 1);
 }
 
-at::Tensor forward_cpu(at::Tensor ids, at::Tensor wte, at::Tensor wpe) {
+// What both kernels need: checked, contiguous inputs, their sizes, and the fp32 output.
+struct Call {
+    at::Tensor ids, wte, wpe, out;
+    int64_t B, T, C, V;
+    int code, id_bytes;
+};
+
+Call prepare(const at::Tensor& ids, const at::Tensor& wte, const at::Tensor& wpe) {
     check_args(ids, wte, wpe);
+    Call c{ids.contiguous(), wte.contiguous(), wpe.contiguous(), at::Tensor(), ids.size(0), ids.size(1), wte.size(1),
+           wte.size(0), dtype_code(wte), static_cast<int>(ids.element_size())};
+    c.out = at::empty({c.B, c.T, c.C}, wte.options().dtype(at::kFloat));
+    return c;
+}
+
+at::Tensor forward_cpu(at::Tensor ids, at::Tensor wte, at::Tensor wpe) {
     TORCH_CHECK(ids.is_cpu() && wte.is_cpu() && wpe.is_cpu(), "forward_cpu needs CPU tensors");
-    ids = ids.contiguous();
-    wte = wte.contiguous();
-    wpe = wpe.contiguous();
-    const int64_t B = ids.size(0), T = ids.size(1), C = wte.size(1), V = wte.size(0);
-    auto out = at::empty({B, T, C}, wte.options().dtype(at::kFloat));
+    Call c = prepare(ids, wte, wpe);
     int64_t bad = -1;
-    const int rc = emb_forward_cpu(wte.data_ptr(), wpe.data_ptr(), dtype_code(wte), ids.data_ptr(),
-                                   static_cast<int>(ids.element_size()), out.data_ptr<float>(), B, T, C, V, &bad);
-    if (rc == EMB_BAD_ID) bad_id(ids, bad, V);
+    const int rc = emb_forward_cpu(c.wte.data_ptr(), c.wpe.data_ptr(), c.code, c.ids.data_ptr(), c.id_bytes,
+                                   c.out.data_ptr<float>(), c.B, c.T, c.C, c.V, &bad);
+    if (rc == EMB_BAD_ID) bad_id(c.ids, bad, c.V);
     TORCH_CHECK(rc == EMB_OK, "the CPU kernel refused its arguments (code ", rc, ")");
-    return out;
+    return c.out;
 }
 
 #ifdef WITH_CUDA
 at::Tensor forward_cuda(at::Tensor ids, at::Tensor wte, at::Tensor wpe, bool check_ids) {
-    check_args(ids, wte, wpe);
     TORCH_CHECK(ids.is_cuda() && wte.is_cuda() && wpe.is_cuda(), "forward_cuda needs CUDA tensors");
-    ids = ids.contiguous();
-    wte = wte.contiguous();
-    wpe = wpe.contiguous();
-    const int64_t B = ids.size(0), T = ids.size(1), C = wte.size(1), V = wte.size(0);
-    auto out = at::empty({B, T, C}, wte.options().dtype(at::kFloat));
-    auto bad = at::zeros({1}, ids.options().dtype(at::kLong));
+    Call c = prepare(ids, wte, wpe);
+    auto bad = at::zeros({1}, c.ids.options().dtype(at::kLong));
     auto stream = c10::cuda::getCurrentCUDAStream();
-    const int rc = emb_forward_cuda(wte.data_ptr(), wpe.data_ptr(), dtype_code(wte), ids.data_ptr(),
-                                    static_cast<int>(ids.element_size()), out.data_ptr<float>(), B, T, C, V,
-                                    bad.data_ptr<int64_t>(), stream.stream());
+    const int rc = emb_forward_cuda(c.wte.data_ptr(), c.wpe.data_ptr(), c.code, c.ids.data_ptr(), c.id_bytes,
+                                    c.out.data_ptr<float>(), c.B, c.T, c.C, c.V, bad.data_ptr<int64_t>(),
+                                    stream.stream());
     TORCH_CHECK(rc == EMB_OK, "the CUDA kernel failed to launch (code ", rc, ")");
     if (check_ids) {
         const int64_t flag = bad.item<int64_t>();  // synchronises
-        if (flag != 0) bad_id(ids.cpu(), flag - 1, V);
+        if (flag != 0) bad_id(c.ids.cpu(), flag - 1, c.V);
     }
-    return out;
+    return c.out;
 }
 #endif
 

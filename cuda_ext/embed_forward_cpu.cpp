@@ -39,27 +39,20 @@ int64_t first_bad(const Id* ids, int64_t n, int64_t V) {
     return -1;
 }
 
-template <typename Id>
-void rows_f32(const float* __restrict wte, const float* __restrict wpe, const Id* __restrict ids,
-              float* __restrict out, int64_t B, int64_t T, int64_t C) {
+inline float f32_to_f32(float x) { return x; }
+
+// One row per (b, t): o = Cvt(token row) + Cvt(position row), in fp32. S is the stored element type.
+template <typename Id, typename S, float (*Cvt)(S)>
+void rows(const void* wte_, const void* wpe_, const Id* __restrict ids, float* __restrict out, int64_t B, int64_t T,
+          int64_t C) {
+    const S* __restrict wte = static_cast<const S*>(wte_);
+    const S* __restrict wpe = static_cast<const S*>(wpe_);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < B * T; ++r) {
-        const float* __restrict a = wte + static_cast<int64_t>(ids[r]) * C;
-        const float* __restrict p = wpe + (r % T) * C;
+        const S* __restrict a = wte + static_cast<int64_t>(ids[r]) * C;
+        const S* __restrict p = wpe + (r % T) * C;
         float* __restrict o = out + r * C;
 #pragma omp simd
-        for (int64_t c = 0; c < C; ++c) o[c] = a[c] + p[c];
-    }
-}
-
-template <typename Id, float (*Cvt)(uint16_t)>
-void rows_half(const uint16_t* __restrict wte, const uint16_t* __restrict wpe, const Id* __restrict ids,
-               float* __restrict out, int64_t B, int64_t T, int64_t C) {
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < B * T; ++r) {
-        const uint16_t* __restrict a = wte + static_cast<int64_t>(ids[r]) * C;
-        const uint16_t* __restrict p = wpe + (r % T) * C;
-        float* __restrict o = out + r * C;
         for (int64_t c = 0; c < C; ++c) o[c] = Cvt(a[c]) + Cvt(p[c]);
     }
 }
@@ -73,19 +66,10 @@ int run(const void* wte, const void* wpe, int dtype, const Id* ids, float* out, 
         return EMB_BAD_ID;
     }
     switch (dtype) {
-        case EMB_F32:
-            rows_f32(static_cast<const float*>(wte), static_cast<const float*>(wpe), ids, out, B, T, C);
-            return EMB_OK;
-        case EMB_BF16:
-            rows_half<Id, bf16_to_f32>(static_cast<const uint16_t*>(wte), static_cast<const uint16_t*>(wpe), ids, out,
-                                       B, T, C);
-            return EMB_OK;
-        case EMB_F16:
-            rows_half<Id, f16_to_f32>(static_cast<const uint16_t*>(wte), static_cast<const uint16_t*>(wpe), ids, out,
-                                      B, T, C);
-            return EMB_OK;
-        default:
-            return EMB_BAD_ARG;
+        case EMB_F32: rows<Id, float, f32_to_f32>(wte, wpe, ids, out, B, T, C); return EMB_OK;
+        case EMB_BF16: rows<Id, uint16_t, bf16_to_f32>(wte, wpe, ids, out, B, T, C); return EMB_OK;
+        case EMB_F16: rows<Id, uint16_t, f16_to_f32>(wte, wpe, ids, out, B, T, C); return EMB_OK;
+        default: return EMB_BAD_ARG;
     }
 }
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.plots.projection import projection_scatter
-from andrea_viz.projection import coordinates_csv, project_model, projector_tsv
+from andrea_viz.projection import coordinates_csv, project_model, projector_metadata, projector_tsv
 
 emb = ui.page_setup("Projection", ":material/scatter_plot:")
 V = emb.vocab_size
@@ -53,11 +53,13 @@ with ui.explain_errors():
                 "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE gives up "
                 "global distances to keep near neighbours near. " if method == "pca" else proj.note + ". ")
                + "Hover a point for its token, id and the share of its 10 nearest neighbours kept.")
-    d1, d2, d3 = st.columns(3)
-    d1.download_button("Coordinates (CSV)", coordinates_csv(proj.coords, result.tokens, result.sample.ids,
-                                                            result.sample.groups), "projection.csv", "text/csv")
-    vectors, meta = projector_tsv(emb.token_table[result.sample.ids], result.tokens, result.sample.ids,
-                                  result.sample.groups)
-    d2.download_button("vectors.tsv (Embedding Projector)", vectors, "vectors.tsv", "text/tab-separated-values")
-    d3.download_button("metadata.tsv (Embedding Projector)", meta, "metadata.tsv", "text/tab-separated-values")
+    d1, d2, d3 = st.columns(3)  # the files are written when a button is clicked, not on every rerun
+    s = result.sample
+    d1.download_button("Coordinates (CSV)", lambda: coordinates_csv(proj.coords, result.tokens, s.ids, s.groups),
+                       "projection.csv", "text/csv")
+    d2.download_button("vectors.tsv (Embedding Projector)",
+                       lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
+                       "vectors.tsv", "text/tab-separated-values")
+    d3.download_button("metadata.tsv (Embedding Projector)", lambda: projector_metadata(result.tokens, s.ids, s.groups),
+                       "metadata.tsv", "text/tab-separated-values")
     st.caption("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata).")

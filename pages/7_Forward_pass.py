@@ -6,7 +6,7 @@ import streamlit as st
 import cuda_ext
 from andrea_viz import ui
 from andrea_viz.errors import QueryError
-from andrea_viz.forward_pass import BACKENDS, backend_status, forward
+from andrea_viz.forward_pass import BACKENDS, backend_status, forward, time_backends
 from andrea_viz.plots.positions import matrix_heatmap
 from andrea_viz.positions import order_blindness
 
@@ -18,11 +18,12 @@ st.markdown(
     f"rows → a (T, {emb.d_model}) matrix **x** that flows into transformer block 1."
 )
 
-if not all(cuda_ext.is_built(k) for k in ("cpu", "cuda")):
-    with st.status("Building the compiled kernels (the first time only; about a minute)…", expanded=False) as s:
+if all(cuda_ext.is_built(k) for k in ("cpu", "cuda")):
+    statuses = backend_status()
+else:
+    with st.status("Building the compiled kernels (the first time only; about a minute)…", expanded=False) as box:
         statuses = backend_status()
-        s.update(label="Kernels ready.", state="complete")
-statuses = backend_status()
+        box.update(label="Kernels ready.", state="complete")
 
 c1, c2 = st.columns([3, 1])
 text = c1.text_input("A sentence", "the cat sat on a mat", help="Tokenized by the loaded model's tokenizer.")
@@ -72,13 +73,7 @@ st.dataframe([{"backend": s.name, "what": s.label, "available": "yes" if s.avail
                "why not": s.reason} for s in statuses], hide_index=True, width="stretch")
 if T_max and st.button(f"Run a full context: B = 8 sequences × T = {T_max:,} random ids",
                        help="Times every available backend on the same ids"):
-    rng = np.random.default_rng(0)
-    full = rng.integers(0, emb.vocab_size, (8, T_max))
-    rows = []
-    for s in statuses:
-        if s.available:
-            forward(emb, full, s.name)  # warm
-            r = min((forward(emb, full, s.name) for _ in range(3)), key=lambda r: r.seconds)
-            rows.append({"backend": s.name, "best of 3 (ms)": round(r.seconds * 1e3, 2), "GB/s": round(r.gbps, 1)})
+    with st.spinner("Timing every available backend…"):
+        rows = time_backends(emb, B=8)
     st.dataframe(rows, hide_index=True)
     st.caption("For the median of many runs against torch eager and torch.compile: `python -m andrea_viz bench`.")

@@ -61,14 +61,8 @@ FORMAT_NAMES = {"npz": "numpy .npz", "npy": "numpy .npy", "llmc": "llm.c .bin", 
 def _tokenizer(explicit: str | Path | None, path: Path, V: int, found: Found) -> Tokenizer | None:
     candidate = Path(explicit) if explicit is not None else None
     if candidate is None:
-        folder = path if path.is_dir() else path.parent
-        if path.is_dir():
-            candidate = hf_folder.find_tokenizer(folder)
-        else:
-            for name in (f"{path.stem}.tokenizer.json", "tokenizer.json", "vocab.txt", "harris_segments.json"):
-                if (folder / name).is_file():
-                    candidate = folder / name
-                    break
+        candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
+                     else hf_folder.find_tokenizer(path.parent, stem=path.stem))
         if candidate is not None:
             found.notes.append(f"tokenizer found beside the weights: {candidate.name}")
     if candidate is None:

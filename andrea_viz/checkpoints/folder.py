@@ -7,10 +7,11 @@ import os
 from pathlib import Path
 
 from ..errors import CheckpointError
+from ..tokenizer import TOKENIZER_FILES
 
 ENV = "ANDREA_VIZ_CHECKPOINT_DIR"
 WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt"}
-TOKENIZER_NAMES = {"tokenizer.json", "vocab.txt", "harris_segments.json"}
+TOKENIZER_NAMES = set(TOKENIZER_FILES)
 
 
 def checkpoint_dir() -> Path:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import CheckpointError
 from . import safetensors_file, torch_file
+from ..tokenizer import TOKENIZER_FILES
 from .tables import Found
 
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
@@ -64,8 +65,7 @@ def read(folder: Path, found: Found) -> tuple[bool | None, str | None]:
     return tied_hint, pos_hint
 
 
-def find_tokenizer(folder: Path) -> Path | None:
-    for name in ("tokenizer.json", "vocab.txt", "harris_segments.json"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
+def find_tokenizer(folder: Path, stem: str | None = None) -> Path | None:
+    """``<stem>.tokenizer.json`` when a stem is given, else the first of TOKENIZER_FILES in the folder."""
+    names = ((f"{stem}.tokenizer.json",) if stem else ()) + TOKENIZER_FILES
+    return next((folder / n for n in names if (folder / n).is_file()), None)

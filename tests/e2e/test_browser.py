@@ -100,3 +100,16 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
     assert sidebar_model(page) == "ckpt.pt (your checkpoint)"
     assert exceptions(page) == []
     screenshot(page, "neighbours_of_uploaded_checkpoint")
+
+
+def test_projection_downloads_are_written_on_click(page, app_url, tmp_path):
+    open_page(page, f"{app_url}/Projection")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    for label, header in (("Coordinates (CSV)", "id,token,group,x1,x2"), ("metadata.tsv", "token\tid\tgroup")):
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name=label).click()
+        path = tmp_path / info.value.suggested_filename
+        info.value.save_as(path)
+        lines = path.read_text().splitlines()
+        assert lines[0] == header and len(lines) == 5001, (label, lines[:2])
+    assert exceptions(page) == []

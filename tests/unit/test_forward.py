@@ -149,6 +149,32 @@ def test_cuda_file_compiles_with_nvcc(tmp_path):
     assert out.stat().st_size > 10_000
 
 
+def test_cuda_branch_of_the_binding_compiles(tmp_path):
+    """binding.cpp's WITH_CUDA half, syntax-checked against torch's headers and the CUDA toolkit's.
+    The CPU build of torch lacks one generated header (cuda_cmake_macros.h); an empty one stands in."""
+    import sysconfig
+
+    from torch.utils.cpp_extension import include_paths
+
+    import re
+
+    nvcc = shutil.which("nvcc")
+    assert nvcc, "nvcc (the CUDA toolkit) must be on PATH"
+    dry = subprocess.run([nvcc, "--dryrun", "-c", "-x", "cu", "/dev/null"], capture_output=True, text=True)
+    found = re.search(r'INCLUDES="-I([^"]+)"', dry.stdout + dry.stderr)  # nvcc's own include folder
+    assert found, dry.stdout + dry.stderr
+    cuda_include = Path(found.group(1).strip()).resolve()
+    assert (cuda_include / "cuda_runtime_api.h").is_file(), cuda_include
+    stub = tmp_path / "c10" / "cuda" / "impl"
+    stub.mkdir(parents=True)
+    (stub / "cuda_cmake_macros.h").write_text("")
+    includes = [f"-I{p}" for p in [*include_paths(), tmp_path, cuda_include, sysconfig.get_paths()["include"],
+                                    ROOT / "cuda_ext"]]
+    r = subprocess.run(["g++", "-std=c++17", "-w", "-fsyntax-only", "-DWITH_CUDA", "-DTORCH_EXTENSION_NAME=x",
+                        *includes, str(ROOT / "cuda_ext" / "binding.cpp")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
 def test_cuda_file_includes_no_torch_header():
     for name in ("embed_forward.cu", "embed_forward.h", "embed_forward_cpu.cpp"):
         includes = [ln for ln in (ROOT / "cuda_ext" / name).read_text().splitlines() if ln.startswith("#include")]
