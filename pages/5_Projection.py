@@ -53,13 +53,13 @@ with ui.explain_errors():
                 "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE gives up "
                 "global distances to keep near neighbours near. " if method == "pca" else proj.note + ". ")
                + "Hover a point for its token, id and the share of its 10 nearest neighbours kept.")
-    d1, d2, d3 = st.columns(3)  # the files are written when a button is clicked, not on every rerun
+    d1, d2, d3 = st.columns(3)  # written when a button is clicked (not on every rerun); a click reruns nothing
     s = result.sample
     d1.download_button("Coordinates (CSV)", lambda: coordinates_csv(proj.coords, result.tokens, s.ids, s.groups),
-                       "projection.csv", "text/csv")
+                       "projection.csv", "text/csv", on_click="ignore")
     d2.download_button("vectors.tsv (Embedding Projector)",
                        lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
-                       "vectors.tsv", "text/tab-separated-values")
+                       "vectors.tsv", "text/tab-separated-values", on_click="ignore")
     d3.download_button("metadata.tsv (Embedding Projector)", lambda: projector_metadata(result.tokens, s.ids, s.groups),
-                       "metadata.tsv", "text/tab-separated-values")
+                       "metadata.tsv", "text/tab-separated-values", on_click="ignore")
     st.caption("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata).")

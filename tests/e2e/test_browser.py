@@ -106,6 +106,7 @@ def test_projection_downloads_are_written_on_click(page, app_url, tmp_path):
     open_page(page, f"{app_url}/Projection")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     for label, header in (("Coordinates (CSV)", "id,token,group,x1,x2"), ("metadata.tsv", "token\tid\tgroup")):
+        wait_idle(page)
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name=label).click()
         path = tmp_path / info.value.suggested_filename
