@@ -92,6 +92,12 @@ def open_page(page, url: str, timeout: float = 90_000) -> None:
     wait_idle(page, timeout)
 
 
+PLOTS_FIT_THEIR_CONTAINERS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => {
+    const p = c.querySelector('.js-plotly-plot');
+    return p && p._fullLayout && Math.abs(p._fullLayout.width - c.clientWidth) <= 2;
+})"""
+
+
 def screenshot(page, name: str) -> Path:
     """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -102,7 +108,7 @@ def screenshot(page, name: str) -> Path:
         ".map(e => e.scrollHeight), document.body.scrollHeight)"
     )
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12_000)})
-    page.wait_for_timeout(800)  # let plotly re-lay out at the new size
+    page.wait_for_function(PLOTS_FIT_THEIR_CONTAINERS, timeout=30_000)  # plotly re-lays out at the new size
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
     return path

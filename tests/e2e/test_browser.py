@@ -31,7 +31,8 @@ def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
     assert "model=andrea-120m-init" in page.url
     page.locator("[data-testid='stSidebar'] a", has_text="Lookup table").click()
     page.wait_for_url("**/Lookup_table**")
-    page.wait_for_function("() => document.body.innerText.includes('(8,449, 768)')", timeout=60_000)
+    page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']",
+                 has_text="(V, d_model) = (8,449, 768)").wait_for(timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
     assert sidebar_model(page) == "ANDREA-120M at init (untrained)"
@@ -42,14 +43,14 @@ def test_play_button_turns_the_vector(page, app_url):
     open_page(page, f"{app_url}/Dot_products")
     chart = page.locator(".js-plotly-plot", has=page.locator(".updatemenu-button"))
     chart.wait_for(timeout=60_000)
-    title = chart.locator(".gtitle").first
-    assert title.text_content().startswith("θ = 0°")
+    assert chart.locator(".gtitle").first.text_content().startswith("θ = 0°")
     chart.locator(".updatemenu-button", has_text="Play").click()
+    # the animated chart's own title (the static chart beside it says θ = 60° from the start)
     page.wait_for_function(
-        "() => [...document.querySelectorAll('.gtitle')].some(t => /θ = (1[0-9]|[2-9][0-9])/.test(t.textContent))",
-        timeout=30_000,
+        "el => { const t = el.querySelector('.gtitle'); return t && /^θ = [1-9][0-9]*°/.test(t.textContent); }",
+        arg=chart.element_handle(), timeout=30_000,
     )
-    assert not title.text_content().startswith("θ = 0°")
+    assert not chart.locator(".gtitle").first.text_content().startswith("θ = 0°")
     assert exceptions(page) == []
     screenshot(page, "dot_products_playing")
 
@@ -57,7 +58,7 @@ def test_play_button_turns_the_vector(page, app_url):
 def test_quiz_reveal_in_the_browser(page, app_url):
     open_page(page, f"{app_url}/Dot_products")
     page.get_by_role("button", name="Reveal the cosines").click()
-    page.wait_for_selector("text=Score", timeout=30_000)
+    page.locator("[data-testid='stMetric']", has_text="Score").wait_for(timeout=30_000)
     wait_idle(page)
     assert exceptions(page) == []
 
@@ -68,10 +69,8 @@ def test_position_slider_moves_in_the_browser(page, app_url):
     slider.focus()
     for _ in range(5):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.annotation-text, .gtitle')].some(t => t.textContent.includes('position_embedding[8]'))",
-        timeout=30_000,
-    )
+    # the subplot title of the position row in the x_t chart names the position shown
+    page.locator(".js-plotly-plot .annotation-text", has_text="position_embedding[8]").wait_for(timeout=30_000)
     wait_idle(page)
     assert exceptions(page) == []
     screenshot(page, "positions_t8")
@@ -83,10 +82,12 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
     makers.nanogpt_ckpt(tmp_path / "ckpt.pt", compiled=True)
     open_page(page, f"{app_url}/Checkpoint")
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(tmp_path / "ckpt.pt"))
-    page.wait_for_selector("text=ckpt.pt", timeout=30_000)
+    page.locator("[data-testid='stFileChipName']", has_text="ckpt.pt").wait_for(timeout=30_000)
+    read = page.locator("button:enabled", has_text="Read the upload")  # enabled once the upload has arrived
+    read.wait_for(timeout=30_000)
     wait_idle(page)
-    page.get_by_role("button", name="Read the upload").click()
-    page.wait_for_selector("text=What ckpt.pt holds", timeout=60_000)
+    read.click()
+    page.get_by_role("heading", name="What ckpt.pt holds").wait_for(timeout=60_000)
     wait_idle(page)
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "PyTorch checkpoint (nanoGPT ckpt.pt)" in body and "tied" in body
@@ -95,7 +96,7 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
     screenshot(page, "checkpoint_report")
     page.get_by_role("button", name="Explore ckpt.pt").click()
     page.wait_for_url("**/Neighbours**", timeout=60_000)
-    page.wait_for_function("() => document.body.innerText.includes('Nearest neighbours')", timeout=60_000)
+    page.get_by_role("heading", name="Nearest neighbours").wait_for(timeout=60_000)
     wait_idle(page)
     assert sidebar_model(page) == "ckpt.pt (your checkpoint)"
     assert exceptions(page) == []
