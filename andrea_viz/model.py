@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import CheckpointError
+from .i18n import Msg, N_
 from .tokenizer import Tokenizer
 
 POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
@@ -14,15 +15,23 @@ POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a model came from and what the loader had to assume to read it."""
+    """Where a model came from and what the loader had to assume to read it.
 
-    format: str
+    Sentences are Msgs (translated where they are drawn); ``str()`` of each is English.
+    """
+
+    format: Msg | str
     file: str | None = None
-    assumptions: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    assumptions: tuple[Msg, ...] = ()
+    notes: tuple[Msg, ...] = ()
     tensors: tuple[tuple[str, tuple[int, ...], str], ...] = ()  # every tensor found: (name, shape, dtype)
-    roles: tuple[tuple[str, str, str], ...] = ()  # (role, tensor name, why it was taken)
-    warnings: tuple[str, ...] = ()
+    roles: tuple[tuple[str, str, Msg], ...] = ()  # (role, tensor name, why it was taken)
+    warnings: tuple[Msg, ...] = ()
+
+    def text(self) -> str:
+        """Every sentence in English, one per line (for tests and logs)."""
+        return "\n".join(str(x) for x in (self.format, *self.assumptions, *self.notes, *self.warnings,
+                                           *(why for _, _, why in self.roles)))
 
 
 def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.ndarray | None:
@@ -30,13 +39,13 @@ def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.n
         return None
     if not isinstance(a, np.ndarray) or a.ndim != 2:
         got = getattr(a, "shape", type(a).__name__)
-        raise CheckpointError(f"the {name} must be a 2-D array (rows, d_model); got {got}")
+        raise CheckpointError("the {table} must be a 2-D array (rows, d_model); got {got}", table=Msg(name), got=str(got))
     if d is not None and a.shape[1] != d:
-        raise CheckpointError(
-            f"the {name} has {a.shape[1]} columns but the token table has d_model = {d}; they must agree"
-        )
+        raise CheckpointError("the {table} has {cols} columns but the token table has d_model = {d}; they must agree",
+                              table=Msg(name), cols=a.shape[1], d=d)
     if a.shape[0] == 0 or a.shape[1] == 0:
-        raise CheckpointError(f"the {name} is empty (shape {a.shape}); expected at least one row and column")
+        raise CheckpointError("the {table} is empty (shape {shape}); expected at least one row and column", table=Msg(name),
+                              shape=str(a.shape))
     if a.dtype != np.float32:
         a = a.astype(np.float32)
     if a.flags.writeable:
@@ -68,17 +77,16 @@ class Embeddings:
     card: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        tok = _readonly_f32("token table", self.token_table)
+        tok = _readonly_f32(N_("token table"), self.token_table)
         d = tok.shape[1]
-        pos = _readonly_f32("position table", self.position_table, d)
-        out = _readonly_f32("output table", self.output_table, d)
+        pos = _readonly_f32(N_("position table"), self.position_table, d)
+        out = _readonly_f32(N_("output table"), self.output_table, d)
         if out is not None and out.shape[0] != tok.shape[0]:
-            raise CheckpointError(
-                f"the output table has {out.shape[0]:,} rows but the token table has {tok.shape[0]:,}; "
-                "an output projection must have one row per token"
-            )
+            raise CheckpointError("the output table has {out:,} rows but the token table has {tok:,}; an output "
+                                  "projection must have one row per token", out=out.shape[0], tok=tok.shape[0])
         if self.position_kind not in POSITION_KINDS:
-            raise CheckpointError(f"position_kind must be one of {POSITION_KINDS}, got {self.position_kind!r}")
+            raise CheckpointError("position_kind must be one of {kinds}, got {kind!r}", kinds=", ".join(POSITION_KINDS),
+                                  kind=self.position_kind)
         if (self.position_kind == "learned") != (pos is not None):
             raise CheckpointError("a learned position kind needs a position table, and only it has one")
         if self.tied and out is not None:

@@ -14,7 +14,7 @@ def sinusoidal_table(T: int, d: int, base: float = 10_000.0) -> np.ndarray:
     """(T, d) float32, Vaswani et al. 2017: PE[t, 2i] = sin(t / base^(2i/d)), PE[t, 2i+1] = cos(…).
     Never trained, defined for any t."""
     if T < 1 or d < 1:
-        raise QueryError(f"T and d must be at least 1; got T = {T}, d = {d}")
+        raise QueryError("T and d must be at least 1; got T = {T}, d = {d}", T=T, d=d)
     t = np.arange(T, dtype=np.float64)[:, None]
     i = np.arange(0, d, 2, dtype=np.float64)[None, :]
     angle = t / base ** (i / d)
@@ -65,8 +65,8 @@ def order_blindness(emb: Embeddings, text_a: str, text_b: str) -> OrderCheck:
 
     a, b = emb.tokenizer.encode(text_a), emb.tokenizer.encode(text_b)
     if sorted(a) != sorted(b):
-        raise QueryError(f"the two texts must hold the same tokens in another order; “{text_a}” gives {a}, "
-                         f"“{text_b}” gives {b}")
+        raise QueryError("the two texts must hold the same tokens in another order; “{text_a}” gives {a}, “{text_b}” "
+                         "gives {b}", text_a=text_a, a=str(a), text_b=text_b, b=str(b))
     if emb.position_table is None:
         raise QueryError("this model has no learned position table to add")
     tok_a = forward(emb, a, "numpy", positions=False).x
@@ -84,11 +84,11 @@ def position_table_of(emb: Embeddings, kind: str) -> np.ndarray:
     """The model's learned table, or a sinusoidal table of the same (T, d) (T = 1,024 without one)."""
     if kind == "learned":
         if emb.position_table is None:
-            raise QueryError(f"this model has no learned position table (its positions are {emb.position_kind})")
+            raise QueryError("this model has no learned position table (its positions are {kind})", kind=emb.position_kind)
         return emb.position_table
     if kind == "sinusoidal":
         return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or 1024, emb.d_model))
-    raise QueryError(f"kind must be one of {', '.join(POSITION_KINDS_SHOWN)}; got {kind!r}")
+    raise QueryError("kind must be one of {allowed}; got {kind!r}", allowed=", ".join(POSITION_KINDS_SHOWN), kind=kind)
 
 
 def position_cosines(emb: Embeddings, kind: str, step: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -62,7 +62,7 @@ def build_sample(emb: Embeddings, n: int, include: tuple[str, ...] = (), seed: i
     """N rows: the included words (the first is the query) and its k neighbours, the word groups,
     then a random fill. The words asked for are always kept, even when N is smaller."""
     if n < 1:
-        raise QueryError(f"the sample size must be at least 1, got {n}")
+        raise QueryError("the sample size must be at least 1, got {n}", n=n)
     chosen: dict[int, str] = {}
     for j, word in enumerate(include):
         _, ids = resolve_ids(emb, word)
@@ -116,7 +116,7 @@ def pca(X: np.ndarray, axes: tuple[int, ...] = (0, 1)) -> Projection:
     """PCA coordinates on the chosen components (0-based), with each one's explained variance."""
     t = time.perf_counter()
     if max(axes) >= min(X.shape):
-        raise QueryError(f"component {max(axes) + 1} does not exist: at most {min(X.shape)} for this sample")
+        raise QueryError("component {c} does not exist: at most {most} for this sample", c=max(axes) + 1, most=min(X.shape))
     coords, _, ratio, _ = pca_fit(X, max(axes) + 1)
     return Projection(coords[:, list(axes)], "pca", ratio[list(axes)], time.perf_counter() - t)
 
@@ -132,11 +132,12 @@ def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 5
 
     n = X.shape[0]
     if n < 5:
-        raise QueryError(f"t-SNE needs at least 5 points, got {n}")
+        raise QueryError("t-SNE needs at least 5 points, got {n}", n=n)
     if not 2 <= perplexity < n / 3:
-        raise QueryError(f"perplexity must be between 2 and a third of the points ({n / 3:.0f}); got {perplexity}")
+        raise QueryError("perplexity must be between 2 and a third of the points ({most:.0f}); got {perplexity}",
+                         most=n / 3, perplexity=perplexity)
     if n_iter < 50:
-        raise QueryError(f"t-SNE needs at least 50 iterations, got {n_iter}")
+        raise QueryError("t-SNE needs at least 50 iterations, got {n}", n=n_iter)
     t = time.perf_counter()
     report = progress or (lambda f, s: None)
     X50 = pca_fit(X, min(50, *X.shape))[0].astype(np.float64)
@@ -182,7 +183,7 @@ def trust_scores(X: np.ndarray, Y: np.ndarray, k: int = 10, max_points: int = 50
     that subset) and the others get NaN. Returns (scores (N,), mean)."""
     n = X.shape[0]
     if n <= k:
-        raise QueryError(f"a trust score with k = {k} needs more than {k} points, got {n}")
+        raise QueryError("a trust score with k = {k} needs more than {k} points, got {n}", k=k, n=n)
     idx = np.arange(n) if n <= max_points else np.sort(np.random.default_rng(seed).choice(n, max_points, replace=False))
     a, b = knn(X[idx], k), knn(Y[idx], k)
     kept = np.array([len(set(r1) & set(r2)) / k for r1, r2 in zip(a, b, strict=True)])
@@ -234,11 +235,12 @@ def project_model(emb: Embeddings, method: str = "pca", n: int = 5000, include: 
                   n_iter: int = 500, progress: Callable[[float, str], None] | None = None) -> ProjectionResult:
     """Sample the token table, project it, and score how much of each neighbourhood survives."""
     if method not in METHODS:
-        raise QueryError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        raise QueryError("method must be one of {allowed}; got {method!r}", allowed=", ".join(METHODS), method=method)
     if dims not in (2, 3):
-        raise QueryError(f"dims must be 2 or 3, got {dims}")
+        raise QueryError("dims must be 2 or 3, got {dims}", dims=dims)
     if method == "tsne" and n > 20_000:
-        raise QueryError(f"t-SNE is offered for at most 20,000 points here (it would take minutes); got {n:,}")
+        raise QueryError("t-SNE is offered for at most {most:,} points here (it would take minutes); got {n:,}", most=20_000,
+                         n=n)
     sample = build_sample(emb, n, include, seed)
     X = emb.token_table[sample.ids]
     if method == "pca":

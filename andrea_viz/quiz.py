@@ -84,7 +84,7 @@ class RoundScore:
 def score_round(guesses: list[float], pairs: list[Pair]) -> RoundScore:
     """Score the order of the guesses against the order of the real cosines."""
     if len(guesses) != len(pairs) or len(pairs) < 2:
-        raise QueryError(f"expected one guess per pair ({len(pairs)}), got {len(guesses)}")
+        raise QueryError("expected one guess per pair ({n}), got {got}", n=len(pairs), got=len(guesses))
     if len(set(guesses)) < 2:
         return RoundScore(float("nan"), 0)
     rho = float(spearmanr(guesses, [p.cosine for p in pairs]).statistic)

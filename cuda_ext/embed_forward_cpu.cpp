@@ -1,36 +1,9 @@
 // CPU kernel: one pass over the output, each row the sum of a token row and a position row.
 #include "embed_forward.h"
 
-#include <cstring>
+#include "embed_convert.h"
 
 namespace {
-
-inline float bf16_to_f32(uint16_t h) {
-    uint32_t bits = static_cast<uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-inline float f16_to_f32(uint16_t h) {
-    uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu, bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;  // +-0
-        } else {  // subnormal: renormalise
-            exp = 127 - 15 + 1;
-            while ((mant & 0x400u) == 0) { mant <<= 1; --exp; }
-            bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
-        }
-    } else if (exp == 0x1F) {
-        bits = sign | 0x7F800000u | (mant << 13);  // inf / nan
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 template <typename Id>
 int64_t first_bad(const Id* ids, int64_t n, int64_t V) {
@@ -40,6 +13,8 @@ int64_t first_bad(const Id* ids, int64_t n, int64_t V) {
 }
 
 inline float f32_to_f32(float x) { return x; }
+inline float bf16_to_f32(uint16_t h) { return emb_bf16_to_f32(h); }
+inline float f16_to_f32(uint16_t h) { return emb_f16_to_f32(h); }
 
 // One row per (b, t): o = Cvt(token row) + Cvt(position row), in fp32. S is the stored element type.
 template <typename Id, typename S, float (*Cvt)(S)>

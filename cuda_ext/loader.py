@@ -19,6 +19,7 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 CPU_SOURCES = ["binding.cpp", "embed_forward_cpu.cpp"]
 CUDA_SOURCES = ["binding.cpp", "embed_forward_cpu.cpp", "embed_forward.cu"]
+HEADERS = ["embed_forward.h", "embed_convert.h", "embed_forward_thread.h"]
 STALE_LOCK_SECONDS = 300
 _results: dict[str, tuple[ModuleType | None, str]] = {}
 _lock = threading.Lock()
@@ -26,7 +27,7 @@ _lock = threading.Lock()
 
 def _source_hash(sources: list[str]) -> str:
     h = hashlib.sha256()
-    for s in [*sources, "embed_forward.h"]:
+    for s in [*sources, *HEADERS]:
         h.update((HERE / s).read_bytes())
     return h.hexdigest()[:12]
 

@@ -6,7 +6,7 @@ from andrea_viz import ui
 from andrea_viz.lookup import block_average, expected_init_norm, one_hot_product, value_stats
 from andrea_viz.plots import lookup as plots
 
-emb = ui.page_setup("Lookup table", ":material/table_view:")
+emb = ui.page_setup(__file__)
 table = emb.token_table
 V, d = table.shape
 
@@ -33,7 +33,7 @@ centre = c2.checkbox("Centre the window on the looked-up token", value=True,
 start_default = min(max(token_id - n_rows // 2, 0), max(V - n_rows, 0))
 start = start_default if centre else int(
     c2.number_input("First row of the window", 0, max(V - n_rows, 0), start_default, step=n_rows,
-                    help=f"Any row from 0 to {max(V - n_rows, 0):,}.")
+                    help=f"Any row from 0 to {max(V - n_rows, 0):,}.", key=f"lookup:start:{emb.key}")
 )
 stop = min(start + n_rows, V)
 labels = [emb.token(i) for i in range(start, stop)]

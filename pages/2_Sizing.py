@@ -4,21 +4,20 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.plots.sizing import params_treemap
-from andrea_viz.sizing import (
-    ANDREA_FAMILY, count_params, human_bytes, product_arithmetic, table_bytes, token_table_params, tying_saving,
-)
+from andrea_viz.family import FAMILY, count_params
+from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, token_table_params, tying_saving
 
-emb = ui.page_setup("Sizing", ":material/straighten:")
+emb = ui.page_setup(__file__)
 st.title("Sizing embedding tables")
 st.markdown("A token table holds **V × d_model** numbers; a learned position table **T × d_model**. "
             "Pick an ANDREA preset or type your own sizes.")
 
-PRESETS = {**ANDREA_FAMILY, "the loaded model": None}
+PRESETS = {**FAMILY, "the loaded model": None}
 
 
 def _apply_preset() -> None:
     name = st.session_state["sizing:preset"]
-    shape = ANDREA_FAMILY.get(name)
+    shape = FAMILY.get(name)
     if shape is None:  # the loaded model's own tables; layers from its card when known
         values = dict(V=emb.vocab_size, d=emb.d_model, T=emb.context or 0, L=int(emb.card.get("layers", 12)))
     else:
@@ -50,8 +49,8 @@ m[3].metric("Whole model (ANDREA layout)", f"{pc.total:,}", help="2·V·d + T·d
 st.subheader("Exercise: sizing embedding tables")
 st.markdown("How many parameters does each token table hold? Work it out, then open the answer.")
 for name in ("ANDREA-120M", "ANDREA-480M", "ANDREA-12M"):
-    s = ANDREA_FAMILY[name]
-    with st.expander(f"{name}: V = {s.V:,} ({s.note}), d_model = {s.d:,}"):
+    s = FAMILY[name]
+    with st.expander(f"{name}: V = {s.V:,} ({s.segments:,} segments + 256 bytes + 1 BOS), d_model = {s.d:,}"):
         st.markdown(f"**{product_arithmetic(s.V, s.d)}** parameters "
                     f"({human_bytes(table_bytes(token_table_params(s.V, s.d)))} in fp32)")
 
@@ -67,7 +66,7 @@ st.subheader("Where the parameters live")
 st.plotly_chart(params_treemap(pc, f"V={int(V):,}, d={int(d):,}, T={int(T):,}, L={int(L)}"
                                f"{', tied' if tied else ', untied'}: {pc.total:,} parameters"))
 
-nominal = ANDREA_FAMILY.get(st.session_state["sizing:preset"])
+nominal = FAMILY.get(st.session_state["sizing:preset"])
 nominal = nominal.nominal if nominal is not None else None
 rows = []
 for part, n in {**pc.parts(), "token + position": pc.embeddings}.items():

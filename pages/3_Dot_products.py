@@ -8,7 +8,7 @@ from andrea_viz.geometry import angle_degrees, cosine, dot, norm
 from andrea_viz.plots import similarity as plots
 from andrea_viz.quiz import draw_round, score_round
 
-emb = ui.page_setup("Dot products", ":material/change_history:")
+emb = ui.page_setup(__file__)
 st.title("Dot products: how similar are two vectors?")
 st.markdown(
     "Length: $\\|v\\| = \\sqrt{\\sum_i v_i^2}$. Dot product: $u\\cdot v = \\sum_i u_i v_i = \\|u\\|\\,\\|v\\|\\cos\\theta$. "
@@ -43,7 +43,7 @@ st.caption("Press ▶ Play (it runs in your browser) or drag the angle slider un
            "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths.")
 st.plotly_chart(plots.turning_animation(1.5, 1.2), key="turning")
 
-st.subheader(f"Real vectors of {ui.models.model_label(st.session_state['model'])}")
+st.subheader(f"Real vectors of {ui.model_label(st.session_state['model'])}")
 c1, c2 = st.columns(2)
 with c1:
     qu = ui.token_picker(emb, key="dot:u", label="First word (u)", preferred="cat")

@@ -3,10 +3,12 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import METRICS, analogy, anisotropy, input_output_cosines, jaccard, neighbors
+from andrea_viz.geometry import (
+    ANISOTROPY_PAIRS, METRICS, analogy, anisotropy, input_output_cosines, jaccard, neighbors,
+)
 from andrea_viz.plots import neighbours as plots
 
-emb = ui.page_setup("Neighbours", ":material/hub:")
+emb = ui.page_setup(__file__)
 st.title("Nearest neighbours")
 st.markdown("The rows closest to a word, searched exactly over all "
             f"{emb.vocab_size:,} rows of the token table.")
@@ -19,9 +21,9 @@ metric = c3.radio("Measure", METRICS, horizontal=True,
                   help="cosine: direction only; dot: direction and length; euclidean: straight-line distance")
 centered = st.toggle("Mean-centred cosine", value=False, disabled=metric != "cosine",
                      help="Subtract the table's average row before measuring angles (cosine only).")
-aniso, aniso_c = ui.cached(emb, anisotropy), ui.cached(emb, anisotropy, 20_000, 0, True)
+aniso, aniso_c = ui.cached(emb, anisotropy), ui.cached(emb, anisotropy, ANISOTROPY_PAIRS, 0, True)
 st.caption(
-    f"Anisotropy (mean cosine of 20,000 random pairs): {aniso:+.4f} raw, {aniso_c:+.4f} mean-centred. "
+    f"Anisotropy (mean cosine of {ANISOTROPY_PAIRS:,} random pairs): {aniso:+.4f} raw, {aniso_c:+.4f} mean-centred. "
     "When every vector leans the same way, all raw cosines are inflated by that shared direction; "
     "subtracting the mean row removes it, so the neighbours that remain are similar for their own reasons."
 )

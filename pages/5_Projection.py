@@ -6,7 +6,7 @@ from andrea_viz import ui
 from andrea_viz.plots.projection import projection_scatter
 from andrea_viz.projection import coordinates_csv, project_model, projector_metadata, projector_tsv
 
-emb = ui.page_setup("Projection", ":material/scatter_plot:")
+emb = ui.page_setup(__file__)
 V = emb.vocab_size
 st.title("Projecting vectors to 2-D and 3-D")
 st.markdown(f"Every token is a point in {emb.d_model} dimensions. A projection draws a sample of them in 2 or 3; "

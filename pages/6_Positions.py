@@ -7,7 +7,7 @@ from andrea_viz import ui
 from andrea_viz.plots import positions as plots
 from andrea_viz.positions import position_cosines, position_path, position_table_of, rope_rotate, rope_scores, schemes
 
-emb = ui.page_setup("Positions", ":material/format_list_numbered:")
+emb = ui.page_setup(__file__)
 T, d = emb.context or 1024, emb.d_model
 kinds = ["learned", "sinusoidal"] if emb.position_table is not None else ["sinusoidal"]
 st.title("Where is each token? Position embeddings")

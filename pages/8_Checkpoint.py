@@ -5,7 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, inside, list_checkpoints, list_tokenizers
 
-emb = ui.page_setup("Checkpoint", ":material/upload_file:")
+emb = ui.page_setup(__file__)
 st.title("Bring your own checkpoint")
 st.markdown(
     "ANDREA's `.bin` (with or without Adam state, an optional config JSON and `harris_segments.json`), nanoGPT's "
@@ -18,7 +18,7 @@ LAST = "_checkpoint:last"
 
 
 def _explore(key: str) -> None:
-    st.session_state["model"] = key
+    st.session_state[ui.state.MODEL] = key
 
 
 upload_tab, folder_tab = st.tabs(["Upload a file", "From the checkpoint folder"])

@@ -1,70 +1,97 @@
-"""Checkpoint files: one module per format, and a dispatcher that sniffs the bytes (not the name).
+"""Checkpoint files: one module per format, and one table that recognises a file by its bytes.
 
-Every failure, whatever the reader met, leaves as one ``CheckpointError`` whose message says what
-was expected and what came.
+``FORMATS`` is checked in order, exact rules first: an ANDREA .bin whose step's low byte is 0x80
+starts like a pickle, so the ANDREA size rule is tried before a pickle's first byte. Every
+failure, whatever the reader met, leaves as one ``CheckpointError`` whose message says what was
+expected and what came.
 """
 
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CheckpointError
+from ..i18n import Msg, N_
 from ..model import Embeddings
 from ..tokenizer import Tokenizer, tokenizer_from_file
 from . import andrea_bin, hf_folder, llmc, numpy_file, safetensors_file, torch_file
-from .tables import Found, build
+from .tables import Found, build, choose_tables, token_rows
 
-FORMATS = ("safetensors", "a Hugging Face model folder", "a PyTorch .pt/.pth/.bin state dict",
-           "an ANDREA .bin", "an llm.c .bin", ".npy", ".npz")
+HEAD_BYTES = 64
 
 
-def sniff(path: Path) -> str:
+@dataclass(frozen=True)
+class Format:
+    """One checkpoint format: how its bytes are recognised, its name, and its reader."""
+
+    key: str
+    name: str  # a msgid
+    sniff: Callable[[bytes, int], bool]  # (first bytes, file size) -> is it this format?
+    read: Callable[[Path, Found], None]
+
+
+def _read_zip(path: Path, found: Found) -> None:
+    """A zip archive is an .npz (only .npy members) or a PyTorch file (a data.pkl inside)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise CheckpointError("{name} starts like a zip archive (.pt or .npz) but is damaged: {detail}", name=path.name,
+                              detail=str(exc)) from exc
+    if names and all(n.endswith(".npy") for n in names):
+        found.format = Msg(N_("numpy .npz"))
+        numpy_file.read_npz(path, found)
+    elif any(n.endswith("data.pkl") for n in names):
+        found.format = Msg(N_("PyTorch state dict"))
+        torch_file.read(path, found)
+    else:
+        raise CheckpointError("{name} is a zip archive but neither a PyTorch file (no data.pkl) nor an .npz (members: "
+                              "{members})", name=path.name, members=", ".join(names[:5]))
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("zip", N_("zip archive (.npz or PyTorch)"), lambda h, s: h.startswith(b"PK\x03\x04"), _read_zip),
+    Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy),
+    Format("llmc", N_("llm.c .bin"), llmc.looks_like, llmc.read),
+    Format("andrea", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_like, andrea_bin.read),
+    Format("safetensors", N_("safetensors"), safetensors_file.looks_like, safetensors_file.read),
+    Format("torch", N_("PyTorch state dict"), lambda h, s: h[:1] == b"\x80", torch_file.read),
+    # last: an ANDREA header whose size is wrong (a cut download) gets the ANDREA size message
+    Format("andrea-damaged", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_damaged, andrea_bin.read),
+)
+EXPECTED = N_("safetensors, a Hugging Face model folder, a PyTorch .pt/.pth/.bin state dict, an ANDREA .bin, an llm.c "
+              ".bin, .npy or .npz")
+
+
+def sniff(path: Path) -> Format:
     """The format of a file, from its first bytes and its size."""
     size = path.stat().st_size
     if size == 0:
-        raise CheckpointError(f"{path.name} is empty (0 bytes); expected a checkpoint")
+        raise CheckpointError("{name} is empty (0 bytes); expected a checkpoint", name=path.name)
     with open(path, "rb") as f:
-        head = f.read(64)
-    if head.startswith(b"PK\x03\x04"):
-        try:
-            with zipfile.ZipFile(path) as z:
-                names = z.namelist()
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise CheckpointError(f"{path.name} starts like a zip archive (.pt or .npz) but is damaged: {exc}") from exc
-        if names and all(n.endswith(".npy") for n in names):
-            return "npz"
-        if any(n.endswith("data.pkl") for n in names):
-            return "torch"
-        raise CheckpointError(f"{path.name} is a zip archive but neither a PyTorch file (no data.pkl) nor an .npz "
-                              f"(members: {', '.join(names[:5])})")
-    if head.startswith(numpy_file.NPY_MAGIC):
-        return "npy"
-    if llmc.looks_like(head):
-        return "llmc"
-    if safetensors_file.looks_like(head, size):
-        return "safetensors"
-    if head[:1] == b"\x80":
-        return "torch"
-    if andrea_bin.looks_like(head, size):
-        return "andrea"
-    raise CheckpointError(
-        f"{path.name} is not a checkpoint format this app reads (expected {', '.join(FORMATS)}); "
-        f"its first bytes are {head[:12].hex(' ')} and it has {size:,} bytes"
-    )
+        head = f.read(HEAD_BYTES)
+    for fmt in FORMATS:
+        if fmt.sniff(head, size):
+            return fmt
+    raise CheckpointError("{name} is not a checkpoint format this app reads (expected {expected}); its first bytes are "
+                          "{head} and it has {size:,} bytes", name=path.name, expected=Msg(EXPECTED),
+                          head=head[:12].hex(" "), size=size)
 
 
-FORMAT_NAMES = {"npz": "numpy .npz", "npy": "numpy .npy", "llmc": "llm.c .bin", "safetensors": "safetensors",
-                "torch": "PyTorch state dict", "andrea": "ANDREA .bin (microGPT layout)"}
+def find_tokenizer(path: Path, found: Found) -> Path | None:
+    """A tokenizer file beside the weights (or in the folder)."""
+    candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
+                 else hf_folder.find_tokenizer(path.parent, stem=path.stem))
+    if candidate is not None:
+        found.notes.append(Msg("tokenizer found beside the weights: {name}", name=candidate.name))
+    return candidate
 
 
 def _tokenizer(explicit: str | Path | None, path: Path, V: int, found: Found) -> Tokenizer | None:
-    candidate = Path(explicit) if explicit is not None else None
-    if candidate is None:
-        candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
-                     else hf_folder.find_tokenizer(path.parent, stem=path.stem))
-        if candidate is not None:
-            found.notes.append(f"tokenizer found beside the weights: {candidate.name}")
+    candidate = Path(explicit) if explicit is not None else find_tokenizer(path, found)
     if candidate is None:
         return None
     tok, notes = tokenizer_from_file(candidate, V)
@@ -73,52 +100,37 @@ def _tokenizer(explicit: str | Path | None, path: Path, V: int, found: Found) ->
 
 
 def _read(path: Path, found: Found, tokenizer: str | Path | None) -> Embeddings:
-    tied_hint = pos_hint = drop = None
     if path.is_dir():
-        tied_hint, pos_hint = hf_folder.read(path, found)
+        hf_folder.read(path, found)
     else:
         fmt = sniff(path)
-        found.format = FORMAT_NAMES[fmt]
-        if fmt == "npz":
-            numpy_file.read_npz(path, found)
-        elif fmt == "npy":
-            numpy_file.read_npy(path, found)
-        elif fmt == "llmc":
-            drop = llmc.read(path, found)
-            tied_hint = True
-        elif fmt == "safetensors":
-            safetensors_file.read(path, found)
-        elif fmt == "torch":
-            torch_file.read(path, found)
-        else:
-            andrea_bin.read(path, found)
-    # the vocabulary size is known once the token table's shape is
-    token_shape = next((s for n, s in found.shapes.items() if len(s) == 2), None)
-    V = drop or (token_shape[0] if token_shape else 0)
-    tok = _tokenizer(tokenizer, path, V, found) if V else None
+        found.format = Msg(fmt.name)
+        fmt.read(path, found)
+    choice = choose_tables(found)
+    tok = _tokenizer(tokenizer, path, token_rows(found, choice), found)
     stat = path.stat()
     key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer}"
-    return build(found, tok, name=path.name, key=key, tied_hint=tied_hint, position_kind_hint=pos_hint,
-                 drop_rows_past=drop)
+    return build(found, choice, tok, name=path.name, key=key)
 
 
 def load_path(path: Path, tokenizer: str | Path | None = None, name: str | None = None) -> Embeddings:
     """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError."""
     path = Path(path)
-    found = Found(format="unknown", file=str(path))
+    found = Found(format=Msg("unknown"), file=str(path))
     try:
         try:
             emb = _read(path, found, tokenizer)
         except CheckpointError:
             raise
         except MemoryError as exc:
-            raise CheckpointError(f"{path.name} declares tables larger than this machine's memory") from exc
+            raise CheckpointError("{name} declares tables larger than this machine's memory", name=path.name) from exc
         except Exception as exc:  # whatever a damaged file makes a reader raise
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-            raise CheckpointError(f"{path.name} looks like {found.format} but could not be read: {first}") from exc
+            raise CheckpointError("{name} looks like {format} but could not be read: {detail}", name=path.name,
+                                  format=found.format, detail=first) from exc
     except CheckpointError as exc:
         if name and name != path.name:  # an upload: say the user's file name, not the temporary one
-            raise CheckpointError(str(exc).replace(str(path), name).replace(path.name, name)) from exc
+            raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, name)) from exc
         raise
     if name:
         object.__setattr__(emb, "name", name)

@@ -14,24 +14,44 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CheckpointError
+from ..family import BYTE_TOKENS, CONTEXT, LAYERS_OF_WIDTH, count_params, segment_count, vocab_size
+from ..i18n import Msg
 from .tables import Found
 
-HEADER = 8
-FAMILY = {384: 6, 768: 12, 1536: 16}  # d_model -> layers in the ANDREA family
-FAMILY_T = 1024
+HEADER = 8  # int32 step, int32 n_params
 CONFIG_NAMES = {"V": ("V", "vocab_size", "n_vocab"), "d": ("d", "d_model", "n_embd", "hidden_size"),
                 "T": ("T", "block_size", "context", "n_ctx", "max_seq_len"), "L": ("L", "n_layer", "layers", "n_layers")}
+CONFIG_MAX_BYTES = 1_000_000
+
+
+def header(head: bytes) -> tuple[int, int] | None:
+    if len(head) < HEADER:
+        return None
+    step, n = (int(x) for x in np.frombuffer(head[:HEADER], "<i4"))
+    return step, n
+
+
+def file_sizes(n: int) -> tuple[int, int]:
+    """The two sizes an ANDREA .bin with n parameters can have: with Adam m and v, and weights only."""
+    return HEADER + 12 * n, HEADER + 4 * n
 
 
 def looks_like(head: bytes, size: int) -> bool:
-    if len(head) < 8:
+    """The exact size rule: 8 + 12·n (with Adam state) or 8 + 4·n (weights only)."""
+    h = header(head)
+    return h is not None and h[0] >= 0 and h[1] > 0 and size in file_sizes(h[1])
+
+
+def looks_damaged(head: bytes, size: int) -> bool:
+    """An ANDREA header whose file is cut short or padded (a broken download): worth the size message."""
+    h = header(head)
+    if h is None or h[0] < 0 or h[1] <= 0 or (size - HEADER) % 4:
         return False
-    step, n = np.frombuffer(head[:8], "<i4")
-    return step >= 0 and n > 0 and size in (HEADER + 12 * int(n), HEADER + 4 * int(n))
+    return 2 * h[1] <= size - HEADER <= 24 * h[1]
 
 
 def _segments_power_of_two(V: int) -> bool:
-    s = V - 257  # V = 256 bytes + segments + 1 BOS, with 2,048 / 4,096 / 8,192 / 16,384 segments
+    s = segment_count(V)  # the family's V is 256 bytes + 2,048 / 4,096 / 8,192 / 16,384 segments + 1 BOS
     return s > 0 and s & (s - 1) == 0
 
 
@@ -42,10 +62,10 @@ def solve_sizes(n_params: int) -> tuple[tuple[int, int, int, int] | None, list[t
     d = 384, L = 6 with V = 114,178); the family's V is 256 + 2^k segments + 1, which decides.
     """
     fits = []
-    for d, L in FAMILY.items():
-        rest = n_params - FAMILY_T * d - 12 * L * d * d
-        if rest > 0 and rest % (2 * d) == 0 and rest // (2 * d) >= 257:
-            fits.append((rest // (2 * d), d, FAMILY_T, L))
+    for d, L in LAYERS_OF_WIDTH.items():
+        rest = n_params - count_params(0, d, CONTEXT, L).total
+        if rest > 0 and rest % (2 * d) == 0 and rest // (2 * d) >= vocab_size(0):
+            fits.append((rest // (2 * d), d, CONTEXT, L))
     family = [f for f in fits if _segments_power_of_two(f[0])]
     if len(family) == 1:
         return family[0], fits
@@ -55,66 +75,80 @@ def solve_sizes(n_params: int) -> tuple[tuple[int, int, int, int] | None, list[t
 
 
 def read_config(path: Path, found: Found) -> dict | None:
+    """V, d, T, L from ``<stem>.json`` or ``config.json`` beside the file, when one holds all four."""
     for cand in (path.with_suffix(".json"), path.parent / "config.json"):
-        if cand.is_file() and cand.stat().st_size < 1_000_000:
+        if cand.is_file() and cand.stat().st_size < CONFIG_MAX_BYTES:
             try:
                 raw = json.loads(cand.read_text())
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise CheckpointError(f"the sidecar config {cand.name} is not valid JSON: {exc}") from exc
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                raise CheckpointError("the sidecar config {name} is not valid JSON: {detail}", name=cand.name,
+                                      detail=str(exc)) from exc
             if not isinstance(raw, dict):
                 continue
             sizes = {}
             for key, names in CONFIG_NAMES.items():
                 for nm in names:
-                    if isinstance(raw.get(nm), int) and raw[nm] > 0:
+                    if isinstance(raw.get(nm), int) and not isinstance(raw[nm], bool) and raw[nm] > 0:
                         sizes[key] = raw[nm]
                         break
             if len(sizes) == 4:
-                found.notes.append(f"sizes from the sidecar config {cand.name}: V = {sizes['V']:,}, "
-                                   f"d = {sizes['d']}, T = {sizes['T']}, L = {sizes['L']}")
+                found.notes.append(Msg("sizes from the sidecar config {name}: V = {V:,}, d = {d}, T = {T:,}, L = {L}",
+                                       name=cand.name, **sizes))
+                if isinstance(raw.get("n_head"), int) or isinstance(raw.get("heads"), int):
+                    found.config["heads"] = raw.get("n_head", raw.get("heads"))
                 return sizes
     return None
 
 
+def _fits_text(fits: list[tuple[int, int, int, int]]) -> str:
+    return "; ".join(f"V = {f[0]:,}, d = {f[1]}, L = {f[3]}" for f in fits)
+
+
+def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int]:
+    sizes = read_config(path, found)
+    if sizes is not None:
+        V, d, T, L = sizes["V"], sizes["d"], sizes["T"], sizes["L"]
+        want = count_params(V, d, T, L).total
+        if want != n:
+            raise CheckpointError("{name}: the config's sizes give 2·V·d + T·d + 12·L·d² = {want:,} parameters, but the "
+                                  "file holds {n:,}", name=path.name, want=want, n=n)
+        return V, d, T, L
+    solved, fits = solve_sizes(n)
+    if solved is None:
+        widths = ", ".join(f"{d} ({L} layers)" for d, L in LAYERS_OF_WIDTH.items())
+        if fits:
+            raise CheckpointError("{name}: n_params = {n:,} fits the ANDREA layout 2·V·d + T·d + 12·L·d² with T = {T:,} "
+                                  "in more than one way ({fits}); put a config JSON beside it with V, d_model, T, L",
+                                  name=path.name, n=n, T=CONTEXT, fits=_fits_text(fits))
+        raise CheckpointError("{name}: n_params = {n:,} does not fit the ANDREA layout 2·V·d + T·d + 12·L·d² with T = "
+                              "{T:,} and d = {widths}; put a config JSON beside it with V, d_model, T, L",
+                              name=path.name, n=n, T=CONTEXT, widths=widths)
+    V, d, T, L = solved
+    found.assumptions.append(Msg("no config beside the file: V = {V:,}, d = {d}, T = {T:,}, L = {L} solved from n_params "
+                                 "= {n:,} with the ANDREA layout 2·V·d + T·d + 12·L·d²", V=V, d=d, T=T, L=L, n=n))
+    others = [f for f in fits if f != solved]
+    if others:
+        found.assumptions.append(Msg("the count also fits {fits}; V = {V:,} was taken because it is {bytes} bytes + "
+                                     "{segments:,} segments + BOS, as in the family", fits=_fits_text(others), V=V,
+                                     bytes=BYTE_TOKENS, segments=segment_count(V)))
+    return V, d, T, L
+
+
 def read(path: Path, found: Found) -> None:
     size = path.stat().st_size
-    step, n = (int(x) for x in np.fromfile(path, "<i4", count=2))
-    if n <= 0 or size not in (HEADER + 12 * n, HEADER + 4 * n):
-        raise CheckpointError(
-            f"{path.name}: an ANDREA .bin with n_params = {n:,} must be {HEADER + 12 * n:,} bytes (weights + Adam m "
-            f"and v) or {HEADER + 4 * n:,} (weights only); it is {size:,}"
-        )
-    found.notes.append(f"training step {step:,}; {n:,} parameters"
-                       + ("; the Adam m and v that follow are not read" if size == HEADER + 12 * n else ""))
-    sizes = read_config(path, found)
-    if sizes is None:
-        solved, fits = solve_sizes(n)
-        if solved is None:
-            options = "; ".join(f"V = {f[0]:,}, d = {f[1]}, L = {f[3]}" for f in fits)
-            raise CheckpointError(
-                f"{path.name}: n_params = {n:,} does not fit the ANDREA layout 2·V·d + T·d + 12·L·d² with T = 1,024 "
-                "and d = 384 (6 layers), 768 (12) or 1,536 (16)" + (f" in one way only (it fits {options})" if fits
-                else "") + "; put a config JSON beside it with V, d_model, T, L"
-            )
-        V, d, T, L = solved
-        found.assumptions.append(
-            f"no config beside the file: V = {V:,}, d = {d}, T = {T:,}, L = {L} solved from n_params = {n:,} "
-            "with the ANDREA layout 2·V·d + T·d + 12·L·d²"
-        )
-        others = [f for f in fits if f != solved]
-        if others:
-            found.assumptions.append(
-                "the count also fits " + "; ".join(f"V = {f[0]:,}, d = {f[1]}, L = {f[3]}" for f in others)
-                + f"; V = {V:,} was taken because it is 256 bytes + {V - 257:,} segments + BOS, as in the family")
-    else:
-        V, d, T, L = sizes["V"], sizes["d"], sizes["T"], sizes["L"]
-        if 2 * V * d + T * d + 12 * L * d * d != n:
-            raise CheckpointError(
-                f"{path.name}: the config's sizes give 2·V·d + T·d + 12·L·d² = {2 * V * d + T * d + 12 * L * d * d:,} "
-                f"parameters, but the file holds {n:,}"
-            )
-    found.assumptions.append("weights in microGPT's order: wte (V, d), wpe (T, d), lm_head (V, d), then the blocks")
-    found.config.update({"layers": L})
+    with open(path, "rb") as f:
+        step, n = header(f.read(HEADER)) or (0, 0)
+    with_adam, weights_only = file_sizes(n)
+    if n <= 0 or size not in (with_adam, weights_only):
+        raise CheckpointError("{name}: an ANDREA .bin with n_params = {n:,} must be {a:,} bytes (weights + Adam m and v) "
+                              "or {b:,} (weights only); it is {size:,}", name=path.name, n=n, a=with_adam,
+                              b=weights_only, size=size)
+    found.step = step
+    found.notes.append(Msg("training step {step:,}; {n:,} parameters; the Adam m and v that follow are not read", step=step,
+                           n=n) if size == with_adam else Msg("training step {step:,}; {n:,} parameters", step=step, n=n))
+    V, d, T, L = _sizes(path, n, found)
+    found.assumptions.append(Msg("weights in microGPT's order: wte (V, d), wpe (T, d), lm_head (V, d), then the blocks"))
+    found.config["layers"] = L
     offsets = {"wte": (0, (V, d)), "wpe": (V * d, (T, d)), "lm_head": (V * d + T * d, (V, d))}
     for name, (start, shape) in offsets.items():
         found.add(name, shape, "float32",

@@ -23,10 +23,10 @@ def inside(root: Path, relative: str | Path) -> Path:
     root = root.resolve()
     target = (root / relative).resolve()
     if target != root and root not in target.parents:
-        raise CheckpointError(f"{str(relative)!r} resolves to {target}, outside the checkpoint folder {root}; "
-                              "only files inside it can be opened")
+        raise CheckpointError("{rel!r} resolves to {target}, outside the checkpoint folder {root}; only files inside it "
+                              "can be opened", rel=str(relative), target=str(target), root=str(root))
     if not target.exists():
-        raise CheckpointError(f"{str(relative)!r} does not exist in the checkpoint folder {root}")
+        raise CheckpointError("{rel!r} does not exist in the checkpoint folder {root}", rel=str(relative), root=str(root))
     return target
 
 

@@ -7,12 +7,15 @@ import json
 from pathlib import Path
 
 from ..errors import CheckpointError
-from . import safetensors_file, torch_file
+from ..i18n import Msg
 from ..tokenizer import TOKENIZER_FILES
+from . import safetensors_file, torch_file
 from .tables import Found
 
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
 HEAD_WORDS = ("LMHead", "CausalLM", "ForMaskedLM")
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 
 
 def read_config(folder: Path) -> dict:
@@ -21,22 +24,26 @@ def read_config(folder: Path) -> dict:
         return {}
     try:
         cfg = json.loads(p.read_text())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{p} is not valid JSON: {exc}") from exc
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise CheckpointError("{path} is not valid JSON: {detail}", path=str(p), detail=str(exc)) from exc
     return cfg if isinstance(cfg, dict) else {}
 
 
-def read(folder: Path, found: Found) -> tuple[bool | None, str | None]:
-    """Collect the folder's tensors. Returns (tied hint, position kind hint) from config.json."""
+def holds_weights(folder: Path) -> bool:
+    """True when a folder is one Hugging Face model (its weights or a shard index are in it)."""
+    return any((folder / n).is_file() for n in WEIGHT_FILES + INDEX_FILES)
+
+
+def read(folder: Path, found: Found) -> None:
+    """Collect the folder's tensors; hints from config.json (tied, RoPE)."""
     cfg = read_config(folder)
     model_type = cfg.get("model_type", "unknown")
-    found.format = f"Hugging Face folder ({model_type})"
+    found.format = Msg("Hugging Face folder ({model_type})", model_type=str(model_type))
     if "num_hidden_layers" in cfg or "n_layer" in cfg:
         found.config["layers"] = cfg.get("num_hidden_layers", cfg.get("n_layer"))
     if "num_attention_heads" in cfg or "n_head" in cfg:
         found.config["heads"] = cfg.get("num_attention_heads", cfg.get("n_head"))
-    index = next((folder / n for n in ("model.safetensors.index.json", "pytorch_model.bin.index.json")
-                  if (folder / n).is_file()), None)
+    index = next((folder / n for n in INDEX_FILES if (folder / n).is_file()), None)
     if (folder / "model.safetensors").is_file():
         safetensors_file.read(folder / "model.safetensors", found)
     elif (folder / "pytorch_model.bin").is_file():
@@ -44,25 +51,26 @@ def read(folder: Path, found: Found) -> tuple[bool | None, str | None]:
     elif index is not None:
         try:
             shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CheckpointError(f"{index.name} has no weight_map: {exc}") from exc
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CheckpointError("{name} has no weight_map: {detail}", name=index.name, detail=str(exc)) from exc
         for shard in shards:
-            p = (folder / shard).resolve()
+            p = (folder / str(shard)).resolve()
             if p.parent != folder.resolve() or not p.is_file():
-                raise CheckpointError(f"{index.name} names a shard {shard!r} that is not a file in the folder")
+                raise CheckpointError("{name} names a shard {shard!r} that is not a file in the folder", name=index.name,
+                                      shard=str(shard))
             (safetensors_file.read if p.suffix == ".safetensors" else torch_file.read)(p, found)
-        found.notes.append(f"{len(shards)} weight shards")
+        found.notes.append(Msg("{n} weight shards", n=len(shards)))
     else:
-        raise CheckpointError(f"{folder.name}/ has no weights: expected model.safetensors, pytorch_model.bin or "
-                              "a sharded index beside config.json")
+        raise CheckpointError("{name}/ has no weights: expected model.safetensors, pytorch_model.bin or a sharded index "
+                              "beside config.json", name=folder.name)
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
-    tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
-    pos_hint = "rope" if model_type in ROPE_TYPES or "rope_theta" in cfg else None
+    found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
+    found.position_kind_hint = "rope" if model_type in ROPE_TYPES or "rope_theta" in cfg else None
     if cfg:
-        found.notes.append(f"config.json: model_type = {model_type}, architectures = {archs or 'not given'}, "
-                           f"tie_word_embeddings = {cfg.get('tie_word_embeddings', 'not given')}")
-    return tied_hint, pos_hint
+        found.notes.append(Msg("config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = "
+                               "{tie}", model_type=str(model_type), archs=archs or "—",
+                               tie=str(cfg.get("tie_word_embeddings", "—"))))
 
 
 def find_tokenizer(folder: Path, stem: str | None = None) -> Path | None:

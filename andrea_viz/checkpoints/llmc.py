@@ -8,13 +8,17 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CheckpointError
+from ..i18n import Msg
 from .tables import Found
 
-MAGIC = 20240326
-HEADER_BYTES = 256 * 4
+MAGIC = 20240326  # llm.c's model file (train_gpt2.py write_model)
+TOKENIZER_MAGIC = 20240328  # llm.c's tokenizer file (write_tokenizer)
+HEADER_INTS = 256
+HEADER_BYTES = HEADER_INTS * 4
+VERSIONS = {3: "float32", 5: "bfloat16"}
 
 
-def looks_like(head: bytes) -> bool:
+def looks_like(head: bytes, size: int = 0) -> bool:
     return len(head) >= 4 and int(np.frombuffer(head[:4], "<i4")[0]) == MAGIC
 
 
@@ -22,27 +26,29 @@ def bf16_to_f32(raw: np.ndarray) -> np.ndarray:
     return (raw.astype(np.uint32) << 16).view(np.float32)
 
 
-def read(path: Path, found: Found) -> int:
-    """Collect wte and wpe; returns V (rows past it are padding)."""
+def read(path: Path, found: Found) -> None:
+    """Collect wte and wpe; rows of wte past V are padding."""
     size = path.stat().st_size
     if size < HEADER_BYTES:
-        raise CheckpointError(f"{path.name}: an llm.c checkpoint starts with a {HEADER_BYTES}-byte header; "
-                              f"the file has {size:,} bytes")
+        raise CheckpointError("{name}: an llm.c checkpoint starts with a {header}-byte header; the file has {size:,} bytes",
+                              name=path.name, header=HEADER_BYTES, size=size)
     h = np.fromfile(path, "<i4", count=8)
     version, maxT, V, L, H, C, Vp = (int(x) for x in h[1:8])
-    if version not in (3, 5):
-        raise CheckpointError(f"{path.name}: llm.c version {version} is not one of 3 (fp32) or 5 (bf16)")
+    if version not in VERSIONS:
+        raise CheckpointError("{name}: llm.c version {version} is not one of 3 (fp32) or 5 (bf16)", name=path.name,
+                              version=version)
     if min(maxT, V, C, Vp) <= 0 or Vp < V:
-        raise CheckpointError(f"{path.name}: the llm.c header declares maxT = {maxT}, V = {V}, C = {C}, Vp = {Vp}; "
-                              "expected positive sizes with Vp ≥ V")
+        raise CheckpointError("{name}: the llm.c header declares maxT = {maxT}, V = {V}, C = {C}, Vp = {Vp}; expected "
+                              "positive sizes with Vp ≥ V", name=path.name, maxT=maxT, V=V, C=C, Vp=Vp)
     elem = 4 if version == 3 else 2
     need = HEADER_BYTES + (Vp * C + maxT * C) * elem
     if need > size:
-        raise CheckpointError(f"{path.name}: the header declares tables of {need - HEADER_BYTES:,} bytes "
-                              f"(Vp = {Vp:,}, maxT = {maxT:,}, C = {C:,}) but the file has only {size:,} bytes")
-    dtype = "float32" if elem == 4 else "bfloat16"
-    found.notes.append(f"llm.c version {version} ({dtype}): maxT = {maxT:,}, V = {V:,}, padded Vp = {Vp:,}, "
-                       f"L = {L}, heads = {H}, C = {C}")
+        raise CheckpointError("{name}: the header declares tables of {need:,} bytes (Vp = {Vp:,}, maxT = {maxT:,}, C = "
+                              "{C:,}) but the file has only {size:,} bytes", name=path.name, need=need - HEADER_BYTES,
+                              Vp=Vp, maxT=maxT, C=C, size=size)
+    dtype = VERSIONS[version]
+    found.notes.append(Msg("llm.c version {version} ({dtype}): maxT = {maxT:,}, V = {V:,}, padded Vp = {Vp:,}, L = {L}, "
+                           "heads = {H}, C = {C}", version=version, dtype=dtype, maxT=maxT, V=V, Vp=Vp, L=L, H=H, C=C))
     found.config.update({"layers": L, "heads": H})
 
     def table(offset: int, shape: tuple[int, int]):
@@ -52,5 +58,6 @@ def read(path: Path, found: Found) -> int:
 
     found.add("wte", (Vp, C), dtype, lambda: table(0, (Vp, C)))
     found.add("wpe", (maxT, C), dtype, lambda: table(Vp * C, (maxT, C)))
-    found.assumptions.append("llm.c ties the output projection to wte")
-    return V
+    found.vocab_rows = V
+    found.tied_hint = True
+    found.assumptions.append(Msg("llm.c ties the output projection to wte"))

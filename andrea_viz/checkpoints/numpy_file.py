@@ -21,7 +21,7 @@ def _header(fp) -> tuple[tuple[int, ...], np.dtype, bool]:
     elif version in ((2, 0), (3, 0)):
         shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
     else:
-        raise CheckpointError(f"unsupported .npy version {version}")
+        raise CheckpointError("unsupported .npy version {version}", version=str(version))
     if dtype.hasobject:
         raise CheckpointError("the array holds Python objects; only numeric tables are read (no pickles)")
     return shape, dtype, fortran
@@ -30,8 +30,9 @@ def _header(fp) -> tuple[tuple[int, ...], np.dtype, bool]:
 def _check_size(name: str, shape, dtype: np.dtype, available: int) -> None:
     need = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
     if need > available:
-        raise CheckpointError(f"{name} declares shape {list(shape)} ({need:,} bytes) but only {available:,} bytes "
-                              "hold it: the file is truncated or its header is wrong")
+        raise CheckpointError("{name} declares shape {shape} ({need:,} bytes) but only {available:,} bytes hold it: the "
+                              "file is truncated or its header is wrong", name=name, shape=str(list(shape)), need=need,
+                              available=available)
 
 
 def read_npy(path: Path, found: Found) -> None:
@@ -46,7 +47,7 @@ def read_npz(path: Path, found: Found) -> None:
     with zipfile.ZipFile(path) as z:
         infos = [i for i in z.infolist() if i.filename.endswith(".npy")]
         if not infos:
-            raise CheckpointError(f"{path.name} is a zip archive without .npy members: not an .npz of tables")
+            raise CheckpointError("{name} is a zip archive without .npy members: not an .npz of tables", name=path.name)
         for info in infos:
             with z.open(info) as fp:
                 shape, dtype, _ = _header(fp)

@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CheckpointError
+from ..i18n import Msg
 from .tables import Found
 
 
 def looks_like(head: bytes, size: int) -> bool:
+    """An 8-byte little-endian header length that fits the file, then the JSON header's '{'."""
     if len(head) < 9:
         return False
     n = int(np.frombuffer(head[:8], "<u8")[0])
@@ -35,7 +37,8 @@ def read(path: Path, found: Found, prefix: str = "") -> None:
     try:
         handle = safe_open(str(path), framework="np")
     except Exception as exc:
-        raise CheckpointError(f"{path.name} is not a valid safetensors file: {str(exc).splitlines()[0]}") from exc
+        raise CheckpointError("{name} is not a valid safetensors file: {detail}", name=path.name,
+                              detail=(str(exc).splitlines() or [type(exc).__name__])[0]) from exc
     with handle as f:
         meta = f.metadata() or {}
         for k in f.keys():
@@ -43,4 +46,4 @@ def read(path: Path, found: Found, prefix: str = "") -> None:
             shape, dtype = tuple(sl.get_shape()), sl.get_dtype()
             found.add(prefix + k, shape, dtype, lambda key=k, dt=dtype: _read_tensor(path, key, dt))
     if meta.get("format"):
-        found.notes.append(f"safetensors metadata: format = {meta['format']}")
+        found.notes.append(Msg("safetensors metadata: format = {format}", format=str(meta["format"])))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CheckpointError
+from ..i18n import Msg, N_
 from ..model import Embeddings, Provenance
 from ..tokenizer import IdTokenizer, Tokenizer
 
@@ -50,17 +51,26 @@ def strip_prefixes(name: str) -> str:
 
 @dataclass
 class Found:
-    """What a reader collected: tensor names with a way to read each one, plus notes."""
+    """What a reader collected: tensor names with a way to read each one, notes, and hints.
 
-    format: str
+    Every reader has the same contract: ``read(path, found) -> None``; it adds tensors and may set
+    ``format`` (a more precise name), ``tied_hint``, ``position_kind_hint``, ``vocab_rows`` (rows past
+    it are padding), ``step`` and ``config`` (layers, heads).
+    """
+
+    format: Msg | str
     file: str
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     dtypes: dict[str, str] = field(default_factory=dict)
     readers: dict[str, Callable[[], np.ndarray]] = field(default_factory=dict)
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    assumptions: list[Msg] = field(default_factory=list)
+    notes: list[Msg] = field(default_factory=list)
+    warnings: list[Msg] = field(default_factory=list)
     config: dict = field(default_factory=dict)
+    tied_hint: bool | None = None
+    position_kind_hint: str | None = None
+    vocab_rows: int | None = None
+    step: int | None = None
 
     def add(self, name: str, shape: tuple[int, ...], dtype: str, read: Callable[[], np.ndarray]) -> None:
         self.shapes[name] = tuple(int(s) for s in shape)
@@ -68,19 +78,54 @@ class Found:
         self.readers[name] = read
 
 
-def _pick(found: Found, keys: list[str], want_2d: bool = True) -> tuple[str | None, str]:
+@dataclass(frozen=True)
+class Choice:
+    """Which tensor plays each role, and why (names are the file's own)."""
+
+    token: str
+    token_why: Msg
+    position: str | None = None
+    position_why: Msg | None = None
+    output: str | None = None
+    output_why: Msg | None = None
+
+
+def _pick(found: Found, keys: list[str], want_2d: bool = True) -> tuple[str | None, Msg | None]:
     by_clean = {strip_prefixes(n): n for n in found.shapes}
     for k in keys:
         n = by_clean.get(k)
         if n is not None and (not want_2d or len(found.shapes[n]) == 2):
-            prefix = "" if n == k else f" (after removing the prefix {n[: len(n) - len(k)]!r})"
-            return n, f"its name is {k!r}{prefix}"
-    return None, ""
+            if n == k:
+                return n, Msg("its name is {key!r}", key=k)
+            return n, Msg("its name is {key!r} (after removing the prefix {prefix!r})", key=k, prefix=n[: len(n) - len(k)])
+    return None, None
+
+
+def choose_tables(found: Found) -> Choice:
+    """The token table (by name, or the only 2-D tensor), and a position and output table of its width."""
+    tok, tok_why = _pick(found, TOKEN_KEYS)
+    if tok is None:
+        two_d = [n for n, s in found.shapes.items() if len(s) == 2]
+        if len(two_d) != 1:
+            listed = ", ".join(f"{n} {list(s)}" for n, s in list(found.shapes.items())[:8]) or "no tensors"
+            raise CheckpointError("no token embedding table found in {file}: expected a tensor named like {keys} …; "
+                                  "found {listed}", file=found.file, keys=", ".join(TOKEN_KEYS[:6]), listed=listed)
+        tok, tok_why = two_d[0], Msg("it is the only 2-D tensor in the file")
+    d = found.shapes[tok][1]
+    pos, pos_why = _pick(found, POSITION_KEYS)
+    if pos is not None and found.shapes[pos][1:] != (d,):
+        found.warnings.append(Msg("{name} has shape {shape}, not (T, {d}); not used", name=pos,
+                                  shape=str(list(found.shapes[pos])), d=d))
+        pos, pos_why = None, None
+    out, out_why = _pick(found, OUTPUT_KEYS)
+    if out is not None and found.shapes[out][1:] != (d,):
+        out, out_why = None, None
+    return Choice(tok, tok_why, pos, pos_why, out, out_why)
 
 
 def to_float32(a: np.ndarray, name: str, found: Found) -> np.ndarray:
     if a.dtype != np.float32:
-        found.notes.append(f"{name} is {a.dtype}; converted to float32 for analysis")
+        found.notes.append(Msg("{name} is {dtype}; converted to float32 for analysis", name=name, dtype=str(a.dtype)))
         a = a.astype(np.float32)
     return a
 
@@ -89,85 +134,90 @@ def nonfinite_rows(table: np.ndarray) -> int:
     return int((~np.isfinite(table).all(axis=1)).sum())
 
 
-def build(found: Found, tokenizer: Tokenizer | None, name: str, key: str, tied_hint: bool | None = None,
-          position_kind_hint: str | None = None, drop_rows_past: int | None = None) -> Embeddings:
-    """Choose the tables, read them, and record why each was taken."""
-    tok_name, tok_why = _pick(found, TOKEN_KEYS)
-    if tok_name is None:
-        two_d = [n for n, s in found.shapes.items() if len(s) == 2]
-        if len(two_d) == 1:
-            tok_name, tok_why = two_d[0], "it is the only 2-D tensor in the file"
-        else:
-            listed = ", ".join(f"{n} {list(s)}" for n, s in list(found.shapes.items())[:8]) or "no tensors"
-            raise CheckpointError(
-                f"no token embedding table found in {found.file}: expected a tensor named like "
-                f"{', '.join(TOKEN_KEYS[:6])} …; found {listed}"
-            )
-    roles = [("token table", tok_name, tok_why)]
-    wte = to_float32(np.asarray(found.readers[tok_name]()), tok_name, found)
+def token_rows(found: Found, choice: Choice) -> int:
+    """The number of token ids: the token table's rows, or fewer when the rows past them are padding."""
+    rows = found.shapes[choice.token][0]
+    return min(rows, found.vocab_rows) if found.vocab_rows else rows
+
+
+def _read(found: Found, name: str) -> np.ndarray:
+    return to_float32(np.asarray(found.readers[name]()), name, found)
+
+
+def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, bool,
+                                                        list[tuple[str, str, Msg]]]:
+    """(token table, position table, output table, tied, roles) with padding rows dropped."""
+    roles = [(N_("token table"), choice.token, choice.token_why)]
+    wte = _read(found, choice.token)
     if wte.ndim != 2:
-        raise CheckpointError(f"the token table {tok_name} must be 2-D (V, d); its shape is {list(wte.shape)}")
-    if drop_rows_past is not None and drop_rows_past < wte.shape[0]:
-        found.warnings.append(f"rows {drop_rows_past:,} to {wte.shape[0] - 1:,} of {tok_name} are padding; "
-                              f"only the first {drop_rows_past:,} are tokens")
-        wte = wte[:drop_rows_past]
-    d = wte.shape[1]
-
-    pos_name, pos_why = _pick(found, POSITION_KEYS)
+        raise CheckpointError("the token table {name} must be 2-D (V, d); its shape is {shape}", name=choice.token,
+                              shape=str(list(wte.shape)))
+    V = token_rows(found, choice)
+    if V < wte.shape[0]:
+        found.warnings.append(Msg("rows {first:,} to {last:,} of {name} are padding; only the first {first:,} are tokens",
+                                  first=V, last=wte.shape[0] - 1, name=choice.token))
+        wte = wte[:V]
     wpe = None
-    if pos_name is not None and found.shapes[pos_name][1:] == (d,):
-        wpe = to_float32(np.asarray(found.readers[pos_name]()), pos_name, found)
-        roles.append(("position table", pos_name, pos_why))
-    elif pos_name is not None:
-        found.warnings.append(f"{pos_name} has shape {list(found.shapes[pos_name])}, not (T, {d}); not used")
-    if wpe is not None:
-        position_kind = "learned"
-    elif position_kind_hint:
-        position_kind = position_kind_hint
-    elif any(any(m in n for m in ROPE_MARKERS) for n in found.shapes):
-        position_kind = "rope"
-        found.assumptions.append("no position table; the layer names are Llama's, so positions are RoPE")
-    else:
-        position_kind = "none"
-
-    out_name, out_why = _pick(found, OUTPUT_KEYS)
+    if choice.position is not None:
+        wpe = _read(found, choice.position)
+        roles.append((N_("position table"), choice.position, choice.position_why))
     out, tied = None, False
-    if out_name is not None and found.shapes[out_name][1:] == (d,):
-        out = to_float32(np.asarray(found.readers[out_name]()), out_name, found)
-        if drop_rows_past is not None:
-            out = out[:drop_rows_past]
+    if choice.output is not None:
+        out = _read(found, choice.output)[:V]
         if out.shape != wte.shape:
-            found.warnings.append(f"{out_name} has shape {list(out.shape)}, not the token table's "
-                                  f"{list(wte.shape)}; not used as the output table")
+            found.warnings.append(Msg("{name} has shape {shape}, not the token table's {want}; not used as the output "
+                                      "table", name=choice.output, shape=str(list(out.shape)), want=str(list(wte.shape))))
             out = None
         elif np.array_equal(out, wte):
             tied, out = True, None
-            roles.append(("output table", out_name, out_why + "; it equals the token table, so the model is tied"))
+            roles.append((N_("output table"), choice.output,
+                          Msg("{why}; it equals the token table, so the model is tied", why=choice.output_why)))
         else:
-            roles.append(("output table", out_name, out_why + "; it differs from the token table (untied)"))
-    elif tied_hint:
+            roles.append((N_("output table"), choice.output,
+                          Msg("{why}; it differs from the token table (untied)", why=choice.output_why)))
+    elif found.tied_hint:
         tied = True
-        found.assumptions.append("no output table in the file and the config ties it to the token table: tied")
+        found.assumptions.append(Msg("no output table in the file and the config ties it to the token table: tied"))
+    return wte, wpe, out, tied, roles
 
+
+def position_kind(found: Found, has_table: bool) -> str:
+    if has_table:
+        return "learned"
+    if found.position_kind_hint:
+        return found.position_kind_hint
+    if any(any(m in n for m in ROPE_MARKERS) for n in found.shapes):
+        found.assumptions.append(Msg("no position table; the layer names are Llama's, so positions are RoPE"))
+        return "rope"
+    return "none"
+
+
+def tokenizer_warnings(found: Found, tokenizer: Tokenizer | None, V: int) -> None:
+    if tokenizer is None:
+        found.warnings.append(Msg("no tokenizer: tokens show as #id and word look-ups need a tokenizer file"))
+    elif tokenizer.vocab_size < V:
+        found.warnings.append(Msg("the table has {rows:,} rows but the tokenizer knows {n:,} tokens: rows {n:,} and up "
+                                  "show as #id", rows=V, n=tokenizer.vocab_size))
+    elif tokenizer.vocab_size > V:
+        found.warnings.append(Msg("the tokenizer knows {n:,} tokens but the table has only {rows:,} rows: words with "
+                                  "larger ids cannot be looked up", n=tokenizer.vocab_size, rows=V))
+
+
+def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, key: str) -> Embeddings:
+    """Read the chosen tables and make the model, recording why each table was taken."""
+    wte, wpe, out, tied, roles = read_tables(found, choice)
     bad = nonfinite_rows(wte)
     if bad:
-        found.warnings.append(f"{bad:,} rows of the token table hold NaN or Inf; searches leave them out")
-    tk: Tokenizer = tokenizer or IdTokenizer(wte.shape[0])
-    if tokenizer is None:
-        found.warnings.append("no tokenizer: tokens show as #id and word look-ups need a tokenizer file")
-    elif tk.vocab_size < wte.shape[0]:
-        found.warnings.append(f"the table has {wte.shape[0]:,} rows but the tokenizer knows {tk.vocab_size:,} "
-                              f"tokens: rows {tk.vocab_size:,} and up show as #id")
-    elif tk.vocab_size > wte.shape[0]:
-        found.warnings.append(f"the tokenizer knows {tk.vocab_size:,} tokens but the table has only "
-                              f"{wte.shape[0]:,} rows: words with larger ids cannot be looked up")
+        found.warnings.append(Msg("{n:,} rows of the token table hold NaN or Inf; searches leave them out", n=bad))
+    tokenizer_warnings(found, tokenizer, wte.shape[0])
     provenance = Provenance(
         format=found.format, file=found.file, assumptions=tuple(found.assumptions), notes=tuple(found.notes),
         tensors=tuple((n, s, found.dtypes[n]) for n, s in found.shapes.items()), roles=tuple(roles),
         warnings=tuple(found.warnings),
     )
     card = {k: v for k, v in found.config.items() if k in ("layers", "heads")}
-    return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind,
-                      output_table=out, tied=tied, tokenizer=tk, provenance=provenance, key=key, card=card)
-
-
+    if found.step is not None:
+        card["step"] = found.step
+    return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
+                      output_table=out, tied=tied, tokenizer=tokenizer or IdTokenizer(wte.shape[0]),
+                      provenance=provenance, key=key, card=card)

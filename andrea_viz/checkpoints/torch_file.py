@@ -8,55 +8,61 @@ import pickle
 from pathlib import Path
 
 from ..errors import CheckpointError
+from ..i18n import Msg
 from .tables import Found
 
 
-def _torch_load(path: Path):
+def _refused(path: Path) -> CheckpointError:
+    return CheckpointError("{name} was refused: it holds Python objects other than tensors and plain values, and loading "
+                           "them could run code; only weights are loaded here (torch.load with weights_only=True)",
+                           name=path.name)
+
+
+def load_weights_only(path: Path):
+    """torch.load with weights_only=True, memory-mapped when the file allows it."""
     import torch
 
     try:
         return torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
     except pickle.UnpicklingError as exc:
-        raise CheckpointError(
-            f"{path.name} was refused: it holds Python objects other than tensors and plain values, and loading "
-            "them could run code; only weights are loaded here (torch.load with weights_only=True)"
-        ) from exc
+        raise _refused(path) from exc
     except RuntimeError as exc:
         if "mmap" not in str(exc).lower():
             raise
     try:  # files in the legacy (non-zip) format cannot be memory-mapped
         return torch.load(str(path), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        raise CheckpointError(
-            f"{path.name} was refused: it holds Python objects other than tensors and plain values, and loading "
-            "them could run code; only weights are loaded here (torch.load with weights_only=True)"
-        ) from exc
+        raise _refused(path) from exc
 
 
 def read(path: Path, found: Found) -> None:
     import torch
 
-    obj = _torch_load(path)
+    obj = load_weights_only(path)
     state = obj
     if isinstance(obj, dict) and isinstance(obj.get("model"), dict):
         state = obj["model"]
-        found.format = "PyTorch checkpoint (nanoGPT ckpt.pt)"
+        found.format = Msg("PyTorch checkpoint (nanoGPT ckpt.pt)")
         args = obj.get("model_args")
         if isinstance(args, dict):
-            found.notes.append("model_args: " + ", ".join(f"{k} = {v}" for k, v in args.items()))
+            found.notes.append(Msg("model_args: {args}", args=", ".join(f"{k} = {v}" for k, v in args.items())))
             if isinstance(args.get("n_layer"), int):
                 found.config["layers"] = args["n_layer"]
             if isinstance(args.get("n_head"), int):
                 found.config["heads"] = args["n_head"]
-        if "iter_num" in obj:
-            found.notes.append(f"iteration {obj['iter_num']}")
+        if isinstance(obj.get("iter_num"), int):
+            found.step = obj["iter_num"]
+            found.notes.append(Msg("iteration {step:,}", step=obj["iter_num"]))
+        config = obj.get("config")
+        if isinstance(config, dict) and isinstance(config.get("dataset"), str):
+            found.config["dataset"] = config["dataset"]
     elif isinstance(obj, dict) and isinstance(obj.get("state_dict"), dict):
         state = obj["state_dict"]
     if not isinstance(state, dict) or not any(isinstance(v, torch.Tensor) for v in state.values()):
-        raise CheckpointError(f"{path.name} holds no tensors by name: expected a state dict "
-                              "(name → tensor), or nanoGPT's dict with a 'model' state dict")
+        raise CheckpointError("{name} holds no tensors by name: expected a state dict (name → tensor), or nanoGPT's dict "
+                              "with a 'model' state dict", name=path.name)
     if any(str(k).startswith("_orig_mod.") for k in state):
-        found.notes.append("keys carry torch.compile's '_orig_mod.' prefix; it is ignored")
+        found.notes.append(Msg("keys carry torch.compile's '_orig_mod.' prefix; it is ignored"))
     for k, v in state.items():
         if isinstance(v, torch.Tensor):
             found.add(str(k), tuple(v.shape), str(v.dtype).replace("torch.", ""),

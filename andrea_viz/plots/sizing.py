@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ..sizing import ParamCount
+from ..family import ParamCount
 from .style import layout
 
 PART_COLORS = {

@@ -1,10 +1,11 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
+from . import nav, state, uploads
 from .cache import cached, cached_with_progress, get_model
-from .errors import explain_errors
-from . import nav, uploads
-from .models import model_card, page_setup
+from .errors import explain_errors, show_error
+from .models import current_model, model_card, model_label, page_setup
 from .report import checkpoint_report
 from .widgets import token_picker
 
-__all__ = ["nav", "uploads", "checkpoint_report", "cached", "cached_with_progress", "explain_errors", "get_model", "model_card", "page_setup", "token_picker"]
+__all__ = ["cached", "cached_with_progress", "checkpoint_report", "current_model", "explain_errors", "get_model",
+           "model_card", "model_label", "nav", "page_setup", "show_error", "state", "token_picker", "uploads"]

@@ -1,4 +1,4 @@
-"""Errors shown as a sentence on the page, never a traceback."""
+"""Errors shown as a sentence on the page, in the reader's language, never a traceback."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from ..errors import CheckpointError, QueryError
+from ..i18n import tr
 
 
 @contextmanager
@@ -17,4 +18,8 @@ def explain_errors() -> Iterator[None]:
     try:
         yield
     except (CheckpointError, QueryError) as exc:
-        st.error(str(exc), icon="⚠️")
+        show_error(exc)
+
+
+def show_error(exc: CheckpointError | QueryError) -> None:
+    st.error(tr(exc.msg), icon="⚠️")

@@ -1,7 +1,7 @@
-"""The shared sidebar model picker and the model card.
+"""The shared sidebar model picker, page setup and the model card.
 
 Legacy ``pages/`` mode makes the same widget on two pages two widgets, so the real choice lives
-in ``st.session_state["model"]``; the widget has its own key, is filled from it before it is
+in ``st.session_state[state.MODEL]``; the widget has its own key, is filled from it before it is
 drawn, and writes back in ``on_change``. The choice is mirrored in the URL (``?model=...``) so
 a view can be shared.
 """
@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import i18n
 from ..builtin import BUILTINS, DEFAULT_MODEL
 from ..errors import CheckpointError
+from ..i18n import _, tr
 from ..model import Embeddings
+from ..registry import page_of
 from ..sizing import human_bytes
+from . import state
 from .cache import get_model
 from .nav import sidebar_menu
 from .uploads import user_models
-
-STATE_KEY = "model"
-WIDGET_KEY = "_model"
 
 
 def model_options() -> list[str]:
@@ -29,33 +30,33 @@ def model_options() -> list[str]:
 def model_label(source: str) -> str:
     info = BUILTINS.get(source)
     if info:
-        return info.label
+        return tr(info.label)
     emb = user_models().get(source)
-    return f"{emb.name} (your checkpoint)" if emb else source
+    return _("{name} (your checkpoint)", name=emb.name) if emb else source
 
 
 def _copy_back() -> None:
-    st.session_state[STATE_KEY] = st.session_state[WIDGET_KEY]
+    st.session_state[state.MODEL] = st.session_state[state.MODEL_WIDGET]
 
 
 def model_picker() -> str:
     """Draw the sidebar picker and return the chosen source."""
     options = model_options()
-    chosen = st.session_state.get(STATE_KEY)
+    chosen = st.session_state.get(state.MODEL)
     if chosen not in options:
         wanted = st.query_params.get("model")
         chosen = wanted if wanted in BUILTINS else DEFAULT_MODEL
-        st.session_state[STATE_KEY] = chosen
-    st.session_state[WIDGET_KEY] = chosen
+        st.session_state[state.MODEL] = chosen
+    st.session_state[state.MODEL_WIDGET] = chosen
     labels = {o: model_label(o) for o in options}  # fixed now: the widget may format outside a script run
     st.sidebar.selectbox(
-        "Model", options, key=WIDGET_KEY, format_func=labels.__getitem__, on_change=_copy_back,
-        help="Every page shows this model. The ANDREA tables are untrained (step 0); "
-        "all-MiniLM-L6-v2 is a real trained table.",
+        _("Model"), options, key=state.MODEL_WIDGET, format_func=labels.__getitem__, on_change=_copy_back,
+        help=_("Every page shows this model. The ANDREA tables are untrained (step 0); all-MiniLM-L6-v2 is a real "
+               "trained table."),
     )
     info = BUILTINS.get(chosen)
     if info:
-        st.sidebar.caption(info.summary)
+        st.sidebar.caption(tr(info.summary))
     if chosen in BUILTINS:  # a checkpoint of the user's is not shareable by URL
         st.query_params["model"] = chosen
     else:
@@ -63,48 +64,57 @@ def model_picker() -> str:
     return chosen
 
 
-def page_setup(title: str, icon: str = ":material/explore:") -> Embeddings:
-    """Every page starts here: page config, the menu, the shared picker, the loaded model."""
-    st.set_page_config(page_title=f"{title} · ANDREA Embedding Explorer", page_icon=icon, layout="wide")
-    sidebar_menu()
-    source = model_picker()
+def current_model() -> Embeddings:
+    """The model every page shows (a built-in, or a checkpoint of this session's)."""
+    source = st.session_state[state.MODEL]
     if source in user_models():
         return user_models()[source]
+    return get_model(source)
+
+
+def page_setup(page_file: str) -> Embeddings:
+    """Every page starts here: page config from the registry, the menu, the shared picker, the loaded model."""
+    info = page_of(page_file)
+    i18n.set_language(st.session_state.get(state.LANGUAGE))
+    st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
+    sidebar_menu()
+    model_picker()
     try:
-        return get_model(source)
+        return current_model()
     except CheckpointError as exc:
-        st.error(f"The model could not be loaded: {exc}", icon="⚠️")
+        st.error(_("The model could not be loaded: {reason}", reason=exc.msg), icon="⚠️")
         st.stop()
 
 
 def model_card(emb: Embeddings) -> None:
     """The loaded model at a glance: sizes, position kind, output table, provenance."""
     c = st.columns(5)
-    c[0].metric("Vocabulary V", f"{emb.vocab_size:,}", help="rows of the token table: one per token id")
-    c[1].metric("d_model", f"{emb.d_model:,}", help="columns: the length of every embedding vector")
-    c[2].metric("Context T", "none" if emb.context is None else f"{emb.context:,}",
-                help=f"rows of the position table (position kind: {emb.position_kind})")
-    c[3].metric("Positions", emb.position_kind)
-    c[4].metric("Output table", emb.output_kind,
-                help="untied: a separate (V, d) output projection; tied: the token table is reused; "
-                "none: the model has no output head")
+    c[0].metric(_("Vocabulary V"), f"{emb.vocab_size:,}", help=_("rows of the token table: one per token id"))
+    c[1].metric("d_model", f"{emb.d_model:,}", help=_("columns: the length of every embedding vector"))
+    c[2].metric(_("Context T"), _("none") if emb.context is None else f"{emb.context:,}",
+                help=_("rows of the position table (position kind: {kind})", kind=emb.position_kind))
+    c[3].metric(_("Positions"), emb.position_kind)
+    c[4].metric(_("Output table"), emb.output_kind,
+                help=_("untied: a separate (V, d) output projection; tied: the token table is reused; none: the model "
+                       "has no output head"))
     p = emb.params
     total = sum(p.values())
     rows = [
-        {"table": "token", "shape": f"{emb.vocab_size:,} × {emb.d_model:,}", "parameters": f"{p['token']:,}"},
-        {"table": "position", "shape": "—" if emb.context is None else f"{emb.context:,} × {emb.d_model:,}",
-         "parameters": f"{p['position']:,}"},
-        {"table": "output", "shape": f"{emb.vocab_size:,} × {emb.d_model:,}" if p["output"] else f"— ({emb.output_kind})",
-         "parameters": f"{p['output']:,}"},
-        {"table": "all three", "shape": "", "parameters": f"{total:,} ({human_bytes(4 * total)} in fp32)"},
+        {_("table"): _("token"), _("shape"): f"{emb.vocab_size:,} × {emb.d_model:,}", _("parameters"): f"{p['token']:,}"},
+        {_("table"): _("position"), _("shape"): "—" if emb.context is None else f"{emb.context:,} × {emb.d_model:,}",
+         _("parameters"): f"{p['position']:,}"},
+        {_("table"): _("output"), _("shape"): f"{emb.vocab_size:,} × {emb.d_model:,}" if p["output"]
+         else f"— ({emb.output_kind})", _("parameters"): f"{p['output']:,}"},
+        {_("table"): _("all three"), _("shape"): "",
+         _("parameters"): _("{n:,} ({size} in fp32)", n=total, size=human_bytes(4 * total))},
     ]
     st.dataframe(rows, hide_index=True, width="content")
-    with st.expander("Where these tables came from", expanded=False):
-        st.markdown(f"**Format:** {emb.provenance.format}")
+    with st.expander(_("Where these tables came from"), expanded=False):
+        st.markdown(_("**Format:** {format}", format=emb.provenance.format))
         if emb.provenance.file:
-            st.markdown(f"**File:** `{emb.provenance.file}`")
-        st.markdown(f"**Tokenizer:** {emb.tokenizer.description}")
+            st.markdown(_("**File:** `{file}`", file=emb.provenance.file))
+        st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=emb.tokenizer.description))
         for line in emb.provenance.assumptions:
-            st.markdown(f"- assumed: {line}")
+            st.markdown(_("- assumed: {line}", line=line))
         for line in emb.provenance.notes:
-            st.markdown(f"- {line}")
+            st.markdown(f"- {tr(line)}")

@@ -10,15 +10,16 @@ import streamlit as st
 
 from ..checkpoints import load_path
 from ..errors import CheckpointError
+from ..i18n import _
 from ..model import Embeddings
+from . import state
 
 SPOOL_DIR = Path(tempfile.gettempdir()) / "andrea_viz_uploads"
-USER_MODELS = "_user_models"  # session_state: key -> Embeddings
 CHUNK = 16 * 2**20
 
 
 def user_models() -> dict[str, Embeddings]:
-    return st.session_state.setdefault(USER_MODELS, {})
+    return st.session_state.setdefault(state.USER_MODELS, {})
 
 
 def spool(uploaded, slot: str) -> Path:
@@ -40,21 +41,21 @@ def release(slot: str) -> None:
     if old:
         for key in [k for k, e in user_models().items() if e.provenance.file == old]:
             user_models().pop(key)
-            if st.session_state.get("model") == key:
-                st.session_state["model"] = None
+            if st.session_state.get(state.MODEL) == key:
+                st.session_state[state.MODEL] = None
         Path(old).unlink(missing_ok=True)
 
 
 def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Embeddings:
     """Read a checkpoint with progress shown; raises CheckpointError with the sentence to show."""
-    with st.status(f"Reading {display_name}…", expanded=False) as status:
-        status.write("Recognising the format from its first bytes, then reading the embedding tables only.")
+    with st.status(_("Reading {name}…", name=display_name), expanded=False) as status:
+        status.write(_("Recognising the format from its first bytes, then reading the embedding tables only."))
         try:
             emb = load_path(path, tokenizer=tokenizer, name=display_name)
         except CheckpointError:
-            status.update(label=f"{display_name} could not be read.", state="error")
+            status.update(label=_("{name} could not be read.", name=display_name), state="error")
             raise
-        status.update(label=f"{display_name}: {emb.provenance.format}, {emb.vocab_size:,} × {emb.d_model}.",
-                      state="complete")
+        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=display_name, format=emb.provenance.format,
+                              V=emb.vocab_size, d=emb.d_model), state="complete")
     user_models()[emb.key] = emb
     return emb

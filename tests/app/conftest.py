@@ -3,8 +3,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import andrea_viz
+
 ROOT = Path(__file__).resolve().parents[2]
-BUILTINS = ["minilm-l6", "andrea-12m-init", "andrea-120m-init", "andrea-480m-init"]
+BUILTINS = list(andrea_viz.BUILTINS)
 
 
 def no_exception(at: AppTest) -> None:

@@ -25,7 +25,7 @@ def test_positions_page_slider_and_rope(app, model):
 
 
 @pytest.mark.parametrize("model", BUILTINS)
-def test_forward_pass_page_backends_and_order(app, model):
+def test_forward_pass_page_backends_and_order(app, model, load_model):
     at = open_page(app(model), "7_Forward_pass.py")
     m = {x.label: x.value for x in at.metric}
     assert m["Backend used"] == "cpu"
@@ -39,6 +39,10 @@ def test_forward_pass_page_backends_and_order(app, model):
     assert list(status["backend"]) == ["cuda", "cpu", "torch", "numpy"]
     at.text_input[0].set_value("a completely different sentence").run()
     no_exception(at)
+    tokens = [m.value for m in at.markdown if m.value.startswith("**Tokens:**")][0]
+    emb = load_model(model)
+    ids = emb.tokenizer.encode("a completely different sentence")
+    assert all(f"<sub>{i}</sub>" in tokens for i in ids) and tokens.count("<sub>") == len(ids)
     at.button[0].click().run()  # full context, every backend
     no_exception(at)
     assert set(at.dataframe[-1].value["backend"]) == {"cpu", "torch", "numpy"}

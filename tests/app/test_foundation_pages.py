@@ -6,12 +6,14 @@ from .conftest import BUILTINS, figures, no_exception, open_page
 
 
 @pytest.mark.parametrize("model", BUILTINS)
-def test_home_shows_the_model_card_and_neighbours(app, model):
+def test_home_shows_the_model_card_and_neighbours(app, model, load_model):
     at = app(model)
+    emb = load_model(model)
     assert at.sidebar.selectbox[0].value == model
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Vocabulary V"] and metrics["d_model"]
-    assert len(at.dataframe) >= 1
+    assert metrics["Vocabulary V"] == f"{emb.vocab_size:,}" and metrics["d_model"] == f"{emb.d_model:,}"
+    assert metrics["Output table"] == emb.output_kind
+    assert len(at.dataframe[-1].value) == 10  # the neighbours of the default word
     untrained_note = any("An untrained table" in c.value for c in at.caption)
     assert untrained_note == model.startswith("andrea")
 
@@ -39,8 +41,11 @@ def test_lookup_page_drives_its_widgets(app, model):
     no_exception(at)
     assert "rows 64–95" in figures(at)[1]["layout"]["title"]["text"]
     at.select_slider[0].set_value(128).run()
+    assert "rows 64–191" in figures(at)[1]["layout"]["title"]["text"]
+    assert figures(at)[3]["layout"]["yaxis"]["type"] == "log"
     at.toggle[0].set_value(False).run()
     no_exception(at)
+    assert figures(at)[3]["layout"]["yaxis"].get("type", "linear") == "linear"  # the value histogram
 
 
 def test_lookup_page_bad_word_is_a_sentence(app):

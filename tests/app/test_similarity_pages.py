@@ -46,8 +46,12 @@ def test_neighbours_metrics_centring_and_analogy(app, model):
     for metric in ("dot", "euclidean", "cosine"):
         at.radio[0].set_value(metric).run()
         no_exception(at)
+        scores = list(at.dataframe[0].value[metric])
+        assert scores == sorted(scores, reverse=metric != "euclidean"), metric  # nearest first
+    raw = list(at.dataframe[0].value["cosine"])
     at.toggle[0].set_value(True).run()
     no_exception(at)
+    assert list(at.dataframe[0].value["cosine"]) != raw  # mean-centred cosines are other numbers
     at.slider[0].set_value(20).run()
     no_exception(at)
     assert len(at.dataframe[0].value) == 20
@@ -62,8 +66,9 @@ def test_neighbours_of_cat_and_the_analogy_on_the_trained_model(app):
     assert {"dog", "kitten"} <= set(at.dataframe[0].value["token"])
     analogy = [f for f in figures(at) if "king − man + woman" in f["layout"]["title"]["text"]][0]
     assert any("queen" in y for y in analogy["data"][0]["y"])
-    at.text_input[1].set_value("zzqqxx").run()
+    at.text_input[1].set_value("zzqqxx").run()  # a made-up word: WordPiece splits it into pieces
     no_exception(at)
+    assert any("zzqqxx − man + woman" in f["layout"]["title"]["text"] for f in figures(at))
 
 
 @pytest.mark.parametrize("model", BUILTINS)

@@ -2,11 +2,11 @@
 
 import pytest
 
+from andrea_viz.registry import available_pages
+
 from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idle
 
-PAGES = [("", "home"), ("Lookup_table", "lookup_table"), ("Sizing", "sizing"), ("Dot_products", "dot_products"),
-         ("Neighbours", "neighbours"), ("Projection", "projection"), ("Positions", "positions"),
-         ("Forward_pass", "forward_pass"), ("Checkpoint", "checkpoint")]
+PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
 
 
 @pytest.mark.parametrize("path,name", PAGES)

@@ -1,10 +1,12 @@
 """Random and damaged files: the only exception that leaves andrea_viz.load is CheckpointError with a
-message, nothing hangs, and no declared size makes the loader allocate more than the file holds."""
+message, nothing hangs, and no declared size makes the loader allocate more than the file holds.
+
+Memory is the process's peak resident size (Linux's VmHWM, reset before each load through
+/proc/self/clear_refs), so numpy's and torch's allocations count, not only Python's."""
 
 import json
 import struct
 import tempfile
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -48,22 +50,50 @@ def _valid_files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
 VALID = _valid_files()
 
 
-def load_bytes(data: bytes, name: str, sidecars: dict[str, bytes] | None = None) -> None:
+def _status_kb(field: str) -> int:
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(field)
+
+
+class PeakResident:
+    """How far the process's resident memory rose above where it stood when the block began."""
+
+    def __enter__(self):
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # reset the peak (VmHWM) to the current resident size
+        self.base = _status_kb("VmRSS")
+        return self
+
+    def __exit__(self, *exc):
+        self.bytes = (_status_kb("VmHWM") - self.base) * 1024
+        return False
+
+
+BOUND = 64 * 2**20  # bytes of resident growth allowed beyond 8 × the file's size
+
+
+def load_bytes(data: bytes, name: str, sidecars: dict[str, bytes] | None = None, tokenizer: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / name
         p.write_bytes(data)
         for n, b in (sidecars or {}).items():
             (Path(d) / n).write_bytes(b)
-        tracemalloc.start()
-        try:
-            emb = andrea_viz.load(p)
-            assert emb.token_table.ndim == 2
-        except CheckpointError as exc:
-            assert str(exc).strip(), "a CheckpointError must carry a message"
-        finally:
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-        assert peak < 64 * 2**20 + 8 * len(data), f"peak {peak:,} bytes for a {len(data):,}-byte file"
+        with PeakResident() as peak:
+            try:
+                emb = andrea_viz.load(p, tokenizer=Path(d) / tokenizer if tokenizer else None)
+                assert emb.token_table.ndim == 2
+            except CheckpointError as exc:
+                assert str(exc).strip(), "a CheckpointError must carry a message"
+        assert peak.bytes < BOUND + 8 * len(data), f"peak +{peak.bytes:,} bytes for a {len(data):,}-byte file"
+
+
+def test_the_memory_bound_sees_numpy_allocations():
+    with PeakResident() as peak:
+        big = np.ones(BOUND // 8 * 2)  # twice the bound, in one numpy array (tracemalloc would not see it)
+        del big
+    assert peak.bytes > BOUND
 
 
 def test_every_valid_file_loads():
@@ -168,3 +198,96 @@ def test_torch_zip_with_a_bad_pickle_inside(tmp_path):
     (tmp_path / "bad.pt").write_bytes(bytes(data))
     with pytest.raises(CheckpointError):
         andrea_viz.load(tmp_path / "bad.pt")
+
+
+# --- tokenizer files ---------------------------------------------------------------------------
+def _tokenizer_files() -> dict[str, bytes]:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "the": 1, "cat": 2, "dog": 3, "##s": 4, "sat": 5}
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    return {"tokenizer.json": tok.to_str().encode(), "vocab.txt": "\n".join(vocab).encode() + b"\n",
+            "harris_segments.json": json.dumps({"segments": ["the", "cat", "dog", "sat"]}).encode()}
+
+
+TOKENIZERS = _tokenizer_files()
+def _table_bytes(rows: int = 300) -> bytes:  # enough rows for ANDREA's 256 bytes + segments + BOS
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.random.default_rng(1).standard_normal((rows, 8)).astype(np.float32))
+    return buf.getvalue()
+
+
+TABLE = _table_bytes()
+
+
+def use_tokenizer(name: str, data: bytes) -> None:
+    """Load the table with this tokenizer file; look up a word. Only the library's own errors may leave."""
+    from andrea_viz.errors import QueryError
+    from andrea_viz.geometry import neighbors
+
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / name).write_bytes(data)
+        np_path = Path(d) / "t.npy"
+        np_path.write_bytes(TABLE)
+        try:
+            emb = andrea_viz.load(np_path, tokenizer=Path(d) / name)
+        except CheckpointError as exc:
+            assert str(exc).strip()
+            return
+        for word in ("cat", "zqx", "the cats", "#3"):
+            try:
+                neighbors(emb, word, k=3)
+            except QueryError as exc:
+                assert str(exc).strip()
+
+
+def test_every_valid_tokenizer_file_loads():
+    from andrea_viz.geometry import neighbors
+
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "t.npy").write_bytes(TABLE)
+        for name, data in TOKENIZERS.items():
+            (Path(d) / name).write_bytes(data)
+            emb = andrea_viz.load(Path(d) / "t.npy", tokenizer=Path(d) / name)
+            assert len(neighbors(emb, "cat", k=3)[1]) == 3, name
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(TOKENIZERS)), st.data())
+def test_truncated_tokenizer_files(name, data):
+    raw = TOKENIZERS[name]
+    use_tokenizer(name, raw[: data.draw(st.integers(0, len(raw) - 1))])
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(TOKENIZERS)), st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), max_size=8))
+def test_flipped_bytes_in_tokenizer_files(name, flips):
+    b = bytearray(TOKENIZERS[name])
+    for pos, val in flips:
+        b[pos % len(b)] = val
+    use_tokenizer(name, bytes(b))
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(TOKENIZERS)), st.binary(max_size=2048))
+def test_random_bytes_as_tokenizer_files(name, data):
+    use_tokenizer(name, data)
+
+
+def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(tmp_path):
+    """tokenizers would raise a bare Exception at the first unknown word; the loader finds it first."""
+    import subprocess
+    import sys
+
+    d = json.loads(TOKENIZERS["tokenizer.json"])
+    d["model"]["unk_token"] = "[NOPE]"
+    (tmp_path / "tokenizer.json").write_text(json.dumps(d))
+    (tmp_path / "T.npy").write_bytes(TABLE)
+    with pytest.raises(CheckpointError, match=r"cannot encode a text with an unknown word .*'\[NOPE\]'"):
+        andrea_viz.load(tmp_path / "T.npy", tokenizer=tmp_path / "tokenizer.json")
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
+                        str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

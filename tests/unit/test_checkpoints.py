@@ -28,8 +28,8 @@ def test_andrea_bin_with_adam_state_known_values_at_known_offsets(tmp_path):
     assert emb.token_table[5, 3] == np.float32((5 * d + 3) * 1e-6)
     assert emb.output_kind == "untied" and emb.position_kind == "learned"
     assert np.isfinite(emb.token_table).all()  # the NaN-filled Adam m and v were never read
-    assert "training step 1,234" in " ".join(emb.provenance.notes)
-    assert any("sidecar config" in n for n in emb.provenance.notes)
+    assert "training step 1,234" in emb.provenance.text()
+    assert "sidecar config" in emb.provenance.text()
 
 
 def test_andrea_bin_sizes_are_solved_without_a_config(tmp_path):
@@ -38,7 +38,7 @@ def test_andrea_bin_sizes_are_solved_without_a_config(tmp_path):
     assert w.size == 12_780_288  # the model card's count
     emb = andrea_viz.load(p)
     assert emb.token_table.shape == (2_305, 384) and emb.position_table.shape == (1024, 384)
-    assumed = " ".join(emb.provenance.assumptions)
+    assumed = emb.provenance.text()
     assert "V = 2,305, d = 384, T = 1,024, L = 6 solved from n_params = 12,780,288" in assumed
     assert "microGPT's order" in assumed
 
@@ -52,16 +52,53 @@ def test_andrea_bin_with_harris_segments(tmp_path):
     emb = andrea_viz.load(p)
     assert emb.tokenizer.lookup("cat") == [256] and emb.token(V - 1) == "<BOS>"
     assert emb.tokenizer.encode("cats") == [256, ord("s")]
-    assert not any("guess" in n for n in emb.provenance.notes)
+    assert "guess" not in emb.provenance.text()
 
 
 def test_andrea_bin_wrong_size_says_what_it_expected(tmp_path):
     p = tmp_path / "bad.bin"
-    makers.andrea_bin(p, 300, 16, 32, 1, config=True)
+    w = makers.andrea_bin(p, 300, 16, 32, 1, config=True)
     with open(p, "ab") as f:
         f.write(b"\0" * 4)
-    with pytest.raises(CheckpointError, match="not a checkpoint format|must be"):
+    n = w.size  # 13,184
+    with pytest.raises(CheckpointError) as info:
         andrea_viz.load(p)
+    assert str(info.value) == (f"bad.bin: an ANDREA .bin with n_params = {n:,} must be {8 + 12 * n:,} bytes (weights + "
+                               f"Adam m and v) or {8 + 4 * n:,} (weights only); it is {8 + 12 * n + 4:,}")
+    p.write_bytes(p.read_bytes()[: 8 + 3 * n])  # a download cut short
+    with pytest.raises(CheckpointError, match=f"must be {8 + 12 * n:,} bytes .* it is {8 + 3 * n:,}"):
+        andrea_viz.load(p)
+
+
+@pytest.mark.parametrize("step", [128, 384, 640, 0x80 + 0x100 * 7])
+def test_andrea_bin_saved_at_a_step_whose_low_byte_is_0x80_opens(tmp_path, step):
+    """Its first byte is a pickle's protocol marker; the exact ANDREA size rule is checked first."""
+    p = tmp_path / f"step{step}.bin"
+    w = makers.andrea_bin(p, 300, 16, 32, 1, step=step, config=True)
+    assert p.read_bytes()[0] == 0x80
+    emb = andrea_viz.load(p)
+    np.testing.assert_array_equal(emb.token_table, w[: 300 * 16].reshape(300, 16))
+    assert emb.card["step"] == step and f"training step {step:,}" in emb.provenance.text()
+
+
+def test_format_table_checks_exact_size_rules_before_a_pickles_first_byte():
+    from andrea_viz.checkpoints import FORMATS
+
+    keys = [f.key for f in FORMATS]
+    assert keys.index("andrea") < keys.index("torch") < keys.index("andrea-damaged")
+
+
+def test_the_tokenizer_is_sized_by_the_chosen_token_table(tmp_path):
+    """A 2-D tensor listed before the token table must not size the tokenizer."""
+    from safetensors.numpy import save_file
+
+    g = np.random.default_rng(0)
+    save_file({"a.proj.weight": g.standard_normal((7, 8), np.float32),  # listed first, 7 rows
+               "wte.weight": g.standard_normal((300, 8), np.float32)}, str(tmp_path / "m.safetensors"))
+    (tmp_path / "harris_segments.json").write_text(json.dumps(["cat", "dog"] + [f"s{i}" for i in range(41)]))
+    emb = andrea_viz.load(tmp_path / "m.safetensors")
+    assert emb.vocab_size == 300 and emb.tokenizer.vocab_size == 300
+    assert emb.tokenizer.lookup("dog") == [257] and "guess" not in emb.provenance.text()
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -71,10 +108,10 @@ def test_nanogpt_ckpt_is_tied_with_model_args(tmp_path, compiled):
     emb = andrea_viz.load(p)
     np.testing.assert_array_equal(emb.token_table, model.transformer.wte.weight.detach().numpy())
     np.testing.assert_array_equal(emb.position_table, model.transformer.wpe.weight.detach().numpy())
-    assert emb.output_kind == "tied" and emb.provenance.format == "PyTorch checkpoint (nanoGPT ckpt.pt)"
+    assert emb.output_kind == "tied" and str(emb.provenance.format) == "PyTorch checkpoint (nanoGPT ckpt.pt)"
     assert emb.card["layers"] == 1
     roles = {r[0]: r for r in emb.provenance.roles}
-    assert "equals the token table" in roles["output table"][2]
+    assert "equals the token table" in str(roles["output table"][2])
     if compiled:
         assert roles["token table"][1] == "_orig_mod.transformer.wte.weight"
 
@@ -86,7 +123,7 @@ def test_hugging_face_gpt2_folder_is_tied_with_learned_positions(tmp_path, safe)
     np.testing.assert_array_equal(emb.token_table, model.transformer.wte.weight.detach().numpy())
     np.testing.assert_array_equal(emb.position_table, model.transformer.wpe.weight.detach().numpy())
     assert emb.output_kind == "tied" and emb.position_kind == "learned"
-    assert emb.provenance.format == "Hugging Face folder (gpt2)"
+    assert str(emb.provenance.format) == "Hugging Face folder (gpt2)"
 
 
 def test_hugging_face_bert_folder_with_vocab_txt(tmp_path):
@@ -111,7 +148,7 @@ def test_hugging_face_llama_folder_is_rope_and_untied(tmp_path):
 def test_single_safetensors_file(tmp_path):
     makers.hf_llama(tmp_path)
     emb = andrea_viz.load(tmp_path / "model.safetensors")
-    assert emb.provenance.format == "safetensors" and emb.position_kind == "rope"
+    assert str(emb.provenance.format) == "safetensors" and emb.position_kind == "rope"
 
 
 def test_meta_consolidated_pth(tmp_path):
@@ -130,7 +167,7 @@ def test_llmc_bin_drops_padded_rows(tmp_path, bf16):
     np.testing.assert_array_equal(emb.token_table, wte)
     np.testing.assert_array_equal(emb.position_table, wpe)
     assert emb.output_kind == "tied"
-    assert any("rows 100 to 127" in w and "padding" in w for w in emb.provenance.warnings)
+    assert any("rows 100 to 127" in str(w) and "padding" in str(w) for w in emb.provenance.warnings)
 
 
 def test_npz_named_tables_and_npy_single_table(tmp_path):
@@ -144,14 +181,14 @@ def test_npz_named_tables_and_npy_single_table(tmp_path):
     np.save(tmp_path / "table.npy", wte.astype(np.float16))
     one = andrea_viz.load(tmp_path / "table.npy")
     np.testing.assert_array_equal(one.token_table, wte.astype(np.float16).astype(np.float32))
-    assert one.position_kind == "none" and any("converted to float32" in n for n in one.provenance.notes)
+    assert one.position_kind == "none" and "converted to float32" in one.provenance.text()
 
 
 def test_format_is_sniffed_from_bytes_not_the_name(tmp_path):
     makers.hf_gpt2(tmp_path / "hf")
     misleading = tmp_path / "weights.npy"
     misleading.write_bytes((tmp_path / "hf" / "model.safetensors").read_bytes())
-    assert andrea_viz.load(misleading).provenance.format == "safetensors"
+    assert str(andrea_viz.load(misleading).provenance.format) == "safetensors"
 
 
 class Evil:
@@ -182,9 +219,9 @@ def test_separate_tokenizer_json_and_warnings(tmp_path, minilm):
     np.save(tmp_path / "minilm_wte.npy", minilm.token_table[:1000])
     emb = andrea_viz.load(tmp_path / "minilm_wte.npy", tokenizer=minilm_dir() / "tokenizer.json")
     assert emb.tokenizer.lookup("the") == [1996] and emb.token(1996) == "the"
-    assert any("tokenizer knows 30,522 tokens but the table has only 1,000 rows" in w for w in emb.provenance.warnings)
+    assert "tokenizer knows 30,522 tokens but the table has only 1,000 rows" in emb.provenance.text()
     bare = andrea_viz.load(tmp_path / "minilm_wte.npy")
-    assert any("no tokenizer" in w for w in bare.provenance.warnings)
+    assert "no tokenizer" in bare.provenance.text()
     with pytest.raises(andrea_viz.QueryError, match="no tokenizer"):
         neighbors(bare, "cat")
     assert neighbors(bare, "#5")[0].ids == (5,)
@@ -195,7 +232,7 @@ def test_nonfinite_rows_are_a_warning(tmp_path):
     t[3, 1], t[7, 0] = np.nan, np.inf
     np.save(tmp_path / "n.npy", t)
     emb = andrea_viz.load(tmp_path / "n.npy")
-    assert any("2 rows of the token table hold NaN or Inf" in w for w in emb.provenance.warnings)
+    assert "2 rows of the token table hold NaN or Inf" in emb.provenance.text()
     _, found = neighbors(emb, "#0", k=9)
     assert [n.id for n in found] == [1, 2, 4, 5, 6, 8, 9]  # every finite row but the query's, none of 3 and 7
 

@@ -176,7 +176,8 @@ def test_cuda_branch_of_the_binding_compiles(tmp_path):
 
 
 def test_cuda_file_includes_no_torch_header():
-    for name in ("embed_forward.cu", "embed_forward.h", "embed_forward_cpu.cpp"):
+    for name in ("embed_forward.cu", "embed_forward.h", "embed_forward_cpu.cpp", "embed_convert.h",
+                 "embed_forward_thread.h", "thread_harness.cpp"):
         includes = [ln for ln in (ROOT / "cuda_ext" / name).read_text().splitlines() if ln.startswith("#include")]
         assert includes and not [ln for ln in includes if any(w in ln for w in ("torch", "ATen", "c10"))], name
 

@@ -31,3 +31,55 @@ def test_no_navigation_call_beside_the_pages_folder():
 def test_every_page_starts_with_the_shared_setup():
     for p in [ROOT / "streamlit_app.py", *ROOT.glob("pages/*.py")]:
         assert "ui.page_setup(" in p.read_text(), p
+
+
+FAMILY_NUMBERS = {4_353, 2_305, 8_449, 16_641, 120_000_000, 12_800_000, 480_000_000}  # V of each size, nominal sizes
+LLMC_MAGICS = {20240326, 20240328}
+
+
+def _int_constants(path: Path) -> set[int]:
+    return {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)
+            and isinstance(n.value, int) and not isinstance(n.value, bool)}
+
+
+def test_each_family_number_is_written_in_one_library_file():
+    where: dict[int, list[str]] = {}
+    for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "cuda_ext").rglob("*.py"), *(ROOT / "pages").glob("*.py"),
+              ROOT / "streamlit_app.py"]:
+        for v in _int_constants(p) & (FAMILY_NUMBERS | LLMC_MAGICS):
+            where.setdefault(v, []).append(str(p.relative_to(ROOT)))
+    for v in FAMILY_NUMBERS - {4_353, 2_305, 8_449, 16_641}:  # the V are computed from the segments
+        assert where.get(v) == ["andrea_viz/family.py"], (v, where.get(v))
+    for v in (4_353, 2_305, 8_449, 16_641):
+        assert v not in where, (v, where[v])
+    for v in LLMC_MAGICS:
+        assert where.get(v) == ["andrea_viz/checkpoints/llmc.py"], (v, where.get(v))
+
+
+def test_the_page_registry_lists_every_page_file():
+    from andrea_viz.registry import HOME, PAGES
+
+    assert sorted(p.path for p in PAGES) == sorted([HOME, *(f"pages/{f.name}" for f in ROOT.glob("pages/*.py"))])
+
+
+def _calls(path: Path, names: set[str]):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and node.args:
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if name in names:
+                yield node
+
+
+def test_messages_are_msgids_with_parameters_not_formatted_strings():
+    """An f-string or .format() as a msgid would give a catalogue entry per value: parameters go separately."""
+    offenders = []
+    for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "streamlit_app.py"]:
+        for call in _calls(p, {"CheckpointError", "QueryError", "Msg", "_", "N_"}):
+            first = call.args[0]
+            ok = (isinstance(first, ast.Constant) and isinstance(first.value, str)) or (
+                isinstance(first, ast.Name | ast.Attribute | ast.Subscript | ast.Call) and not (
+                    isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) and first.func.attr == "format"))
+            if isinstance(first, ast.JoinedStr) or not ok:
+                offenders.append(f"{p.relative_to(ROOT)}:{call.lineno}")
+    assert offenders == []

@@ -54,17 +54,32 @@ def test_mean_centred_rows_have_zero_mean_direction(minilm):
     assert "kitten" in [n.token for n in found]
 
 
+def _brute_neighbours(table, query_id, k):
+    """The k rows of ``table`` with the largest cosine to row ``query_id``, by a loop over every row."""
+    q = table[query_id].astype(np.float64)
+    cos = []
+    for i, r in enumerate(table.astype(np.float64)):
+        if i != query_id:
+            cos.append((float(r @ q) / (np.linalg.norm(r) * np.linalg.norm(q)), i))
+    cos.sort(key=lambda t: (-t[0], t[1]))
+    return [i for _, i in cos[:k]]
+
+
 def test_input_and_output_tables_of_an_untied_model(load_model):
     emb = load_model("andrea-12m-init")
     _, nin = neighbors(emb, "#300", k=10, space="input")
     _, nout = neighbors(emb, "#300", k=10, space="output")
+    ref_in, ref_out = _brute_neighbours(emb.token_table, 300, 10), _brute_neighbours(emb.output_table, 300, 10)
+    assert [n.id for n in nin] == ref_in and [n.id for n in nout] == ref_out
+    overlap = len(set(ref_in) & set(ref_out)) / len(set(ref_in) | set(ref_out))
+    assert jaccard([n.id for n in nin], [n.id for n in nout]) == pytest.approx(overlap)
+    assert overlap < 1.0  # two independent random tables: their neighbour lists differ
     cos = input_output_cosines(emb)
     assert cos.shape == (emb.vocab_size,)
     i = 123
     a, b = emb.token_table[i], emb.output_table[i]
     assert cos[i] == pytest.approx(float(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b)), abs=1e-5)
-    assert jaccard([n.id for n in nin], [n.id for n in nin]) == 1.0
-    assert jaccard([1, 2, 3], [3, 4]) == pytest.approx(1 / 4)
+    assert jaccard([1, 2, 3], [3, 4]) == pytest.approx(1 / 4) and jaccard([], []) == 1.0
 
 
 def test_output_space_of_a_model_without_one_is_a_sentence(minilm):

@@ -3,10 +3,8 @@
 import pytest
 
 from andrea_viz.errors import QueryError
-from andrea_viz.sizing import (
-    ANDREA_FAMILY, NOMINAL_120M, count_params, count_shape, human_bytes, product_arithmetic, table_bytes,
-    token_table_params, tying_saving,
-)
+from andrea_viz.family import FAMILY, NOMINAL_120M, bos_id, count_params, count_shape, vocab_size
+from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, token_table_params, tying_saving
 
 
 def test_andrea_120m_token_table_is_6_488_832():
@@ -14,7 +12,7 @@ def test_andrea_120m_token_table_is_6_488_832():
 
 
 def test_position_table_is_786_432_and_embeddings_7_275_264():
-    pc = count_shape(ANDREA_FAMILY["ANDREA-120M"])
+    pc = count_shape(FAMILY["ANDREA-120M"])
     assert pc.position == 786_432
     assert pc.embeddings == 7_275_264
 
@@ -26,9 +24,9 @@ def test_exercise_480m_and_12m_token_tables():
 
 
 def test_model_card_totals_98_698_752_and_12_780_288():
-    assert count_shape(ANDREA_FAMILY["ANDREA-120M"]).total == 98_698_752
+    assert count_shape(FAMILY["ANDREA-120M"]).total == 98_698_752
     assert count_params(V=2_305, d=384, T=1024, L=6).total == 12_780_288
-    assert count_shape(ANDREA_FAMILY["ANDREA-12M (model card)"]).total == 12_780_288
+    assert count_shape(FAMILY["ANDREA-12M (model card)"]).total == 12_780_288
 
 
 def test_total_is_2Vd_plus_Td_plus_12Ld2():
@@ -38,7 +36,7 @@ def test_total_is_2Vd_plus_Td_plus_12Ld2():
 
 
 def test_lesson_shares_against_nominal_and_computed():
-    pc = count_shape(ANDREA_FAMILY["ANDREA-120M"])
+    pc = count_shape(FAMILY["ANDREA-120M"])
     assert round(pc.token / NOMINAL_120M * 100, 1) == 5.4
     assert round(pc.embeddings / NOMINAL_120M * 100) == 6
     assert round(pc.token / pc.total * 100, 1) == 6.6
@@ -63,3 +61,9 @@ def test_bytes_fp32_and_bf16():
 def test_negative_size_is_refused_with_the_name():
     with pytest.raises(QueryError, match="V must be a whole number"):
         count_params(-1, 768, 1024, 12)
+
+
+def test_family_vocabularies_are_bytes_plus_segments_plus_bos():
+    assert [s.V for s in FAMILY.values()] == [4_353, 2_305, 8_449, 16_641]
+    assert vocab_size(8_192) == 8_449 and bos_id(8_449) == 8_448
+    assert [s.T for s in FAMILY.values()] == [1024] * 4

@@ -13,10 +13,10 @@ from statistics import median
 
 import numpy as np
 
-from .geometry import neighbors, scores
-from .loading import load
-from .projection import BH_THETA, build_sample, pca, pca_fit, tsne
-from .timing import median_seconds
+from ..geometry import neighbors, resolve_ids, scores
+from ..loading import load
+from ..projection import BH_THETA, build_sample, pca, pca_fit, tsne
+from .timer import median_seconds
 
 
 def run(repeats: int = 5, tsne_points: int = 5000, tsne_repeats: int = 3) -> None:
@@ -27,7 +27,7 @@ def run(repeats: int = 5, tsne_points: int = 5000, tsne_repeats: int = 3) -> Non
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
           f"table {emb.vocab_size:,} × {emb.d_model}")
     neighbors(emb, "cat")  # warm: the row-normalised table is computed once
-    q = emb.unit_table[4937]
+    q = emb.unit_table[resolve_ids(emb, "cat")[1][0]]  # the query of the timed neighbour searches
     t_nb = median_seconds(lambda: neighbors(emb, "cat", k=10), repeats * 10)
     t_brute = median_seconds(lambda: np.argsort(-np.array([float(r @ q) for r in emb.unit_table[:3000]])), 3)
     t_scores = median_seconds(lambda: scores(emb, q), repeats * 10)

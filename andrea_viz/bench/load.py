@@ -18,7 +18,9 @@ from statistics import median
 
 import numpy as np
 
-from .sizing import ANDREA_FAMILY, count_shape
+from ..family import CONTEXT, FAMILY, count_shape
+
+GPT2_VOCAB, GPT2_WIDTH = 50_257, 768  # a GPT-2-sized table leads the safetensors file
 
 CHILD = r"""
 import json, sys, time
@@ -42,7 +44,7 @@ print(json.dumps({"seconds": seconds, "growth_mb": (peak - base) / 1024, "shape"
 
 
 def write_andrea(path: Path) -> int:
-    s = ANDREA_FAMILY["ANDREA-120M"]
+    s = FAMILY["ANDREA-120M"]
     n = count_shape(s).total  # 98,698,752
     rng = np.random.default_rng(0)
     with open(path, "wb") as f:
@@ -63,14 +65,14 @@ def write_safetensors(path: Path, target_mb: int = 500) -> int:
     from safetensors.numpy import save_file
 
     rng = np.random.default_rng(0)
-    tensors = {"transformer.wte.weight": rng.standard_normal((50_257, 768), dtype=np.float32),
-               "transformer.wpe.weight": rng.standard_normal((1024, 768), dtype=np.float32)}
+    tensors = {"transformer.wte.weight": rng.standard_normal((GPT2_VOCAB, GPT2_WIDTH), dtype=np.float32),
+               "transformer.wpe.weight": rng.standard_normal((CONTEXT, GPT2_WIDTH), dtype=np.float32)}
     filler = target_mb * 2**20 - sum(t.nbytes for t in tensors.values())
     i = 0
-    while filler >= 4 * 768:
-        rows = min(filler // (4 * 768), 16_384)
-        tensors[f"transformer.h.{i}.mlp.c_fc.weight"] = np.zeros((rows, 768), np.float32)
-        filler -= rows * 4 * 768
+    while filler >= 4 * GPT2_WIDTH:
+        rows = min(filler // (4 * GPT2_WIDTH), 16_384)
+        tensors[f"transformer.h.{i}.mlp.c_fc.weight"] = np.zeros((rows, GPT2_WIDTH), np.float32)
+        filler -= rows * 4 * GPT2_WIDTH
         i += 1
     save_file(tensors, str(path))
     return path.stat().st_size

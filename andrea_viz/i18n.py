@@ -1,0 +1,187 @@
+"""Languages: messages kept as msgids with their parameters, translated and formatted when drawn.
+
+- ``_("… {n:,} …", n=6488832)`` translates into the current language and formats numbers the
+  way that language writes them (``6.488.832`` in nl and pt-BR, ``6,488,832`` in en and zh-TW).
+- ``Msg("…", **params)`` keeps a message untranslated (errors, provenance notes, labels held by
+  objects that every session shares); ``str(msg)`` is English, ``tr(msg)`` the current language.
+- ``N_("…")`` marks a string for extraction without translating it (module-level tables).
+
+Catalogues are gettext ``.po`` files in ``andrea_viz/locale/<lang>/LC_MESSAGES/andrea_viz.po``,
+read once per language with Babel. The current language lives in a context variable that the
+app sets at the start of every run (one per session thread); the library never imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+LANGUAGES = {"en": "English", "zh-TW": "繁體中文", "nl": "Nederlands", "pt-BR": "Português do Brasil"}
+DEFAULT_LANGUAGE = "en"
+BABEL_LOCALES = {"en": "en", "zh-TW": "zh_Hant_TW", "nl": "nl", "pt-BR": "pt_BR"}
+DOMAIN = "andrea_viz"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+_current = contextvars.ContextVar("andrea_viz_language", default=DEFAULT_LANGUAGE)
+
+
+def set_language(lang: str | None) -> str:
+    """Make ``lang`` (a BCP 47 tag such as ``nl`` or ``zh-TW``) the current language; unknown tags give English."""
+    lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+    _current.set(lang)
+    return lang
+
+
+def language() -> str:
+    return _current.get()
+
+
+def N_(msgid: str) -> str:
+    """Mark a msgid for extraction; it is translated where it is drawn."""
+    return msgid
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    """msgid -> translation for one language (empty for English and for a missing catalogue)."""
+    if lang == DEFAULT_LANGUAGE:
+        return {}
+    path = LOCALE_DIR / lang.replace("-", "_") / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if not path.is_file():
+        return {}
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as f:
+        cat = read_po(f)
+    return {m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string}
+
+
+@cache
+def separators(lang: str) -> tuple[str, str]:
+    """(group, decimal) symbols of a language, from Babel's locale data."""
+    if lang == DEFAULT_LANGUAGE:
+        return ",", "."
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    loc = BABEL_LOCALES[lang]
+    return get_group_symbol(loc), get_decimal_symbol(loc)
+
+
+_SPEC = re.compile(r"^(?P<sign>[+ ]?)(?P<group>,?)(?:\.(?P<prec>\d+))?(?P<type>[fd%]?)$")
+
+
+def format_number(value: float | int, spec: str = ",", lang: str | None = None) -> str:
+    """A number in a language's own format; ``spec`` is a Python format spec (``,``, ``.2f``, ``+.3f``, ``.1%``, ``g``)."""
+    lang = lang or language()
+    m = _SPEC.match(spec)
+    if lang != DEFAULT_LANGUAGE and m and (m["group"] or m["prec"] is not None or m["type"] in ("f", "%")) \
+            and value == value and abs(value) != float("inf"):
+        from babel.numbers import format_decimal, format_percent
+
+        loc = BABEL_LOCALES[lang]
+        prec = int(m["prec"]) if m["prec"] is not None else (6 if m["type"] in ("f", "%") and not m["group"] else 0)
+        digits = "." + "0" * prec if prec else ""
+        pattern = ("#,##0" if m["group"] else "0") + digits
+        if m["type"] == "%":
+            text = format_percent(value, format=pattern + "%", locale=loc)
+        else:
+            text = format_decimal(value, format=pattern, locale=loc)
+        if m["sign"] == "+" and value >= 0:
+            text = "+" + text
+        return text
+    text = format(value, spec)
+    if lang == DEFAULT_LANGUAGE:
+        return text
+    group, decimal = separators(lang)
+    return text.translate(str.maketrans({",": group, ".": decimal}))
+
+
+class _Formatter(string.Formatter):
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value: Any, spec: str) -> str:
+        if isinstance(value, Msg):
+            value = value.render(self.lang)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return format_number(value, spec, self.lang)
+        if hasattr(value, "dtype") and hasattr(value, "item"):  # numpy scalars
+            return format_number(value.item(), spec, self.lang)
+        return format(value, spec)
+
+
+def translate(msgid: str, lang: str | None = None) -> str:
+    lang = lang or language()
+    return catalogue(lang).get(msgid, msgid)
+
+
+def render(msgid: str, params: dict[str, Any], lang: str | None = None) -> str:
+    lang = lang or language()
+    text = translate(msgid, lang)
+    if not params:
+        return text
+    try:
+        return _Formatter(lang).vformat(text, (), params)
+    except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
+        return _Formatter(lang).vformat(msgid, (), params)
+
+
+def _(msgid: str, **params: Any) -> str:
+    """Translate into the current language and fill in the parameters."""
+    return render(msgid, params)
+
+
+class Msg:
+    """A message kept as its msgid and parameters, translated only when drawn.
+
+    Parameters may be numbers (formatted per language), strings (kept as they are) or other Msgs.
+    """
+
+    __slots__ = ("msgid", "params")
+
+    def __init__(self, msgid: str, /, **params: Any):
+        self.msgid = msgid
+        self.params = params
+
+    def render(self, lang: str | None = None) -> str:
+        return render(self.msgid, self.params, lang)
+
+    def __str__(self) -> str:
+        return self.render(DEFAULT_LANGUAGE)
+
+    def __repr__(self) -> str:
+        return f"Msg({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Msg):
+            return self.msgid == other.msgid and self.params == other.params
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, tuple(sorted((k, repr(v)) for k, v in self.params.items()))))
+
+    def __contains__(self, text: str) -> bool:
+        return text in str(self)
+
+    def replace_text(self, old: str, new: str) -> Msg:
+        """A copy with ``old`` replaced by ``new`` in every string parameter (e.g. a temporary file's name)."""
+
+        def fix(v: Any) -> Any:
+            if isinstance(v, Msg):
+                return v.replace_text(old, new)
+            return v.replace(old, new) if isinstance(v, str) else v
+
+        return Msg(self.msgid, **{k: fix(v) for k, v in self.params.items()})
+
+
+def tr(text: str | Msg | None) -> str:
+    """A Msg or a plain msgid in the current language; None stays empty."""
+    if text is None:
+        return ""
+    if isinstance(text, Msg):
+        return text.render()
+    return translate(text)

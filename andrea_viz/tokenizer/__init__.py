@@ -1,0 +1,45 @@
+"""Tokenizers: text to ids and back, behind one small protocol.
+
+Every tokenizer answers three questions:
+
+- ``encode(text) -> list[int]``: the ids of a text, no special tokens added;
+- ``token(id) -> str``: how one id is shown;
+- ``lookup(word) -> list[int]``: the ids a word is made of (one or several pieces).
+
+One module per kind of file: ``hf`` (tokenizer.json), ``vocab_txt``, ``andrea`` (bytes, Harris
+segments, BOS), ``ids`` (no vocabulary); ``files`` reads any of them from disk.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, runtime_checkable
+
+from ..i18n import Msg
+
+ID_PATTERN = re.compile(r"^#(\d+)$")
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What the explorer needs from a tokenizer."""
+
+    description: Msg
+    vocab_size: int
+    unknown_id: int | None
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def token(self, token_id: int) -> str: ...
+
+    def lookup(self, word: str) -> list[int]: ...
+
+
+from .andrea import ByteTokenizer  # noqa: E402
+from .files import TOKENIZER_FILES, tokenizer_from_file  # noqa: E402
+from .hf import HFTokenizer  # noqa: E402
+from .ids import IdTokenizer  # noqa: E402
+from .vocab_txt import VocabTokenizer  # noqa: E402
+
+__all__ = ["ID_PATTERN", "TOKENIZER_FILES", "ByteTokenizer", "HFTokenizer", "IdTokenizer", "Tokenizer",
+           "VocabTokenizer", "tokenizer_from_file"]

@@ -1,0 +1,142 @@
+"""The CUDA kernels' own per-thread code, run on the CPU for every thread index of a launch.
+
+cuda_ext/thread_harness.cpp compiles embed_forward_thread.h (the bodies the __global__ kernels
+call) with the host compiler and walks every block and thread of the launch that embed_forward.cu
+would make. Each case is compared with the numpy reference, element by element.
+"""
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK = 256
+F32, BF16, F16 = 0, 1, 2
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    gxx = shutil.which("g++")
+    assert gxx, "a C++ compiler (g++) must be on PATH"
+    lib = tmp_path_factory.mktemp("harness") / "harness.so"
+    r = subprocess.run([gxx, "-O1", "-std=c++17", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{ROOT / 'cuda_ext'}",
+                        str(ROOT / "cuda_ext" / "thread_harness.cpp"), "-o", str(lib)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    h = ctypes.CDLL(str(lib))
+    h.emb_forward_simulated.restype = ctypes.c_int
+    return h
+
+
+def simulate(h, wte, wpe, ids, dtype_code, out=None):
+    """Run the launch on the CPU: (out, bad flag, vector path?, threads run)."""
+    B, T = ids.shape
+    C = wpe.shape[1]
+    if out is None:
+        out = np.full((B, T, C), np.nan, np.float32)
+    bad = ctypes.c_int64(0)
+    vec = ctypes.c_int(-1)
+    threads = ctypes.c_int64(-1)
+    rc = h.emb_forward_simulated(
+        ctypes.c_void_p(wte.ctypes.data), ctypes.c_void_p(wpe.ctypes.data), ctypes.c_int(dtype_code),
+        ctypes.c_void_p(ids.ctypes.data), ctypes.c_int(ids.dtype.itemsize), ctypes.c_void_p(out.ctypes.data),
+        ctypes.c_int64(B), ctypes.c_int64(T), ctypes.c_int64(C), ctypes.c_int64(wte.shape[0]), ctypes.byref(bad),
+        ctypes.byref(vec), ctypes.byref(threads))
+    assert rc == 0
+    return out, bad.value, bool(vec.value), threads.value
+
+
+def aligned(shape, dtype, offset_bytes=0):
+    """An array whose data starts ``offset_bytes`` past a 64-byte boundary."""
+    n = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(n + 64 + offset_bytes, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset_bytes
+    return raw[start : start + n].view(dtype).reshape(shape)
+
+
+def tables(V, T, C, dtype, seed=0, offset_bytes=0):
+    g = np.random.default_rng(seed)
+    wte, wpe = aligned((V, C), dtype, offset_bytes), aligned((T, C), dtype)
+    wte[...] = g.standard_normal((V, C)).astype(dtype)
+    wpe[...] = g.standard_normal((T, C)).astype(dtype)
+    return wte, wpe
+
+
+def bf16(a32):
+    """float32 -> bfloat16 bits (truncation), and the float32 values those bits hold."""
+    bits = (a32.view(np.uint32) >> 16).astype(np.uint16)
+    return bits, (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("C,vector", [(768, True), (13, False), (4, True), (6, False)])
+@pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
+def test_fp32_every_thread_matches_the_reference(harness, C, vector, id_dtype):
+    V, B, T = 300, 3, 37  # B·T·C/4 is not a multiple of 256: the last block is partial
+    wte, wpe = tables(V, T, C, np.float32)
+    ids = np.random.default_rng(1).integers(0, V, (B, T)).astype(id_dtype)
+    out, bad, vec, threads = simulate(harness, wte, wpe, ids, F32)
+    assert vec == vector and bad == 0
+    work = B * T * C // 4 if vector else B * T * C
+    assert threads == -(-work // BLOCK) * BLOCK and threads > work  # whole blocks, some threads idle
+    np.testing.assert_array_equal(out, wte[ids] + wpe[None, :T])
+
+
+def test_unaligned_rows_take_the_scalar_path(harness):
+    V, B, T, C = 50, 2, 8, 16
+    wte, wpe = tables(V, T, C, np.float32, offset_bytes=4)  # 16 values per row, but rows start 4 bytes off
+    ids = np.random.default_rng(2).integers(0, V, (B, T))
+    out, bad, vec, _ = simulate(harness, wte, wpe, ids, F32)
+    assert not vec and bad == 0
+    np.testing.assert_array_equal(out, wte[ids] + wpe[None, :T])
+
+
+@pytest.mark.parametrize("C,vector", [(16, True), (12, False)])
+def test_bf16_and_fp16_convert_exactly(harness, C, vector):
+    V, B, T = 40, 2, 9
+    g = np.random.default_rng(3)
+    w32, p32 = g.standard_normal((V, C)).astype(np.float32), g.standard_normal((T, C)).astype(np.float32)
+    ids = g.integers(0, V, (B, T))
+    wb, wbf = bf16(w32)
+    pb, pbf = bf16(p32)
+    wte, wpe = aligned((V, C), np.uint16), aligned((T, C), np.uint16)
+    wte[...], wpe[...] = wb, pb
+    out, _, vec, _ = simulate(harness, wte, wpe, ids, BF16)
+    assert vec == vector
+    np.testing.assert_array_equal(out, wbf[ids] + pbf[None, :T])
+    w16, p16 = w32.astype(np.float16), p32.astype(np.float16)
+    w16[0, :4] = [0.0, -0.0, np.float16(6e-8), np.inf]  # a zero of each sign, a subnormal, an infinity
+    wte[...], wpe[...] = w16.view(np.uint16), p16.view(np.uint16)
+    ids[0, 0] = 0
+    out, _, _, _ = simulate(harness, wte, wpe, ids, F16)
+    np.testing.assert_array_equal(out, w16.astype(np.float32)[ids] + p16.astype(np.float32)[None, :T])
+
+
+@pytest.mark.parametrize("C", [8, 7])
+def test_a_bad_id_is_flagged_and_its_row_not_written(harness, C):
+    V, B, T = 20, 2, 5
+    wte, wpe = tables(V, T, C, np.float32)
+    ids = np.random.default_rng(4).integers(0, V, (B, T))
+    ids[1, 3] = V  # flat index 8
+    ids[1, 4] = -1
+    out, bad, _, _ = simulate(harness, wte, wpe, ids, F32)
+    assert bad == 1 * T + 3 + 1  # flat index + 1 of the first bad id a thread met
+    assert np.isnan(out[1, 3]).all() and np.isnan(out[1, 4]).all()  # nothing written for a bad id
+    ok = np.ones((B, T), bool)
+    ok[1, 3:] = False
+    ref = wte[np.clip(ids, 0, V - 1)] + wpe[None, :T]
+    np.testing.assert_array_equal(out[ok], ref[ok])
+
+
+def test_threads_past_the_end_write_nothing(harness):
+    V, B, T, C = 30, 1, 3, 12  # 9 packs in a block of 256 threads
+    wte, wpe = tables(V, T, C, np.float32)
+    ids = np.array([[1, 2, 3]])
+    guarded = aligned((B * T * C + 64,), np.float32)
+    guarded[...] = 7.0
+    out = guarded[: B * T * C].reshape(B, T, C)
+    simulate(harness, wte, wpe, ids, F32, out=out)
+    np.testing.assert_array_equal(out, wte[ids] + wpe[None, :T])
+    assert (guarded[B * T * C :] == 7.0).all()
