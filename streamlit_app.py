@@ -19,7 +19,7 @@ st.markdown(
 st.subheader("Where to start")
 ui.nav.table_of_contents()
 
-st.subheader(f"The loaded model: {ui.model_label(st.session_state['model'])}")
+st.subheader(f"The loaded model: {ui.model_label(emb.key)}")
 st.caption("Change it in the sidebar; every page follows.")
 ui.model_card(emb)
 

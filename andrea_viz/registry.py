@@ -48,6 +48,8 @@ PAGES = [
              N_("a sentence to ids to the matrix x, order blindness, the compiled kernels and their speed")),
     PageInfo("pages/8_Checkpoint.py", N_("Checkpoint"), ":material/upload_file:",
              N_("bring your own: upload a checkpoint or pick one from a folder, see what it holds, explore it")),
+    PageInfo("pages/9_Grow.py", N_("Grow"), ":material/eco:",
+             N_("train a small ANDREA here and watch its token table turn from noise into word classes")),
 ]
 BY_FILE = {Path(p.path).name: p for p in PAGES}
 

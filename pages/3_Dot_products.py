@@ -43,7 +43,8 @@ st.caption("Press ▶ Play (it runs in your browser) or drag the angle slider un
            "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths.")
 st.plotly_chart(plots.turning_animation(1.5, 1.2), key="turning")
 
-st.subheader(f"Real vectors of {ui.model_label(st.session_state['model'])}")
+st.subheader(f"Real vectors of {ui.model_label(emb.key)}")
+ui.offer_trained_example(emb, "dot")
 c1, c2 = st.columns(2)
 with c1:
     qu = ui.token_picker(emb, key="dot:u", label="First word (u)", preferred="cat")

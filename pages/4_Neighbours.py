@@ -12,6 +12,7 @@ emb = ui.page_setup(__file__)
 st.title("Nearest neighbours")
 st.markdown("The rows closest to a word, searched exactly over all "
             f"{emb.vocab_size:,} rows of the token table.")
+ui.offer_trained_example(emb, "nb")
 
 c1, c2, c3 = st.columns([2, 1, 1])
 with c1:

@@ -11,6 +11,7 @@ V = emb.vocab_size
 st.title("Projecting vectors to 2-D and 3-D")
 st.markdown(f"Every token is a point in {emb.d_model} dimensions. A projection draws a sample of them in 2 or 3; "
             "the trust score says how much of each point's neighbourhood survived the trip.")
+ui.offer_trained_example(emb, "proj")
 
 with st.form("projection"):
     c = st.columns(4)

@@ -6,9 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..projection import Projection, Sample
-from .style import layout
-
-PALETTE = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e"]
+from .style import PALETTE, layout
 
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from ..i18n import language, separators
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
 BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"
+PALETTE = qualitative.Dark24  # groups and classes: 24 colours that stay apart
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420) -> go.Figure:
@@ -16,9 +20,16 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
         margin={"l": 70, "r": 30, "t": 60, "b": 60},
         font={"size": 13},
         hoverlabel={"font_size": 13},
+        separators=_plotly_separators(),
     )
     if x is not None:
         fig.update_xaxes(title_text=x)
     if y is not None:
         fig.update_yaxes(title_text=y)
     return fig
+
+
+def _plotly_separators() -> str:
+    """Plotly's separators: the decimal mark, then the thousands mark, of the current language."""
+    group, decimal = separators(language())
+    return decimal + group

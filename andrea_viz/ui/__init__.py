@@ -1,11 +1,12 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
-from . import nav, state, uploads
+from . import grow, nav, state, uploads
 from .cache import cached, cached_with_progress, get_model
 from .errors import explain_errors, show_error
-from .models import current_model, model_card, model_label, page_setup
+from .models import current_model, model_card, model_label, offer_trained_example, page_setup
 from .report import checkpoint_report
+from .timeline import timeline_view
 from .widgets import token_picker
 
 __all__ = ["cached", "cached_with_progress", "checkpoint_report", "current_model", "explain_errors", "get_model",
-           "model_card", "model_label", "nav", "page_setup", "show_error", "state", "token_picker", "uploads"]
+           "model_card", "model_label", "offer_trained_example", "nav", "page_setup", "show_error", "state", "timeline_view", "token_picker", "uploads", "grow"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import i18n
-from ..builtin import BUILTINS, DEFAULT_MODEL
+from ..builtin import BUILTINS, DEFAULT_MODEL, MICRO
 from ..errors import CheckpointError
 from ..i18n import _, tr
 from ..model import Embeddings
@@ -118,3 +118,18 @@ def model_card(emb: Embeddings) -> None:
             st.markdown(_("- assumed: {line}", line=line))
         for line in emb.provenance.notes:
             st.markdown(f"- {tr(line)}")
+
+
+def _choose(source: str) -> None:
+    st.session_state[state.MODEL] = source
+
+
+def offer_trained_example(emb: Embeddings, key: str) -> None:
+    """On an untrained table, say so and offer the trained ANDREA example (andrea-micro) in one click."""
+    if not emb.card.get("untrained"):
+        return
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.info(_("{label} is untrained: its rows are random directions, so nothing here is close for a reason. "
+              "ANDREA-micro was trained in this app: its words form classes, and its untied output table is trained "
+              "too.", label=model_label(emb.key)), icon="💡")
+    c2.button(_("Use ANDREA-micro"), key=f"{key}:micro", on_click=_choose, args=(MICRO,))

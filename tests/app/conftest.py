@@ -38,3 +38,10 @@ def figures(at: AppTest) -> list[dict]:
     import json
 
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def button(at: AppTest, label: str):
+    """The button with this label (by label, so that other buttons on the page do not shift the index)."""
+    found = [b for b in at.button if b.label == label]
+    assert len(found) == 1, [b.label for b in at.button]
+    return found[0]

@@ -4,13 +4,13 @@ import pytest
 
 from tests.checkpoint_files import makers
 
-from .conftest import no_exception, open_page
+from .conftest import button, no_exception, open_page
 
 
 def upload(at, path, name=None):
     at.get("file_uploader")[0].upload(name or path.name, path.read_bytes(), "application/octet-stream").run()
     no_exception(at)
-    at.button[0].click().run()
+    button(at, "Read the upload").click().run()
     no_exception(at)
     return at
 
@@ -75,7 +75,7 @@ def test_a_bad_upload_is_a_sentence_and_the_previous_model_stays(app, tmp_path, 
     if not content:
         bad.write_bytes(b"")
     at.get("file_uploader")[0].upload("bad.pt", content, "application/octet-stream").run()
-    at.button[0].click().run()
+    button(at, "Read the upload").click().run()
     no_exception(at)
     assert any("bad.pt" in e.value or "empty" in e.value for e in at.error)
     assert at.session_state["model"] == "andrea-12m-init"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import BUILTINS, figures, no_exception, open_page
+from .conftest import BUILTINS, button, figures, no_exception, open_page
 
 
 @pytest.mark.parametrize("model", BUILTINS)
@@ -23,10 +23,10 @@ def test_dot_products_sliders_and_quiz(app, model):
     for i, s in enumerate(quiz):
         s.set_value(round(0.2 * i, 2))
     at.run()
-    at.button[0].click().run()  # reveal
+    button(at, "Reveal the cosines").click().run()
     no_exception(at)
     assert any(x.label == "Score" for x in at.metric)
-    at.button[1].click().run()  # new round
+    button(at, "New round").click().run()
     no_exception(at)
     assert at.session_state["quiz:round"] == 1
     assert not any(x.label == "Score" for x in at.metric)
@@ -79,11 +79,11 @@ def test_projection_pca_then_tsne_then_3d(app, model):
     at.number_input[0].set_value(400)
     at.radio[0].set_value("tsne")
     at.slider[1].set_value(250)
-    at.button[0].click().run()
+    button(at, "Project").click().run()
     no_exception(at)
     assert any("t-SNE" in f["layout"]["title"]["text"] for f in figures(at))
     at.radio[0].set_value("pca")
     at.radio[1].set_value(3)
-    at.button[0].click().run()
+    button(at, "Project").click().run()
     no_exception(at)
     assert any(t.get("type") == "scatter3d" for f in figures(at) for t in f["data"])

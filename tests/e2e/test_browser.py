@@ -1,5 +1,7 @@
 """The real app in Debian Chromium: pages load, the sidebar model switch works, screenshots are written."""
 
+import re
+
 import pytest
 
 from andrea_viz.registry import available_pages
@@ -14,7 +16,7 @@ def test_page_loads_without_exception(page, app_url, path, name):
     open_page(page, f"{app_url}/{path}")
     assert exceptions(page) == []
     assert page.locator("h1").first.inner_text()
-    if name not in ("home", "checkpoint"):  # every other page draws at least one chart
+    if name not in ("home", "checkpoint", "grow"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     assert screenshot(page, name).stat().st_size > 10_000
 
@@ -114,4 +116,35 @@ def test_projection_downloads_are_written_on_click(page, app_url, tmp_path):
         info.value.save_as(path)
         lines = path.read_text().splitlines()
         assert lines[0] == header and len(lines) == 5001, (label, lines[:2])
+    assert exceptions(page) == []
+
+
+def test_grow_train_scrub_and_explore(page, app_url):
+    open_page(page, f"{app_url}/Grow")
+    steps = page.get_by_role("spinbutton", name="Steps")
+    steps.fill("120")
+    steps.press("Tab")
+    page.get_by_role("button", name="Train").click()
+    page.locator("[data-testid='stProgress']").wait_for(timeout=60_000)  # the live progress of the job
+    screenshot(page, "grow_training")
+    # the run has ended when the scrubber of its snapshots appears
+    page.locator("[data-testid='stSlider']", has_text="Training step").wait_for(timeout=180_000)
+    wait_idle(page)
+    step = page.locator("[data-testid='stMetric']", has_text="Step").first
+    assert step.locator("[data-testid='stMetricValue']").inner_text() == "120"
+    assert exceptions(page) == []
+    screenshot(page, "grow_trained")
+    page.locator("[data-testid='stSlider']", has_text="Training step").get_by_role("slider").press("Home")
+    step.locator("[data-testid='stMetricValue']", has_text=re.compile(r"^0$")).wait_for(timeout=30_000)
+    wait_idle(page)
+    unchanged = page.locator("[data-testid='stMetric']", has_text="Unchanged token rows").locator(
+        "[data-testid='stMetricValue']").inner_text()
+    total = unchanged.split("/")[1].strip()
+    assert unchanged.split("/")[0].strip() == total  # at step 0 every row is the step-0 row
+    page.get_by_role("button", name="Explore step 0 on every page").click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stSidebar] [data-testid=stSelectbox] input')?.value"
+        ".startsWith('grown-step-0.bin')", timeout=60_000)
+    wait_idle(page)
+    assert sidebar_model(page) == "grown-step-0.bin (your checkpoint)"
     assert exceptions(page) == []

@@ -1,0 +1,154 @@
+"""Two or more tables of one vocabulary: which rows moved, how far, and whether neighbours stayed.
+
+- Rows that did not change at all (``unchanged_rows``): compared bit for bit, not assumed.
+- Drift of each token: ``1 − cos(a_i·R, b_i)``, where R is the orthogonal Procrustes rotation that
+  best maps table A onto table B (two runs, or a PCA drawn per snapshot, differ by a rotation), or
+  the identity for snapshots of one run, which share their axes (``align="none"``).
+- Neighbour overlap: the share of a token's k nearest in A that are among its k nearest in B (needs
+  no alignment). On large vocabularies it is computed for a stated, seeded sample of tokens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import QueryError
+from .geometry import cosine, resolve
+from .model import Embeddings
+
+ALIGNMENTS = ("procrustes", "none")
+OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
+BLOCK_ROWS = 512  # rows per matrix product in the neighbour search
+
+
+def unchanged_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Ids whose rows are bit-for-bit equal in two tables of the same shape."""
+    if a.shape != b.shape:
+        raise QueryError("the tables have shapes {a} and {b}; they must be equal", a=str(a.shape), b=str(b.shape))
+    return np.flatnonzero((a == b).all(axis=1))
+
+
+def pair_cosines(models: Sequence[Embeddings], pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
+    """cos(word a, word b) in each model, for each pair (a pair a model cannot look up gives NaN)."""
+    out: dict[tuple[str, str], list[float]] = {}
+    for a, b in pairs:
+        series = []
+        for emb in models:
+            try:
+                series.append(cosine(resolve(emb, a).vector, resolve(emb, b).vector))
+            except QueryError:
+                series.append(float("nan"))
+        out[(a, b)] = series
+    return out
+
+
+def procrustes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The orthogonal (d, d) R minimising ||a·R − b|| (scipy's orthogonal_procrustes), on finite rows."""
+    from scipy.linalg import orthogonal_procrustes
+
+    ok = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)
+    r, _ = orthogonal_procrustes(a[ok].astype(np.float64), b[ok].astype(np.float64))
+    return r
+
+
+def _unit(a: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(a, axis=1, keepdims=True)
+    n[n == 0] = 1.0
+    return a / n
+
+
+def knn_ids(table: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
+    """(len(ids), k) the k nearest rows by cosine of each of ``ids``, themselves excluded, exact."""
+    unit = _unit(table.astype(np.float32))
+    unit[~np.isfinite(unit).all(axis=1)] = 0.0
+    out = np.empty((ids.size, k), np.int64)
+    for s in range(0, ids.size, BLOCK_ROWS):
+        chunk = ids[s : s + BLOCK_ROWS]
+        sim = unit[chunk] @ unit.T  # (chunk, V)
+        sim[np.arange(chunk.size), chunk] = -np.inf
+        part = np.argpartition(-sim, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(sim, part, 1), axis=1, kind="stable")
+        out[s : s + chunk.size] = np.take_along_axis(part, order, 1)
+    return out
+
+
+@dataclass(frozen=True)
+class Drift:
+    drift: np.ndarray  # (V,) 1 − cos(a_i·R, b_i); NaN for rows that are not finite
+    overlap: np.ndarray  # (V,) share of the k nearest kept; NaN outside the sample
+    overlap_ids: np.ndarray  # the tokens whose overlap was computed
+    aligned: str
+    k: int
+    rotation: np.ndarray | None  # (d, d) R, or None when not aligned
+    seconds: float
+
+    @property
+    def median_drift(self) -> float:
+        return float(np.nanmedian(self.drift))
+
+    @property
+    def max_drift(self) -> float:
+        return float(np.nanmax(self.drift))
+
+    @property
+    def mean_overlap(self) -> float:
+        return float(np.nanmean(self.overlap))
+
+
+def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, sample: int = OVERLAP_SAMPLE,
+          seed: int = 0, progress: Callable[[float, str], None] | None = None) -> Drift:
+    """How far each token moved between table A and table B (same V and d)."""
+    if align not in ALIGNMENTS:
+        raise QueryError("align must be one of {allowed}; got {align!r}", allowed=", ".join(ALIGNMENTS), align=align)
+    if a.shape != b.shape:
+        raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
+                         "{b_v:,} × {b_d:,}", a_v=a.shape[0], a_d=a.shape[1], b_v=b.shape[0], b_d=b.shape[1])
+    if not 1 <= k < a.shape[0]:
+        raise QueryError("k must be between 1 and {most:,}, got {k}", most=a.shape[0] - 1, k=k)
+    report = progress or (lambda f, s: None)
+    t = time.perf_counter()
+    r = None
+    a32 = a.astype(np.float32)
+    if align == "procrustes":
+        report(0.05, "fitting the rotation")
+        r = procrustes(a32, b)
+        a32 = (a32.astype(np.float64) @ r).astype(np.float32)
+    report(0.15, "drift of every token")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.einsum("ij,ij->i", _unit(a32.astype(np.float64)), _unit(b.astype(np.float64)))
+    d = 1.0 - cos
+    d[~(np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1))] = np.nan
+    V = a.shape[0]
+    ids = np.arange(V) if V <= sample else np.sort(np.random.default_rng(seed).choice(V, sample, replace=False))
+    report(0.3, "nearest neighbours in A")
+    na = knn_ids(a, ids, k)
+    report(0.65, "nearest neighbours in B")
+    nb = knn_ids(b, ids, k)
+    overlap = np.full(V, np.nan)
+    overlap[ids] = [len(set(x) & set(y)) / k for x, y in zip(na, nb, strict=True)]
+    report(1.0, "done")
+    return Drift(d, overlap, ids, align, k, r, time.perf_counter() - t)
+
+
+def aligned_map(tables: Sequence[np.ndarray], ids: np.ndarray, align: str = "none") -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``ids`` of every table in one 2-D frame: ((S, n, 2) coordinates, explained variance of the 2 axes).
+
+    Each table is first aligned onto the last (``procrustes``, fitted on all rows) or left in place
+    (``none``: snapshots of one run share their axes); then one PCA, fitted on the last table's rows,
+    projects every table, so the axes mean the same thing at every step.
+    """
+    from .projection import pca_fit
+
+    last = tables[-1]
+    rows = []
+    for t in tables:
+        x = t.astype(np.float64)
+        if align == "procrustes" and t is not last:
+            x = x @ procrustes(t, last)
+        rows.append(x[ids])
+    _, comps, ratio, mean = pca_fit(rows[-1], 2)
+    return np.stack([(x - mean) @ comps.T for x in rows]).astype(np.float32), ratio

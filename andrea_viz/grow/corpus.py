@@ -1,0 +1,112 @@
+"""A seeded corpus whose words come in classes that share contexts, so a small model can learn them.
+
+Every class has its own sentence templates; the members of a class fill the same slots, so they are
+seen in the same contexts (cat and dog in "the {animal} sleeps by the door", monday and tuesday in
+"see you on {weekday}"). Every word of the lesson and of the Predict-similarity pairs is here. The text
+is plain lower-case ASCII, so byte ids 0-9, 11-31 and 127-255 never occur and their rows are never
+seen by training.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import QueryError
+from ..i18n import N_
+
+WORD_CLASSES: dict[str, list[str]] = {  # the first six are drawn on maps at first
+    "animals": ["cat", "dog", "pet", "kitten", "puppy", "horse", "pony", "cow", "mouse", "tiger", "rabbit", "sheep"],
+    "weekdays": ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+    "people": ["king", "queen", "man", "woman", "mother", "father", "doctor", "nurse", "teacher", "farmer", "boy",
+               "girl"],
+    "instruments": ["xylophone", "piano", "guitar", "violin", "drum", "flute", "trumpet", "harp"],
+    "colours": ["red", "blue", "green", "yellow", "orange", "purple", "black", "white", "pink", "brown"],
+    "numbers": ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"],
+    "months": ["january", "february", "march", "april", "june", "july", "august", "october"],
+    "foods": ["apple", "banana", "bread", "butter", "cheese", "rice", "soup", "cake", "orange", "egg"],
+    "drinks": ["tea", "coffee", "milk", "juice", "water", "cocoa"],
+    "cities": ["paris", "london", "rome", "berlin", "madrid", "tokyo", "lisbon", "amsterdam"],
+    "objects": ["spoon", "table", "chair", "cup", "lamp", "book", "clock", "bottle", "computer"],
+    "vehicles": ["car", "ship", "boat", "bus", "train", "bike", "plane", "truck"],
+    "feelings": ["happy", "glad", "sad", "angry", "tired", "calm"],
+    "sizes": ["big", "large", "small", "tiny", "huge", "tall"],
+    "temperatures": ["hot", "cold", "warm", "cool"],
+    "verbs": ["run", "walk", "jump", "swim", "dance", "sing", "read", "cook"],
+    "nature": ["fire", "cloud", "river", "sun", "rain", "tree", "mountain", "sea", "water"],
+    "subjects": ["music", "mathematics", "democracy", "history", "science", "art", "biology", "poetry"],
+}
+
+CLASS_LABELS = {  # msgids, drawn in the reader's language
+    "animals": N_("animals"), "weekdays": N_("weekdays"), "months": N_("months"), "colours": N_("colours"),
+    "numbers": N_("numbers"), "foods": N_("foods"), "drinks": N_("drinks"), "cities": N_("cities"),
+    "people": N_("people"), "instruments": N_("instruments"), "objects": N_("objects"), "vehicles": N_("vehicles"),
+    "feelings": N_("feelings"), "sizes": N_("sizes"), "temperatures": N_("temperatures"), "verbs": N_("verbs"),
+    "nature": N_("nature"), "subjects": N_("subjects"), "frequent words": N_("frequent words"),
+}
+
+# Each template fills its slots from the classes named in braces; other words are the same in every
+# sentence of that template. Members of one class share every template of that class.
+TEMPLATES: dict[str, list[str]] = {
+    "animals": ["the {animals} sleeps by the door", "my {animals} eats from a bowl", "a {animals} ran across the yard",
+                "the little {animals} wants food", "we feed the {animals} every evening",
+                "the {animals} and the {animals} play in the garden"],
+    "weekdays": ["see you on {weekdays}", "the shop is closed on {weekdays}", "on {weekdays} we stay at home",
+                 "the meeting moved from {weekdays} to {weekdays}", "every {weekdays} morning she goes out"],
+    "months": ["her birthday is in {months}", "in {months} the days get longer", "school starts again in {months}",
+               "we went on holiday in {months}"],
+    "colours": ["she painted the wall {colours}", "the flag is {colours} and {colours}", "he wore a {colours} coat",
+                "the sky turned {colours}"],
+    "numbers": ["i counted {numbers} birds", "there are {numbers} seats left", "we waited {numbers} hours",
+                "{numbers} plus {numbers} is more than {numbers}"],
+    "foods": ["we ate {foods} for lunch", "she bought {foods} at the market", "a plate of {foods} with {foods}",
+              "he baked {foods} for breakfast"],
+    "drinks": ["a glass of {drinks} please", "she drinks {drinks} every morning", "pour me some {drinks}",
+               "the {drinks} is still fresh"],
+    "cities": ["we flew to {cities} last year", "{cities} is a big city", "the road from {cities} to {cities}",
+               "she lives in {cities} now"],
+    "people": ["the {people} spoke to the {people}", "the {people} smiled at everyone", "ask the {people} for help",
+               "the old {people} walked home"],
+    "instruments": ["he plays the {instruments}", "the sound of the {instruments} filled the hall",
+                    "she is learning the {instruments}", "a concert for {instruments} and {instruments}"],
+    "objects": ["put the {objects} on the shelf", "the {objects} fell on the floor", "hand me the {objects}",
+                "we need a new {objects}"],
+    "vehicles": ["we travelled by {vehicles}", "the {vehicles} left the station", "they drove the {vehicles} home",
+                 "the {vehicles} was faster than the {vehicles}"],
+    "feelings": ["i feel {feelings} today", "the children were {feelings}", "she looked {feelings} after the game",
+                 "he is {feelings} and {feelings}"],
+    "sizes": ["the house is very {sizes}", "a {sizes} box stood in the hall", "the tower grew {sizes}"],
+    "temperatures": ["the soup is too {temperatures}", "it was {temperatures} outside", "keep the room {temperatures}"],
+    "verbs": ["i like to {verbs}", "the children {verbs} in the park", "we {verbs} together after school",
+              "can you {verbs} with me"],
+    "nature": ["the {nature} is near the village", "we watched the {nature} from the hill",
+               "the painting shows the {nature}"],
+    "subjects": ["she studies {subjects} at school", "a lecture about {subjects}", "he teaches {subjects}",
+                 "the story of {subjects}"],
+}
+LESSON_WORDS = ("cat", "dog", "pet", "tuesday", "xylophone", "king", "queen", "monday")
+DEFAULT_SENTENCES = 6_000
+SLOT = re.compile(r"\{(\w+)\}")
+
+
+def class_of(word: str) -> list[str]:
+    """The classes a word belongs to (orange is a colour and a food; water a drink and nature)."""
+    return [c for c, words in WORD_CLASSES.items() if word in words]
+
+
+def sentence(template: str, rng: np.random.Generator) -> str:
+    return SLOT.sub(lambda m: str(rng.choice(WORD_CLASSES[m.group(1)])), template)
+
+
+def generate(seed: int = 0, n_sentences: int = DEFAULT_SENTENCES) -> str:
+    """n_sentences lines, each from a template of a class drawn uniformly, words drawn uniformly."""
+    if n_sentences < 1:
+        raise QueryError("the corpus needs at least one sentence, got {n}", n=n_sentences)
+    rng = np.random.default_rng(seed)
+    classes = list(TEMPLATES)
+    lines = []
+    for _ in range(n_sentences):
+        templates = TEMPLATES[classes[rng.integers(len(classes))]]
+        lines.append(sentence(templates[rng.integers(len(templates))], rng))
+    return "\n".join(lines) + "\n"

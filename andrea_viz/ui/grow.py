@@ -1,0 +1,114 @@
+"""The Grow page's session side: one training job and one run folder per session, the live progress,
+and Explore (a copy of the chosen snapshot that stays until another is explored).
+
+Folders live in the system's temporary folder and are removed when a new run replaces them or when the
+session's state is dropped (the end of the session), through ``weakref.finalize``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+
+import streamlit as st
+
+from ..checkpoints import load_path
+from ..errors import CheckpointError
+from ..grow.job import GrowJob
+from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
+from ..i18n import _
+from ..plots import timeline as plots
+from ..timeline import Snapshot, Timeline
+from . import state
+from .errors import show_error
+from .uploads import user_models
+
+JOB, RUN, EXPLORED = "grow:job", "grow:run", "grow:explored"
+POLL_SECONDS = 0.5
+
+
+class SessionFolder:
+    """A temporary folder that is deleted when this object is (a new run, or the session's end)."""
+
+    def __init__(self, prefix: str):
+        self.path = Path(tempfile.mkdtemp(prefix=prefix))
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
+
+    def remove(self) -> None:
+        self._finalizer()
+
+
+def job() -> GrowJob | None:
+    return st.session_state.get(JOB)
+
+
+def start(**kwargs) -> GrowJob:
+    """Stop this session's running job, drop its folder, and start a new run in a new folder."""
+    old = job()
+    if old is not None and old.running:
+        old.cancel()
+        old.wait(30)
+    if RUN in st.session_state:
+        st.session_state.pop(RUN).remove()
+    folder = SessionFolder("andrea_grow_")
+    st.session_state[RUN] = folder
+    st.session_state[JOB] = j = GrowJob(folder.path / "run", **kwargs).start()
+    return j
+
+
+def timeline() -> Timeline | None:
+    """The snapshots written by this session's run (all of them, or those kept when it was stopped)."""
+    j = job()
+    if j is None or not j.folder.is_dir():
+        return None
+    snaps = list_snapshots(j.folder)
+    return st.session_state.setdefault(f"grow:timeline:{j.folder}:{len(snaps)}",
+                                       Timeline([Snapshot(s, p) for s, p in snaps], str(j.folder))) if snaps else None
+
+
+def manifest() -> dict:
+    j = job()
+    return (read_manifest(j.folder) if j is not None else None) or {}
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def live_progress() -> None:
+    """While the job runs: its progress, the loss so far, and Cancel; when it ends, the whole page reruns."""
+    j = job()
+    if j is None or not j.running:
+        st.rerun()
+    p = j.snapshot()
+    frac = p.step / p.steps if p.steps else 0.0
+    st.progress(frac, text=_("Training: step {step:,} of {steps:,}", step=p.step, steps=p.steps) if p.steps
+                else _("Preparing the corpus and its segments…"))
+    if p.losses:
+        st.plotly_chart(plots.loss_curve(p.losses, p.steps), key="grow:live-loss")
+    st.button(_("Cancel"), on_click=j.cancel, key="grow:cancel",
+              help=_("Stops after the current step; the snapshots written so far are kept and open."))
+
+
+def explore(step: int) -> None:
+    """Copy the snapshot of ``step`` (with its config and segments) and make it the model of every page."""
+    tl = timeline()
+    if tl is None:
+        return
+    src = tl.snapshots[tl.steps.index(step)].path
+    if EXPLORED in st.session_state:
+        old = st.session_state.pop(EXPLORED)
+        for key in [k for k, e in user_models().items() if e.provenance.file and e.provenance.file.startswith(str(old.path))]:
+            user_models().pop(key)
+        old.remove()
+    folder = SessionFolder("andrea_explored_")
+    st.session_state[EXPLORED] = folder
+    for name in (src.name, CONFIG, SEGMENTS):
+        if (src.parent / name).is_file():
+            shutil.copy2(src.parent / name, folder.path / name)
+    try:
+        emb = load_path(folder.path / src.name, name=f"grown-step-{step}.bin")
+    except CheckpointError as exc:
+        show_error(exc)
+        return
+    user_models()[emb.key] = emb
+    st.session_state[state.MODEL] = emb.key

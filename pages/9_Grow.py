@@ -1,0 +1,74 @@
+"""Grow an ANDREA: train a small one here and watch its embedding table turn from noise into structure."""
+
+import streamlit as st
+
+from andrea_viz import ui
+from andrea_viz.errors import QueryError
+from andrea_viz.family import BYTE_TOKENS, count_params
+from andrea_viz.grow import DEFAULT_PRESET, PRESETS, corpus_text
+from andrea_viz.grow.corpus import CLASS_LABELS, WORD_CLASSES
+from andrea_viz.i18n import _, tr
+from andrea_viz.plots.timeline import loss_curve
+
+emb = ui.page_setup(__file__)
+st.title(_("Grow an ANDREA and watch its table learn"))
+st.markdown(_(
+    "Every entry of the token table starts as a small random number from N(0, 1/√d). Training updates a row each "
+    "time its id appears in a batch. Train a small ANDREA here, with the course's layout (untied input and output "
+    "tables, learned positions), on a corpus whose words come in classes, and watch *cat* move towards *dog*."))
+
+with st.form("grow:form"):
+    c = st.columns(4)
+    preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
+                            format_func=lambda k: tr(PRESETS[k].label))
+    steps = c[1].number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, step=100,
+                              help=_("Training steps; the preset's own number is a good start."))
+    seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))
+    source = c[3].radio(_("Corpus"), ["generated", "upload"], format_func={"generated": _("generated (word classes)"),
+                                                                            "upload": _("my own .txt")}.get)
+    upload = st.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow:corpus",
+                              help=_("Used when the corpus is “my own .txt”. Its words are segmented by Harris's "
+                                     "successor variety; its most frequent words are followed below."))
+    submitted = st.form_submit_button(_("Train"), type="primary")
+
+if submitted:
+    with ui.explain_errors():
+        corpus = None
+        if source == "upload":
+            if upload is None:
+                raise QueryError("choose a .txt file to train on, or the generated corpus")
+            corpus = corpus_text(upload.getvalue(), upload.name)
+        ui.grow.start(preset=preset, corpus=corpus, steps=int(steps), seed=int(seed))
+
+job = ui.grow.job()
+if job is not None and job.running:
+    ui.grow.live_progress()
+elif job is not None:
+    if job.error is not None:
+        ui.show_error(job.error)
+    elif job.crash is not None:
+        st.error(_("Training failed: {reason}", reason=job.crash), icon="⚠️")
+    info = ui.grow.manifest()
+    tl = ui.grow.timeline()
+    if info and not info.get("finished"):
+        st.warning(_("Training stopped at step {done:,} of {planned:,}; the {n} snapshots written so far are kept.",
+                     done=info.get("steps_done", 0), planned=info.get("steps_planned", 0),
+                     n=len(info.get("snapshots", []))), icon="⏹️")
+    if info.get("losses"):
+        cfg = info["config"]
+        total = count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
+        st.markdown(_("**This run:** V = {bytes} bytes + {s:,} segments + 1 BOS = {V:,}; d = {d}, T = {T}, {L} layers; "
+                      "{total:,} parameters (2·V·d + T·d + 12·L·d²); {steps:,} steps in {sec:.1f} s.", bytes=BYTE_TOKENS,
+                      s=cfg["vocab_size"] - BYTE_TOKENS - 1, V=cfg["vocab_size"], d=cfg["d_model"], T=cfg["context"],
+                      L=cfg["layers"], total=total, steps=info.get("steps_done", 0), sec=info.get("seconds", 0.0)))
+        st.plotly_chart(loss_curve(info["losses"], info["steps_planned"], [s["step"] for s in info["snapshots"]]),
+                        key="grow:loss")
+    if tl is not None and len(tl.snapshots) >= 2:
+        st.subheader(_("The table at each snapshot"))
+        ui.timeline_view(tl, "grow", WORD_CLASSES, CLASS_LABELS, unseen_tracked=info.get("unseen_ids"),
+                         losses=info.get("losses"), explore=ui.grow.explore)
+    elif tl is not None:
+        st.info(_("Only one snapshot was written before the run stopped; train again to watch the table change."))
+else:
+    st.info(_("Choose a preset and press Train: the micro preset takes about half a minute on two cores, and shows "
+              "its progress as it goes."))

@@ -1,0 +1,208 @@
+"""Growing an ANDREA: the layout's exact count, real .bin snapshots, never-seen rows kept bit for bit,
+word classes learned, the tokenizer through the loader, the CLI, cancel, and two runs at once."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import andrea_viz
+from andrea_viz.errors import QueryError
+from andrea_viz.family import count_params
+from andrea_viz.geometry import cosine, neighbors, resolve
+from andrea_viz.grow import PRESETS, snapshot_steps, train
+from andrea_viz.grow.corpus import LESSON_WORDS, WORD_CLASSES, generate
+from andrea_viz.grow.harris import cut, harris_segments, successor_variety
+from andrea_viz.grow.job import GrowJob
+from andrea_viz.grow.snapshots import list_snapshots, read_manifest
+from andrea_viz.quiz import LESSON_PAIRS, MORE_PAIRS
+from andrea_viz.tokenizer import ByteTokenizer
+
+
+@pytest.fixture(scope="module")
+def micro(tmp_path_factory):
+    """The micro preset as it is (600 steps, 9 snapshots, seed 0)."""
+    return train(tmp_path_factory.mktemp("micro") / "run", preset="micro", seed=0)
+
+
+def cos(emb, a, b):
+    return cosine(resolve(emb, a).vector, resolve(emb, b).vector)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_parameter_count_is_2Vd_plus_Td_plus_12Ld2_for_every_preset(preset):
+    import torch
+
+    from andrea_viz.grow.model import Andrea, GrowConfig
+
+    p = PRESETS[preset]
+    V = 300
+    model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads))
+    n = sum(t.numel() for t in model.parameters())
+    assert n == 2 * V * p.d_model + p.context * p.d_model + 12 * p.layers * p.d_model**2
+    assert n == count_params(V, p.d_model, p.context, p.layers).total
+    assert [name for name, _ in model.ordered_parameters()][:4] == ["wte", "wpe", "lm_head", "layer0.attn_wq"]
+    assert all(t.dim() == 2 for t in model.parameters())  # no biases, no norm weights
+    assert model(torch.zeros(1, p.context, dtype=torch.long)).shape == (1, p.context, V)
+
+
+def test_snapshot_bin_round_trips_through_the_loader(micro):
+    import torch
+
+    from andrea_viz.grow.model import Andrea, GrowConfig
+
+    step, path = micro.snapshots[-1]
+    cfg = micro.config
+    head = np.fromfile(path, "<i4", count=2)
+    n = count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
+    assert list(head) == [step, n] and path.stat().st_size == 8 + 12 * n  # weights, Adam m, Adam v
+    weights = np.fromfile(path, "<f4", count=n, offset=8)
+    model = Andrea(GrowConfig(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"], cfg["heads"]))
+    offset = 0
+    with torch.no_grad():
+        for _, t in model.ordered_parameters():
+            t.copy_(torch.from_numpy(weights[offset : offset + t.numel()].reshape(t.shape)))
+            offset += t.numel()
+    emb = andrea_viz.load(path)
+    np.testing.assert_array_equal(emb.token_table, model.wte.numpy(force=True))
+    np.testing.assert_array_equal(emb.position_table, model.wpe.numpy(force=True))
+    np.testing.assert_array_equal(emb.output_table, model.lm_head.numpy(force=True))
+    assert emb.output_kind == "untied" and emb.card["step"] == step and emb.card["layers"] == cfg["layers"]
+    adam_v = np.fromfile(path, "<f4", count=n, offset=8 + 8 * n)
+    assert (adam_v >= 0).all() and adam_v.max() > 0  # the second moment, written after m
+
+
+def test_first_and_last_snapshots_share_exactly_the_never_seen_rows(micro):
+    first, last = andrea_viz.load(micro.snapshots[0][1]), andrea_viz.load(micro.snapshots[-1][1])
+    same = np.flatnonzero((first.token_table == last.token_table).all(axis=1))
+    assert same.size > 0 and same.tolist() == sorted(micro.unseen_ids)
+    assert set(range(11, 32)) <= set(same.tolist())  # control bytes never occur in the corpus
+    assert not (first.output_table == last.output_table).all(axis=1).any()  # every output row moved
+
+
+def test_micro_learns_that_cat_is_near_dog_and_far_from_tuesday(micro):
+    first, last = andrea_viz.load(micro.snapshots[0][1]), andrea_viz.load(micro.snapshots[-1][1])
+    assert cos(last, "cat", "dog") - cos(first, "cat", "dog") >= 0.3
+    assert cos(last, "cat", "dog") - cos(last, "cat", "tuesday") >= 0.2
+    assert "dog" in [n.token for n in neighbors(last, "cat", k=10)[1]]
+    assert micro.final_loss < micro.losses[0] / 4
+
+
+def test_the_tokenizer_through_the_loader_gives_one_id_per_lesson_word(micro):
+    emb = andrea_viz.load(micro.snapshots[-1][1])
+    for w in ("cat", "dog", "pet", "tuesday", "xylophone", "king", "queen", "monday"):
+        assert len(emb.tokenizer.lookup(w)) == 1, w
+    assert emb.vocab_size == 256 + len(micro.segments) + 1 and emb.token(emb.vocab_size - 1) == "<BOS>"
+
+
+@pytest.mark.parametrize("text", ["the cat sat", "naïve café ☕ 猫 Ünïcødé\n\ttabs", "", "xylophones!!! 123",
+                                  "\x00\x7f\U0010ffff"])
+def test_any_utf8_text_round_trips(micro, text):
+    tok = ByteTokenizer(256 + len(micro.segments) + 1, micro.segments)
+    assert tok.decode(tok.encode(text)) == text
+
+
+def test_harris_keeps_common_words_whole_and_cuts_rare_ones_at_successor_peaks():
+    sv = successor_variety({"walk", "walks", "walked", "walking", "talk", "talks", "talking", "wall"})
+    assert sv["walk"] == 4  # e, i, s, and the end of the word
+    assert cut("walking", sv) == ["walk", "ing"]
+    text = "walk walks walked walking talk talking " * 3 + "walkers wallpaper"
+    segs = harris_segments(text, min_word_count=3, min_piece_count=1)
+    assert {"walk", "walks", "walking", "talk"} <= set(segs) and "walkers" not in segs
+    corpus_segments = harris_segments(generate(0))
+    assert set(LESSON_WORDS) <= set(corpus_segments)
+
+
+def test_the_corpus_holds_every_lesson_and_quiz_word():
+    words = {w for ws in WORD_CLASSES.values() for w in ws}
+    quiz = {w for pair in LESSON_PAIRS + MORE_PAIRS for w in pair}
+    assert quiz <= words, quiz - words
+    text = generate(0)
+    assert all(f" {w}" in text or text.startswith(w) for w in quiz)
+    assert generate(0) == text and generate(1) != text  # seeded
+
+
+@pytest.mark.parametrize("data,message", [(b"", "has 0 words"), (b"\x00\x01binary\x00", "binary"),
+                                          (b"\xff\xfe\xfa not utf8", "not UTF-8"), (b"too few words here", "has 4 words")])
+def test_a_bad_corpus_is_one_sentence(tmp_path, data, message):
+    with pytest.raises(QueryError, match=message):
+        train(tmp_path / "run", corpus=data, steps=5)
+
+
+def test_snapshots_at_steps_128_and_640_open_like_any_other(tmp_path):
+    r = train(tmp_path / "run", steps=640, snapshot_at=[0, 128, 640], seed=1)
+    assert [s for s, _ in r.snapshots] == [0, 128, 640]
+    for step, path in r.snapshots:
+        assert path.read_bytes()[0] == step % 256
+        emb = andrea_viz.load(path)
+        assert emb.card["step"] == step and emb.tokenizer.lookup("cat") == andrea_viz.load(r.snapshots[0][1]).tokenizer.lookup("cat")
+
+
+def test_snapshot_names_sort_by_step_first_and_last_included():
+    assert snapshot_steps(600, 9)[0] == 0 and snapshot_steps(600, 9)[-1] == 600
+    assert len(snapshot_steps(600, 9)) == 9
+    from andrea_viz.grow.snapshots import snapshot_name
+
+    names = [snapshot_name(s) for s in (0, 9, 128, 1000, 20000)]
+    assert names == sorted(names)
+
+
+def test_cancel_keeps_what_was_written_and_it_opens(tmp_path):
+    stop_after = 130
+    calls = []
+
+    def should_stop():
+        return len(calls) >= stop_after
+
+    r = train(tmp_path / "run", steps=600, snapshot_at=[0, 50, 100, 300, 600], progress=lambda *a: calls.append(a),
+              should_stop=should_stop)
+    assert r.cancelled and r.steps_done == stop_after and [s for s, _ in r.snapshots] == [0, 50, 100]
+    manifest = read_manifest(tmp_path / "run")
+    assert manifest["finished"] is False and manifest["steps_done"] == stop_after
+    assert [s for s, _ in list_snapshots(tmp_path / "run")] == [0, 50, 100]
+    assert andrea_viz.load(r.snapshots[-1][1]).card["step"] == 100
+
+
+def test_two_runs_at_once_do_not_share_or_corrupt_each_other(tmp_path):
+    jobs = [GrowJob(tmp_path / f"run{i}", steps=40, seed=i, snapshot_at=[0, 40]) for i in (1, 2)]
+    for j in jobs:
+        j.start()
+    assert all(j.wait(120) for j in jobs) and not any(j.error or j.crash for j in jobs)
+    alone = train(tmp_path / "alone", steps=40, seed=2, snapshot_at=[0, 40])
+    together = andrea_viz.load(jobs[1].result.snapshots[-1][1])
+    np.testing.assert_allclose(together.token_table, andrea_viz.load(alone.snapshots[-1][1]).token_table, atol=1e-5)
+    assert not np.array_equal(andrea_viz.load(jobs[0].result.snapshots[-1][1]).token_table, together.token_table)
+
+
+def test_grow_cli_json_keys_and_neighbors_find_the_tokenizer_beside_a_snapshot(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--steps", "30", "--snapshots", "3", "--out",
+                        str(tmp_path / "run"), "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert set(d) == {"preset", "vocab_size", "d_model", "context", "layers", "total_params", "steps", "seconds",
+                      "final_loss", "snapshots", "unseen_count", "unseen_ids"}
+    assert d["preset"] == "micro" and d["steps"] == 30 and d["unseen_count"] == len(d["unseen_ids"]) > 0
+    assert d["total_params"] == count_params(d["vocab_size"], d["d_model"], d["context"], d["layers"]).total
+    assert d["snapshots"] == sorted(d["snapshots"]) and d["snapshots"][0].endswith("step-000000.bin")
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", d["snapshots"][-1], "cat", "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["query_ids"]) == 1  # cat is one segment: the tokenizer was found beside it
+    bad = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--corpus", str(tmp_path / "none.txt"), "--out",
+                          str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "cannot read the corpus" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_shipped_andrea_micro_is_reproduced_by_a_short_run_from_its_seed(tmp_path):
+    from andrea_viz.builtin import MICRO_DIR
+
+    shipped = json.loads((MICRO_DIR / "run.json").read_text())
+    first = shipped["first_losses"]
+    r = train(tmp_path / "run", preset=shipped["preset"], seed=shipped["seed"], steps=len(first), snapshot_at=[0])
+    np.testing.assert_allclose(r.losses, first, rtol=1e-4)
+    emb = andrea_viz.load("andrea-micro")
+    assert emb.card["step"] == shipped["steps_done"] and emb.output_kind == "untied"
+    assert "dog" in [n.token for n in neighbors(emb, "cat", k=10)[1]]
+    assert sum(p.stat().st_size for p in MICRO_DIR.iterdir()) <= 10 * 2**20
