@@ -9,13 +9,20 @@ import argparse
 import json
 import sys
 
+import numpy as np
+
 from .bench.forward import DTYPES
+from .compare import ALIGNMENTS
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow.trainer import DEFAULT_PRESET, PRESETS
 from .geometry import METRICS, analogy, neighbors
 from .loading import load
 from .model import Embeddings
+
+
+TOKENIZER_HELP = ("tokenizer.json, vocab.txt, harris_segments.json, meta.pkl or gpt2_tokenizer.bin; give it twice for "
+                  "GPT-2's vocab.json and merges.txt")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,6 +44,7 @@ def info_dict(emb: Embeddings) -> dict:
         "params": emb.params,
         "tokenizer": str(emb.tokenizer.description),
         "notes": [str(n) for n in (*p.assumptions, *p.notes)],
+        "warnings": [str(w) for w in p.warnings],
     }
 
 
@@ -56,6 +64,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"  tokenizer       {d['tokenizer']}")
     for n in d["notes"]:
         print(f"  note: {n}")
+    for w in d["warnings"]:
+        print(f"  warning: {w}")
     return 0
 
 
@@ -114,6 +124,34 @@ def _cmd_project(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from .compare import drift
+
+    a = load(args.a, tokenizer=args.tokenizer)
+    b = load(args.b, tokenizer=args.tokenizer)
+    if a.token_table.shape != b.token_table.shape:
+        raise QueryError("the two tables must have the same vocabulary and width: {a} is {a_v:,} × {a_d:,}, {b} is "
+                         "{b_v:,} × {b_d:,}", a=a.name, a_v=a.vocab_size, a_d=a.d_model, b=b.name, b_v=b.vocab_size,
+                         b_d=b.d_model)
+    r = drift(a.token_table, b.token_table, align=args.align, k=args.k)
+    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")[: args.top]
+    d = {"a": args.a, "b": args.b, "vocab_size": a.vocab_size, "d_model": a.d_model, "aligned": r.aligned,
+         "median_drift": r.median_drift, "max_drift": r.max_drift, "mean_overlap": r.mean_overlap,
+         "overlap_tokens": int(r.overlap_ids.size), "k": r.k, "seconds": round(r.seconds, 2),
+         "tokens": [{"id": int(i), "token": b.token(int(i)), "drift": float(r.drift[i]),
+                     "overlap": None if np.isnan(r.overlap[i]) else float(r.overlap[i])} for i in order]}
+    if args.json:
+        print(json.dumps(d, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{a.name} → {b.name}: {a.vocab_size:,} × {a.d_model}, aligned: {r.aligned}; median drift {r.median_drift:.4f}, "
+          f"max {r.max_drift:.4f}; mean overlap of the {r.k} nearest {r.mean_overlap:.2f} (on {r.overlap_ids.size:,} tokens); "
+          f"{r.seconds:.1f} s")
+    for t in d["tokens"]:
+        ov = "—" if t["overlap"] is None else f"{t['overlap']:.1f}"
+        print(f"  {t['token']!r:<24} #{t['id']:<7} drift {t['drift']:.4f}  overlap {ov}")
+    return 0
+
+
 def _cmd_grow(args: argparse.Namespace) -> int:
     from .grow import result_json, train
     from .grow.ship import keep_final_weights_only
@@ -141,6 +179,13 @@ def _cmd_grow(args: argparse.Namespace) -> int:
     print(f"{d['preset']}: V = {d['vocab_size']:,}, d = {d['d_model']}, T = {d['context']}, L = {d['layers']}, "
           f"{d['total_params']:,} parameters; {d['steps']:,} steps in {d['seconds']:.1f} s, final loss {d['final_loss']:.3f}")
     print(f"{len(d['snapshots'])} snapshots in {args.out}; {d['unseen_count']:,} ids were never an input")
+    return 0
+
+
+def _cmd_bench_drift(args: argparse.Namespace) -> int:
+    from .bench.drift import run
+
+    run(repeats=args.repeats)
     return 0
 
 
@@ -187,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("info", help="what a model's embedding layer holds")
     p.add_argument("source", help="built-in name (minilm-l6, andrea-120m-init, ...) or a checkpoint path")
-    p.add_argument("--tokenizer", help="tokenizer.json, vocab.txt or harris_segments.json")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_info)
 
@@ -196,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("word", help="a word, or a token id written #42")
     p.add_argument("-k", type=int, default=10, help="how many neighbours (default 10)")
     p.add_argument("--metric", choices=METRICS, default="cosine")
-    p.add_argument("--tokenizer")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_neighbors)
 
@@ -206,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b")
     p.add_argument("c")
     p.add_argument("-k", type=int, default=10)
-    p.add_argument("--tokenizer")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_analogy)
 
@@ -218,8 +263,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--include", nargs="*", metavar="WORD", help="words always in the sample")
     p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates")
-    p.add_argument("--tokenizer")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.set_defaults(func=_cmd_project)
+
+    p = sub.add_parser("drift", help="how far each token moved between two checkpoints of one vocabulary")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
+    p.add_argument("--align", choices=ALIGNMENTS, default="procrustes",
+                   help="procrustes: rotate A onto B first (two runs); none: compare in place (snapshots of one run)")
+    p.add_argument("-k", type=int, default=10, help="neighbours compared per token (default 10)")
+    p.add_argument("--top", type=int, default=20, help="how many tokens to list, largest drift first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_drift)
+
+    p = sub.add_parser("bench-drift", help="time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)")
+    p.add_argument("--repeats", type=int, default=3)
+    p.set_defaults(func=_cmd_bench_drift)
 
     p = sub.add_parser("grow", help="train a small ANDREA and write its snapshots (real ANDREA .bin files)")
     p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET)

@@ -9,11 +9,11 @@ from .errors import CheckpointError
 from .model import Embeddings
 
 
-def load(source: str | Path, tokenizer: str | Path | None = None) -> Embeddings:
+def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = None) -> Embeddings:
     """Load a model's embedding tables.
 
     ``source`` is a built-in name (``minilm-l6``, ``andrea-120m-init``, ...) or a path to a
-    checkpoint file or folder. Raises ``CheckpointError`` with a sentence saying what was
+    checkpoint file or folder; ``tokenizer`` a tokenizer file, or GPT-2's vocab.json and merges.txt. Raises ``CheckpointError`` with a sentence saying what was
     expected when the source cannot be read.
     """
     if isinstance(source, str) and source in BUILTINS:

@@ -50,6 +50,8 @@ PAGES = [
              N_("bring your own: upload a checkpoint or pick one from a folder, see what it holds, explore it")),
     PageInfo("pages/9_Grow.py", N_("Grow"), ":material/eco:",
              N_("train a small ANDREA here and watch its token table turn from noise into word classes")),
+    PageInfo("pages/10_Compare.py", N_("Compare"), ":material/compare_arrows:",
+             N_("two checkpoints of one vocabulary: how far each token moved, which neighbours stayed")),
 ]
 BY_FILE = {Path(p.path).name: p for p in PAGES}
 

@@ -3,7 +3,9 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, inside, list_checkpoints, list_tokenizers
+from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, inside, list_checkpoints, list_timelines, list_tokenizers
+from andrea_viz.grow.corpus import CLASS_LABELS, WORD_CLASSES
+from andrea_viz.timeline import describe, open_timeline
 
 emb = ui.page_setup(__file__)
 st.title("Bring your own checkpoint")
@@ -15,6 +17,7 @@ st.markdown(
 )
 
 LAST = "_checkpoint:last"
+TIMELINE = "_checkpoint:timeline"
 
 
 def _explore(key: str) -> None:
@@ -23,17 +26,25 @@ def _explore(key: str) -> None:
 
 upload_tab, folder_tab = st.tabs(["Upload a file", "From the checkpoint folder"])
 with upload_tab:
-    up = st.file_uploader("Checkpoint file", key="ckpt:file",
-                          help="Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Larger files: use the folder.")
-    tok = st.file_uploader("Tokenizer (optional)", type=["json", "txt"], key="ckpt:tok",
-                           help="tokenizer.json, vocab.txt or harris_segments.json; without one tokens show as #id.")
-    if st.button("Read the upload", type="primary", disabled=up is None):
+    ups = st.file_uploader("Checkpoint file (and the files beside it, if any)", key=ui.uploads.uploader_key("ckpt:file"),
+                           accept_multiple_files=True,
+                           help="Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
+                           "harris_segments.json or meta.pkl when it has them. Larger files: use the folder.")
+    toks = st.file_uploader("Tokenizer (optional)", type=["json", "txt", "pkl", "bin"], key=ui.uploads.uploader_key("ckpt:tok"),
+                            accept_multiple_files=True,
+                            help="tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
+                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, tokens "
+                            "show as #id (a tokenizer beside a file in the checkpoint folder is found by itself).")
+    if st.button("Read the upload", type="primary", disabled=not ups):
         with ui.explain_errors():
-            tok_path = ui.uploads.spool(tok, "tokenizer") if tok is not None else None
-            path = ui.uploads.spool(up, "checkpoint")
-            st.session_state[LAST] = ui.uploads.load_checkpoint(path, tok_path, up.name).key
-    st.caption("An upload is held in the server's memory while it arrives, then written to a temporary file that is "
-               "memory-mapped and deleted when you upload another.")
+            tok_path = [ui.uploads.spool(t, f"tokenizer:{i}") for i, t in enumerate(toks)] or None
+            path = ui.uploads.spool_many(ups, "checkpoint")
+            st.session_state[LAST] = ui.uploads.load_checkpoint(path, tok_path, path.name).key
+            ui.uploads.let_go("ckpt:file")  # the bytes are on disk now: a new uploader lets Streamlit drop its copy
+            ui.uploads.let_go("ckpt:tok")
+            st.rerun()
+    st.caption("An upload is held in the server's memory while it arrives; once read it is written to a temporary file "
+               "that is memory-mapped (and deleted when you upload another), and the server lets go of its bytes.")
 
 with folder_tab:
     root = checkpoint_dir()
@@ -49,6 +60,15 @@ with folder_tab:
                 path = inside(root, rel)
                 tpath = None if tok_rel.startswith("(") else inside(root, tok_rel)
                 st.session_state[LAST] = ui.uploads.load_checkpoint(path, tpath, rel.rstrip("/")).key
+    timelines = list_timelines(root)
+    if timelines:
+        st.markdown("**Or a folder of snapshots of one run, as a timeline**")
+        tl_rel = st.selectbox("Folder", timelines, key="ckpt:tlrel",
+                              help="Its checkpoints are ordered by the step each records (the ANDREA header's step, "
+                              "nanoGPT's iter_num, trainer_state.json's global_step).")
+        if st.button("Open as a timeline", key="ckpt:tlopen"):
+            with ui.explain_errors():
+                st.session_state[TIMELINE] = open_timeline(inside(root, tl_rel))
 
 last = ui.uploads.user_models().get(st.session_state.get(LAST))
 if last is not None:
@@ -59,3 +79,11 @@ if last is not None:
         st.switch_page("pages/4_Neighbours.py")
 elif ui.uploads.user_models():
     st.caption("Your checkpoints are in the model picker in the sidebar.")
+
+tl = st.session_state.get(TIMELINE)
+if tl is not None:
+    st.subheader(f"Timeline: {tl.source}")
+    st.caption(ui.tr(describe(tl)))
+    ui.timeline_view(tl, "ckpt-tl", WORD_CLASSES, CLASS_LABELS,
+                     explore=lambda step: ui.uploads.explore(tl.snapshots[tl.steps.index(step)].path,
+                                                             f"{tl.snapshots[tl.steps.index(step)].label} (step {step:,})"))

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
 from ..model import Embeddings
-from ..tokenizer import Tokenizer, tokenizer_from_file
+from ..tokenizer import Tokenizer, tokenizer_from_files
 from . import andrea_bin, hf_folder, llmc, numpy_file, safetensors_file, torch_file
 from .tables import Found, build, choose_tables, token_rows
 
@@ -82,19 +82,38 @@ def sniff(path: Path) -> Format:
 
 
 def find_tokenizer(path: Path, found: Found) -> Path | None:
-    """A tokenizer file beside the weights (or in the folder)."""
+    """A tokenizer file beside the weights (or in the folder), else nanoGPT's ``data/<dataset>/meta.pkl``
+    where its sample.py looks: under the checkpoint folder's parent, or the working directory."""
     candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
                  else hf_folder.find_tokenizer(path.parent, stem=path.stem))
+    dataset = found.config.get("dataset")
+    if candidate is None and isinstance(dataset, str) and dataset and "/" not in dataset and ".." not in dataset:
+        folder = path if path.is_dir() else path.parent
+        for root in (folder.parent, Path.cwd()):
+            meta = root / "data" / dataset / "meta.pkl"
+            if meta.is_file():
+                candidate = meta
+                break
     if candidate is not None:
-        found.notes.append(Msg("tokenizer found beside the weights: {name}", name=candidate.name))
+        found.notes.append(Msg("tokenizer found beside the weights: {name}", name=candidate.name)
+                           if candidate.parent == (path if path.is_dir() else path.parent) else
+                           Msg("tokenizer found where nanoGPT's sample.py looks: {path}", path=str(candidate)))
     return candidate
 
 
-def _tokenizer(explicit: str | Path | None, path: Path, V: int, found: Found) -> Tokenizer | None:
-    candidate = Path(explicit) if explicit is not None else find_tokenizer(path, found)
+def _tokenizer(explicit, path: Path, V: int, found: Found) -> Tokenizer | None:
+    """The tokenizer given or found beside the weights. One that cannot be used leaves the weights readable,
+    with tokens as #id and a warning that says why."""
+    if explicit is not None and not isinstance(explicit, str | Path):
+        explicit = [Path(p) for p in explicit] or None
+    candidate = explicit if explicit is not None else find_tokenizer(path, found)
     if candidate is None:
         return None
-    tok, notes = tokenizer_from_file(candidate, V)
+    try:
+        tok, notes = tokenizer_from_files(candidate, V)
+    except CheckpointError as exc:
+        found.tokenizer_reason = exc.msg
+        return None
     found.notes.extend(notes)
     return tok
 
@@ -109,11 +128,23 @@ def _read(path: Path, found: Found, tokenizer: str | Path | None) -> Embeddings:
     choice = choose_tables(found)
     tok = _tokenizer(tokenizer, path, token_rows(found, choice), found)
     stat = path.stat()
-    key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer}"
+    key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer_key(tokenizer)}"
     return build(found, choice, tok, name=path.name, key=key)
 
 
-def load_path(path: Path, tokenizer: str | Path | None = None, name: str | None = None) -> Embeddings:
+def tokenizer_key(tokenizer) -> str:
+    """The part of a model's cache key that says which tokenizer files were given (path, size, time)."""
+    if tokenizer is None:
+        return "-"
+    paths = [tokenizer] if isinstance(tokenizer, str | Path) else list(tokenizer)
+    parts = []
+    for p in map(Path, paths):
+        st = p.stat() if p.exists() else None
+        parts.append(f"{p.resolve()}:{st.st_size if st else 0}:{st.st_mtime_ns if st else 0}")
+    return "+".join(parts)
+
+
+def load_path(path: Path, tokenizer=None, name: str | None = None) -> Embeddings:
     """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError."""
     path = Path(path)
     found = Found(format=Msg("unknown"), file=str(path))

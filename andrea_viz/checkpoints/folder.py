@@ -51,3 +51,20 @@ def list_tokenizers(root: Path, depth: int = 3) -> list[str]:
         return []
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")
                   if p.name in TOKENIZER_NAMES and len(p.relative_to(root).parts) <= depth)
+
+
+def list_timelines(root: Path, depth: int = 2) -> list[str]:
+    """Folders under root (root itself as '.') that hold two or more checkpoint files or checkpoint-N/ folders."""
+    if not root.is_dir():
+        return []
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        rel = here.relative_to(root)
+        if len(rel.parts) >= depth:
+            dirnames[:] = []
+        n = sum(Path(f).suffix in WEIGHT_SUFFIXES and f not in TOKENIZER_NAMES for f in filenames)
+        n += sum(d.startswith("checkpoint-") for d in dirnames)
+        if n >= 2:
+            out.append(str(rel) + "/" if rel.parts else "./")
+    return sorted(out)

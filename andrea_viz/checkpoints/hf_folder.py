@@ -4,6 +4,7 @@ shards with an index), and tokenizer.json or vocab.txt."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..errors import CheckpointError
@@ -63,6 +64,7 @@ def read(folder: Path, found: Found) -> None:
     else:
         raise CheckpointError("{name}/ has no weights: expected model.safetensors, pytorch_model.bin or a sharded index "
                               "beside config.json", name=folder.name)
+    read_step(folder, found)
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
     found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
@@ -71,6 +73,27 @@ def read(folder: Path, found: Found) -> None:
         found.notes.append(Msg("config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = "
                                "{tie}", model_type=str(model_type), archs=archs or "—",
                                tie=str(cfg.get("tie_word_embeddings", "—"))))
+
+
+CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")  # what transformers' Trainer writes
+
+
+def read_step(folder: Path, found: Found) -> None:
+    """The training step of a Trainer checkpoint: trainer_state.json's global_step, else the folder's name."""
+    state = folder / "trainer_state.json"
+    if state.is_file() and state.stat().st_size < 50_000_000:
+        try:
+            step = json.loads(state.read_text()).get("global_step")
+        except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
+            step = None
+        if isinstance(step, int) and not isinstance(step, bool):
+            found.step = step
+            found.notes.append(Msg("trainer_state.json: global_step = {step:,}", step=step))
+            return
+    m = CHECKPOINT_DIR.match(folder.name)
+    if m:
+        found.step = int(m.group(1))
+        found.assumptions.append(Msg("the training step {step:,} is taken from the folder's name", step=found.step))
 
 
 def find_tokenizer(folder: Path, stem: str | None = None) -> Path | None:

@@ -11,15 +11,13 @@ from ..errors import CheckpointError
 from ..i18n import Msg
 from .tables import Found
 
-MAGIC = 20240326  # llm.c's model file (train_gpt2.py write_model)
-TOKENIZER_MAGIC = 20240328  # llm.c's tokenizer file (write_tokenizer)
-HEADER_INTS = 256
-HEADER_BYTES = HEADER_INTS * 4
+from ..llmc_format import HEADER_BYTES, MODEL_MAGIC
+
 VERSIONS = {3: "float32", 5: "bfloat16"}
 
 
 def looks_like(head: bytes, size: int = 0) -> bool:
-    return len(head) >= 4 and int(np.frombuffer(head[:4], "<i4")[0]) == MAGIC
+    return len(head) >= 4 and int(np.frombuffer(head[:4], "<i4")[0]) == MODEL_MAGIC
 
 
 def bf16_to_f32(raw: np.ndarray) -> np.ndarray:

@@ -71,6 +71,7 @@ class Found:
     position_kind_hint: str | None = None
     vocab_rows: int | None = None
     step: int | None = None
+    tokenizer_reason: Msg | None = None  # why a tokenizer that was given or found could not be used
 
     def add(self, name: str, shape: tuple[int, ...], dtype: str, read: Callable[[], np.ndarray]) -> None:
         self.shapes[name] = tuple(int(s) for s in shape)
@@ -192,8 +193,18 @@ def position_kind(found: Found, has_table: bool) -> str:
     return "none"
 
 
+GPT2_VOCABULARIES = (50_257, 50_304)  # GPT-2's BPE, and nanoGPT's padding of it to a multiple of 64
+
+
 def tokenizer_warnings(found: Found, tokenizer: Tokenizer | None, V: int) -> None:
-    if tokenizer is None:
+    if tokenizer is None and found.tokenizer_reason is not None:
+        found.warnings.append(Msg("the tokenizer could not be used: {reason}; tokens show as #id",
+                                  reason=found.tokenizer_reason))
+    elif tokenizer is None and V in GPT2_VOCABULARIES:
+        found.warnings.append(Msg("no tokenizer file: V = {V:,} is GPT-2's vocabulary, which nanoGPT takes from tiktoken "
+                                  "at run time and never writes to disk; give a GPT-2 tokenizer.json, or its vocab.json "
+                                  "with merges.txt", V=V))
+    elif tokenizer is None:
         found.warnings.append(Msg("no tokenizer: tokens show as #id and word look-ups need a tokenizer file"))
     elif tokenizer.vocab_size < V:
         found.warnings.append(Msg("the table has {rows:,} rows but the tokenizer knows {n:,} tokens: rows {n:,} and up "
@@ -219,5 +230,6 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
     if found.step is not None:
         card["step"] = found.step
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
-                      output_table=out, tied=tied, tokenizer=tokenizer or IdTokenizer(wte.shape[0]),
+                      output_table=out, tied=tied,
+                      tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),
                       provenance=provenance, key=key, card=card)

@@ -6,8 +6,9 @@ Every tokenizer answers three questions:
 - ``token(id) -> str``: how one id is shown;
 - ``lookup(word) -> list[int]``: the ids a word is made of (one or several pieces).
 
-One module per kind of file: ``hf`` (tokenizer.json), ``vocab_txt``, ``andrea`` (bytes, Harris
-segments, BOS), ``ids`` (no vocabulary); ``files`` reads any of them from disk.
+One module per kind of file: ``hf`` (tokenizer.json, GPT-2's vocab.json + merges.txt), ``vocab_txt``,
+``andrea`` (bytes, Harris segments, BOS), ``char_meta`` (nanoGPT's meta.pkl), ``llmc`` (llm.c's
+gpt2_tokenizer.bin), ``ids`` (no vocabulary); ``files`` recognises any of them from its bytes.
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ class Tokenizer(Protocol):
 
 
 from .andrea import ByteTokenizer  # noqa: E402
-from .files import TOKENIZER_FILES, tokenizer_from_file  # noqa: E402
+from .files import TOKENIZER_FILES, tokenizer_from_file, tokenizer_from_files  # noqa: E402
 from .hf import HFTokenizer  # noqa: E402
 from .ids import IdTokenizer  # noqa: E402
 from .vocab_txt import VocabTokenizer  # noqa: E402
 
 __all__ = ["ID_PATTERN", "TOKENIZER_FILES", "ByteTokenizer", "HFTokenizer", "IdTokenizer", "Tokenizer",
-           "VocabTokenizer", "tokenizer_from_file"]
+           "VocabTokenizer", "tokenizer_from_file", "tokenizer_from_files"]

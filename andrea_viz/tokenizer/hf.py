@@ -19,16 +19,35 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
+def bpe_from_files(vocab: Path, merges: Path):
+    """GPT-2's byte-level BPE from its vocab.json and merges.txt (what nanoGPT's GPT-2 runs use through tiktoken)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    try:
+        tok = Tokenizer(models.BPE.from_file(str(vocab), str(merges)))
+    except Exception as exc:
+        raise CheckpointError("{vocab} and {merges} could not be read as a byte-level BPE: {detail}", vocab=vocab.name,
+                              merges=merges.name, detail=_first_line(exc)) from exc
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return tok
+
+
 class HFTokenizer:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, tokenizer=None, name: str | None = None):
+        """From a tokenizer.json, or from a ``tokenizers.Tokenizer`` already made (``name`` says from what)."""
         from tokenizers import Tokenizer as _Tok
 
         self.path = Path(path)
-        try:
-            self._tok = _Tok.from_file(str(self.path))
-        except Exception as exc:
-            raise CheckpointError("{name} looks like a Hugging Face tokenizer.json but could not be read: {detail}",
-                                  name=self.path.name, detail=_first_line(exc)) from exc
+        name = name or self.path.name
+        if tokenizer is not None:
+            self._tok = tokenizer
+        else:
+            try:
+                self._tok = _Tok.from_file(str(self.path))
+            except Exception as exc:
+                raise CheckpointError("{name} looks like a Hugging Face tokenizer.json but could not be read: {detail}",
+                                      name=name, detail=_first_line(exc)) from exc
         self._tok.no_padding()
         self._tok.no_truncation()
         self.vocab_size = self._tok.get_vocab_size()
@@ -40,8 +59,11 @@ class HFTokenizer:
         except Exception as exc:
             raise CheckpointError(
                 "{name} cannot encode a text with an unknown word ({detail}); its unknown token {unk!r} is probably "
-                "missing from its vocabulary", name=self.path.name, detail=_first_line(exc), unk=unk or "") from exc
-        self.description = Msg("Hugging Face tokenizer.json ({model}, {n:,} tokens)", model=model, n=self.vocab_size)
+                "missing from its vocabulary", name=name, detail=_first_line(exc), unk=unk or "") from exc
+        self.byte_level = type(self._tok.pre_tokenizer).__name__ == "ByteLevel"
+        self.description = (Msg("Hugging Face tokenizer.json ({model}, {n:,} tokens)", model=model, n=self.vocab_size)
+                            if tokenizer is None else
+                            Msg("byte-level BPE from {name} ({n:,} tokens)", name=name, n=self.vocab_size))
 
     def encode(self, text: str) -> list[int]:
         try:
@@ -52,7 +74,18 @@ class HFTokenizer:
 
     def token(self, token_id: int) -> str:
         tok = self._tok.id_to_token(int(token_id))
-        return tok if tok is not None else f"#{token_id}"
+        if tok is None:
+            return f"#{token_id}"
+        if self.byte_level:  # GPT-2's "Ġcat" is " cat"; a piece of a character keeps its raw form
+            text = self._tok.decode([int(token_id)])
+            return tok if "\ufffd" in text else text
+        return tok
 
     def lookup(self, word: str) -> list[int]:
-        return self.encode(word.strip())
+        """The word's pieces; for a byte-level BPE (GPT-2) its " word" form when that is one token."""
+        ids = self.encode(word.strip())
+        if self.byte_level and len(ids) > 1:
+            spaced = self.encode(" " + word.strip())
+            if len(spaced) == 1:
+                return spaced
+        return ids

@@ -38,19 +38,17 @@ def _slow_store() -> tuple[dict, threading.Lock]:
     return {}, threading.Lock()
 
 
-def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "Computing…",
-                         max_entries: int = 24, **kwargs: Any) -> Any:
-    """``fn(emb, *args, progress=callback, **kwargs)`` computed once per (model, arguments), with a
-    progress bar the first time; the second view is instant. Shared by all sessions."""
+def remember(key: tuple, compute: Callable[[Callable[[float, str], None]], Any], label: str,
+             max_entries: int = 24) -> Any:
+    """``compute(progress)`` once per key, with a progress bar the first time; the second view is instant.
+    Shared by all sessions, so the key must name everything the result depends on (model keys, arguments)."""
     store, lock = _slow_store()
-    key = (emb.key, f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
     with lock:
         if key in store:
             return store[key]
     bar = st.progress(0.0, text=label)
     try:
-        result = fn(emb, *args, progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {text}"),
-                    **kwargs)
+        result = compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {text}"))
     finally:
         bar.empty()
     with lock:
@@ -58,3 +56,11 @@ def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str =
         while len(store) > max_entries:
             store.pop(next(iter(store)))
     return result
+
+
+def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "Computing…",
+                         max_entries: int = 24, **kwargs: Any) -> Any:
+    """``fn(emb, *args, progress=callback, **kwargs)`` computed once per (model, arguments), with a
+    progress bar the first time; the second view is instant. Shared by all sessions."""
+    key = (emb.key, f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
+    return remember(key, lambda progress: fn(emb, *args, progress=progress, **kwargs), label, max_entries)

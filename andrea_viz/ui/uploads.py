@@ -3,6 +3,8 @@ files picked from the checkpoint folder, and the per-session list of loaded mode
 
 from __future__ import annotations
 
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -22,17 +24,44 @@ def user_models() -> dict[str, Embeddings]:
     return st.session_state.setdefault(state.USER_MODELS, {})
 
 
+SAFE_NAME = re.compile(r"[^\w.+-]")
+
+
 def spool(uploaded, slot: str) -> Path:
-    """Write an upload to a temporary file in chunks; the file it replaces in the same slot is deleted."""
+    """Write an upload, chunk by chunk (no copy of the whole), to a file of its own name in a temporary
+    folder of its own; the file it replaces in the same slot is deleted."""
     SPOOL_DIR.mkdir(parents=True, exist_ok=True)
     release(slot)
-    suffix = Path(uploaded.name).suffix[:16]
-    with tempfile.NamedTemporaryFile(dir=SPOOL_DIR, suffix=suffix, delete=False) as f:
+    folder = Path(tempfile.mkdtemp(dir=SPOOL_DIR))
+    name = SAFE_NAME.sub("_", Path(uploaded.name).name)[-120:] or "upload"
+    path = folder / name
+    with open(path, "wb") as f:
         uploaded.seek(0)
         while chunk := uploaded.read(CHUNK):
             f.write(chunk)
-    st.session_state[f"_spooled:{slot}"] = f.name
-    return Path(f.name)
+    st.session_state[f"_spooled:{slot}"] = str(path)
+    return path
+
+
+SIDECARS = {"config.json", "run.json", "harris_segments.json", "tokenizer.json", "vocab.txt", "meta.pkl",
+            "gpt2_tokenizer.bin", "trainer_state.json"}
+
+
+def spool_many(files: list, slot: str) -> Path:
+    """A checkpoint and the files that go beside it (its config JSON, its tokenizer), spooled into one
+    folder under their own names, so the loader finds them there. Returns the checkpoint's path: the
+    largest file that is not a known sidecar."""
+    if len(files) == 1:
+        return spool(files[0], slot)
+    first = spool(max(files, key=lambda f: (f.name not in SIDECARS, f.size)), slot)
+    for f in files:
+        name = SAFE_NAME.sub("_", Path(f.name).name)[-120:]
+        if name != first.name:
+            with open(first.parent / name, "wb") as out:
+                f.seek(0)
+                while chunk := f.read(CHUNK):
+                    out.write(chunk)
+    return first
 
 
 def release(slot: str) -> None:
@@ -43,7 +72,17 @@ def release(slot: str) -> None:
             user_models().pop(key)
             if st.session_state.get(state.MODEL) == key:
                 st.session_state[state.MODEL] = None
-        Path(old).unlink(missing_ok=True)
+        shutil.rmtree(Path(old).parent, ignore_errors=True)
+
+
+def uploader_key(name: str) -> str:
+    """A file uploader's key, renewed by ``let_go(name)``: a new key drops the old widget, and Streamlit then
+    frees the bytes it held for it (an upload would otherwise stay in the server's memory)."""
+    return f"{name}:{st.session_state.get(f'_upload_gen:{name}', 0)}"
+
+
+def let_go(name: str) -> None:
+    st.session_state[f"_upload_gen:{name}"] = st.session_state.get(f"_upload_gen:{name}", 0) + 1
 
 
 def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Embeddings:
@@ -59,3 +98,13 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Em
                               V=emb.vocab_size, d=emb.d_model), state="complete")
     user_models()[emb.key] = emb
     return emb
+
+
+def explore(path: Path, name: str) -> None:
+    """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page."""
+    try:
+        emb = load_checkpoint(path, None, name)
+    except CheckpointError as exc:
+        st.session_state["_explore_error"] = exc
+        return
+    st.session_state[state.MODEL] = emb.key

@@ -25,21 +25,84 @@ class NanoGPTLike(nn.Module):
         return self.lm_head(self.transformer.ln_f(x))
 
 
-def nanogpt_ckpt(path: Path, compiled: bool = False) -> NanoGPTLike:
-    """Saved as nanoGPT's train.py saves: model, optimizer, model_args, iter_num, best_val_loss, config."""
-    torch.manual_seed(0)
-    model = NanoGPTLike()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    loss = model(torch.randint(0, 96, (2, 8))).logsumexp(-1).mean()
-    loss.backward()
-    opt.step()
+def nanogpt_ckpt(path: Path, compiled: bool = False, vocab_size: int = 96, dataset: str = "openwebtext",
+                 iter_num: int = 7, steps: int = 1, seed: int = 0, model: NanoGPTLike | None = None,
+                 data: torch.Tensor | None = None) -> NanoGPTLike:
+    """Saved as nanoGPT's train.py saves: model, optimizer, model_args, iter_num, best_val_loss, config.
+
+    ``model``: go on training a model already made (for several checkpoints of one run); ``data``: the
+    token ids to train on (random ids when None)."""
+    torch.manual_seed(seed)
+    model = model or NanoGPTLike(vocab_size=vocab_size)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    for _ in range(steps):
+        idx = data[torch.randint(0, len(data) - 9, (4,))[:, None] + torch.arange(9)] if data is not None \
+            else torch.randint(0, vocab_size, (2, 9))
+        logits = model(idx[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab_size), idx[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
     raw = torch.compile(model) if compiled else model  # an OptimizedModule's keys carry '_orig_mod.'
     torch.save({
         "model": raw.state_dict(), "optimizer": opt.state_dict(),
-        "model_args": dict(n_layer=1, n_head=2, n_embd=16, block_size=32, bias=False, vocab_size=96, dropout=0.0),
-        "iter_num": 7, "best_val_loss": torch.tensor(3.2), "config": {"batch_size": 2, "learning_rate": 1e-3},
+        "model_args": dict(n_layer=1, n_head=2, n_embd=16, block_size=32, bias=False, vocab_size=vocab_size,
+                           dropout=0.0),
+        "iter_num": iter_num, "best_val_loss": torch.tensor(3.2),
+        "config": {"batch_size": 2, "learning_rate": 1e-3, "dataset": dataset},
     }, path)
     return model
+
+
+def nanogpt_char_prepare(folder: Path, text: str) -> dict:
+    """nanoGPT's data/<dataset>/prepare.py for a character-level run: sorted characters, stoi, itos, and
+    meta.pkl written with pickle.dump (its default protocol)."""
+    import pickle
+
+    chars = sorted(list(set(text)))
+    stoi = {ch: i for i, ch in enumerate(chars)}
+    itos = {i: ch for i, ch in enumerate(chars)}
+    meta = {"vocab_size": len(chars), "itos": itos, "stoi": stoi}
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "meta.pkl", "wb") as f:
+        pickle.dump(meta, f)
+    return meta
+
+
+def llmc_write_tokenizer(tokens: list[bytes], filename: Path, version: int = 2, eot: int | None = None) -> None:
+    """llm.c's train_gpt2.py write_tokenizer, with the token bytes given instead of tiktoken's encoding."""
+    import struct
+
+    n = len(tokens)
+    header = torch.zeros(256, dtype=torch.int32)
+    header[0] = 20240328  # magic
+    header[1] = version  # 1, or 2 (includes the EOT token)
+    header[2] = n  # number of tokens
+    if version == 2:
+        header[3] = n - 1 if eot is None else eot  # EOT token
+    with open(filename, "wb") as file:
+        file.write(header.numpy().tobytes())
+        for b in tokens:
+            assert len(b) < 256
+            file.write(struct.pack("<B", len(b)))  # the length as a 1-byte unsigned int
+            file.write(b)
+
+
+GPT2_LIKE_TOKENS = [bytes([i]) for i in range(256)] + [b" the", b" cat", b"cat", b" dog", b"\xe7\x8c", b"\xab", b" sat",
+                                                       b"<|endoftext|>"]
+
+
+def byte_level_bpe(folder: Path) -> tuple[Path, Path, Path]:
+    """A GPT-2-style byte-level BPE trained by the tokenizers package: vocab.json, merges.txt and tokenizer.json."""
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    text = ["the cat sat on the mat", "the dog sat on the log", "a cat and a dog", "cats and dogs sit"] * 20
+    tok.train_from_iterator(text, vocab_size=300, min_frequency=2, show_progress=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab, merges = tok.save_model(str(folder))
+    tok.save(str(folder / "tokenizer.json"))
+    return Path(vocab), Path(merges), folder / "tokenizer.json"
 
 
 def hf_gpt2(folder: Path, safe: bool = True):

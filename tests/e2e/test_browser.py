@@ -148,3 +148,27 @@ def test_grow_train_scrub_and_explore(page, app_url):
     wait_idle(page)
     assert sidebar_model(page) == "grown-step-0.bin (your checkpoint)"
     assert exceptions(page) == []
+
+
+def test_compare_two_uploaded_snapshots(page, app_url, tmp_path):
+    from andrea_viz.grow import train
+
+    r = train(tmp_path / "run", steps=200, snapshot_at=[0, 200])
+    open_page(page, f"{app_url}/Compare")
+    for side, (_step, path) in zip("AB", r.snapshots, strict=True):
+        page.locator("[data-testid='stRadio']", has_text=f"Source of {side}").get_by_text("upload").click()
+        uploader = page.locator("[data-testid='stFileUploader']", has_text=f"Checkpoint for {side}")
+        uploader.wait_for(timeout=30_000)
+        uploader.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+            [str(path), str(path.parent / "config.json"), str(path.parent / "harris_segments.json")])
+        uploader.locator("[data-testid='stFileChipName']", has_text="harris_segments.json").wait_for(timeout=30_000)
+        wait_idle(page)
+    page.locator("[data-testid='stRadio']", has_text="Alignment").get_by_text("none (one run)").click()
+    unmoved = page.locator("[data-testid='stMetric']", has_text="Unmoved rows").locator("[data-testid='stMetricValue']")
+    unmoved.filter(has_text=re.compile(rf"^{len(r.unseen_ids)}$")).wait_for(timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    page.get_by_text("From A (open circle) to B").wait_for(timeout=30_000)
+    moved_least = page.locator("[data-testid='stMarkdownContainer']", has_text="Moved least")
+    assert moved_least.count() == 1
+    screenshot(page, "compare_snapshots")

@@ -5,6 +5,7 @@ Memory is the process's peak resident size (Linux's VmHWM, reset before each loa
 /proc/self/clear_refs), so numpy's and torch's allocations count, not only Python's."""
 
 import json
+import re
 import struct
 import tempfile
 from pathlib import Path
@@ -202,13 +203,21 @@ def test_torch_zip_with_a_bad_pickle_inside(tmp_path):
 
 # --- tokenizer files ---------------------------------------------------------------------------
 def _tokenizer_files() -> dict[str, bytes]:
+    """One file of each tokenizer kind, written by its real tool (or a copy of its writer)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     vocab = {"[UNK]": 0, "the": 1, "cat": 2, "dog": 3, "##s": 4, "sat": 5}
     tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    with tempfile.TemporaryDirectory() as d:
+        meta = makers.nanogpt_char_prepare(Path(d), "the cat sat on the mat\n")
+        assert meta["vocab_size"] == 11
+        pkl = (Path(d) / "meta.pkl").read_bytes()
+        makers.llmc_write_tokenizer(makers.GPT2_LIKE_TOKENS, Path(d) / "gpt2_tokenizer.bin")
+        llmc = (Path(d) / "gpt2_tokenizer.bin").read_bytes()
     return {"tokenizer.json": tok.to_str().encode(), "vocab.txt": "\n".join(vocab).encode() + b"\n",
-            "harris_segments.json": json.dumps({"segments": ["the", "cat", "dog", "sat"]}).encode()}
+            "harris_segments.json": json.dumps({"segments": ["the", "cat", "dog", "sat"]}).encode(),
+            "meta.pkl": pkl, "gpt2_tokenizer.bin": llmc}
 
 
 TOKENIZERS = _tokenizer_files()
@@ -278,16 +287,24 @@ def test_random_bytes_as_tokenizer_files(name, data):
 
 
 def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(tmp_path):
-    """tokenizers would raise a bare Exception at the first unknown word; the loader finds it first."""
+    """tokenizers would raise a bare Exception at the first unknown word; the loader finds it first, keeps
+    the weights with #id tokens, and says why in a warning and in any word look-up."""
     import subprocess
     import sys
+
+    from andrea_viz.errors import QueryError
+    from andrea_viz.geometry import neighbors
 
     d = json.loads(TOKENIZERS["tokenizer.json"])
     d["model"]["unk_token"] = "[NOPE]"
     (tmp_path / "tokenizer.json").write_text(json.dumps(d))
     (tmp_path / "T.npy").write_bytes(TABLE)
-    with pytest.raises(CheckpointError, match=r"cannot encode a text with an unknown word .*'\[NOPE\]'"):
-        andrea_viz.load(tmp_path / "T.npy", tokenizer=tmp_path / "tokenizer.json")
+    emb = andrea_viz.load(tmp_path / "T.npy", tokenizer=tmp_path / "tokenizer.json")
+    reason = r"cannot encode a text with an unknown word .*'\[NOPE\]'"
+    assert any(re.search(reason, str(w)) for w in emb.provenance.warnings) and emb.token(3) == "#3"
+    with pytest.raises(QueryError, match=reason):
+        neighbors(emb, "zzz")
     r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "[NOPE]" in r.stderr

@@ -14,7 +14,7 @@ def test_info_json_keys_and_values():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert set(d) == {"name", "format", "vocab_size", "d_model", "context", "position_kind", "output", "params",
-                      "tokenizer", "notes"}
+                      "tokenizer", "notes", "warnings"}
     assert (d["vocab_size"], d["d_model"], d["context"]) == (8_449, 768, 1024)
     assert d["params"] == {"token": 6_488_832, "position": 786_432, "output": 6_488_832}
     assert d["output"] == "untied" and d["position_kind"] == "learned"

@@ -53,7 +53,7 @@ def test_each_family_number_is_written_in_one_library_file():
     for v in (4_353, 2_305, 8_449, 16_641):
         assert v not in where, (v, where[v])
     for v in LLMC_MAGICS:
-        assert where.get(v) == ["andrea_viz/checkpoints/llmc.py"], (v, where.get(v))
+        assert where.get(v) == ["andrea_viz/llmc_format.py"], (v, where.get(v))
 
 
 def test_the_page_registry_lists_every_page_file():

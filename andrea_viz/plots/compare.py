@@ -1,0 +1,49 @@
+"""Pictures of two tables of one vocabulary: how far tokens moved, and where."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..i18n import _
+from .style import BLUE, GREY, ORANGE, PURPLE, layout
+
+
+def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
+    d = drift[np.isfinite(drift)]
+    fig = go.Figure(go.Histogram(x=d, nbinsx=80, marker_color=PURPLE, marker_line_width=0,
+                                 hovertemplate=_("drift %{x}<br>%{y:,} tokens") + "<extra></extra>"))
+    fig.add_vline(x=float(np.median(d)), line={"color": GREY, "dash": "dash"},
+                  annotation_text=_("median {m:.3f}", m=float(np.median(d))))
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # powers of ten only
+    how = _("after a Procrustes rotation of A onto B") if aligned == "procrustes" else _("in place (no rotation)")
+    return layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
+                  y=_("tokens (log scale)"), height=360)
+
+
+def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups: Sequence[str], ratio: np.ndarray) -> go.Figure:
+    """Each token as an arrow from where it is in A to where it is in B, on one PCA frame (fitted on B)."""
+    fig = go.Figure()
+    colors = {"most": ORANGE, "least": BLUE}
+    names = {"most": _("moved most"), "least": _("moved least")}
+    for g in ("most", "least"):
+        idx = [i for i, x in enumerate(groups) if x == g]
+        if not idx:
+            continue
+        xs, ys = [], []
+        for i in idx:
+            xs += [float(a_xy[i, 0]), float(b_xy[i, 0]), None]
+            ys += [float(a_xy[i, 1]), float(b_xy[i, 1]), None]
+        fig.add_scatter(x=xs, y=ys, mode="lines", line={"color": colors[g], "width": 1}, opacity=0.6, hoverinfo="skip",
+                        showlegend=False)
+        fig.add_scatter(x=b_xy[idx, 0], y=b_xy[idx, 1], mode="markers+text", name=names[g],
+                        text=[tokens[i] for i in idx], textposition="top center", textfont={"size": 10},
+                        marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "previous"},
+                        hovertemplate="%{text}<extra>" + names[g] + "</extra>")
+        fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
+                        "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")
+    fig.update_yaxes(scaleanchor="x")
+    return layout(fig, _("From A (open circle) to B (filled), on B's two principal axes ({a:.0%} and {b:.0%} of its "
+                         "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560)

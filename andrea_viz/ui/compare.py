@@ -1,0 +1,53 @@
+"""Choosing a model for one side of a comparison: one you have, an upload of its own (a second upload
+does not evict the first), or a file from the checkpoint folder."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..checkpoints.folder import checkpoint_dir, inside, list_checkpoints
+from ..errors import CheckpointError
+from ..i18n import _
+from ..model import Embeddings
+from . import uploads
+from .errors import show_error
+from .models import model_label, model_options
+from .cache import get_model
+
+
+def pick(side: str, default: str) -> Embeddings | None:
+    """The model for side A or B, or None (with a message) while there is none."""
+    source = st.radio(_("Source of {side}", side=side), ["have", "upload", "folder"], horizontal=True,
+                      key=f"cmp:{side}:source", format_func={"have": _("a model you have"), "upload": _("upload"),
+                                                              "folder": _("checkpoint folder")}.get)
+    try:
+        if source == "have":
+            options = model_options()
+            choice = st.selectbox(side, options, index=options.index(default) if default in options else 0,
+                                  key=f"cmp:{side}:have", format_func=model_label, label_visibility="collapsed")
+            return uploads.user_models()[choice] if choice in uploads.user_models() else get_model(choice)
+        if source == "upload":
+            ups = st.file_uploader(_("Checkpoint for {side} (with its config JSON or tokenizer, if it has them)",
+                                     side=side), key=f"cmp:{side}:file", accept_multiple_files=True)
+            slot = f"compare:{side}"
+            names = tuple(sorted((u.name, u.size) for u in ups))
+            if ups and st.session_state.get(f"cmp:{side}:name") != names:
+                path = uploads.spool_many(ups, slot)
+                emb = uploads.load_checkpoint(path, None, path.name)
+                st.session_state[f"cmp:{side}:name"] = names
+                st.session_state[f"cmp:{side}:key"] = emb.key
+            return uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))
+        root = checkpoint_dir()
+        entries = list_checkpoints(root)
+        if not entries:
+            st.info(_("No checkpoints in `{root}` yet.", root=str(root)))
+            return None
+        rel = st.selectbox(_("File for {side}", side=side), entries, key=f"cmp:{side}:rel")
+        key = f"cmp:{side}:folder:{rel}"
+        if key not in st.session_state:
+            st.session_state[key] = uploads.load_checkpoint(inside(root, rel), None, rel.rstrip("/")).key
+        return uploads.user_models().get(st.session_state[key])
+    except CheckpointError as exc:
+        show_error(exc)
+        return None
+

@@ -1,0 +1,79 @@
+"""Two tables of one vocabulary side by side: which tokens moved, how far, and where."""
+
+import numpy as np
+import streamlit as st
+
+from andrea_viz import ui
+from andrea_viz.compare import ALIGNMENTS, aligned_map, drift
+from andrea_viz.errors import QueryError
+from andrea_viz.geometry import neighbors
+from andrea_viz.i18n import _
+from andrea_viz.plots.compare import arrows_map, drift_histogram
+from andrea_viz.words import default_word
+
+LIST = 15  # tokens listed as moved most and least
+
+emb = ui.page_setup(__file__)
+st.title(_("Compare two checkpoints"))
+st.markdown(_(
+    "Two snapshots of one run, two runs, or two revisions of a model: for every token, how far its row moved "
+    "(the drift, 1 − cos(A, B)) and whether its nearest neighbours stayed. Two runs, or maps drawn per snapshot, "
+    "differ by a rotation: Procrustes finds the rotation of A that best fits B before comparing. Snapshots of one "
+    "run share their axes, and compared in place a row that never moved shows a drift of exactly 0."))
+
+ca, cb = st.columns(2)
+with ca:
+    st.subheader("A")
+    a = ui.compare.pick("A", emb.key)
+with cb:
+    st.subheader("B")
+    b = ui.compare.pick("B", emb.key)
+c = st.columns(2)
+align = c[0].radio(_("Alignment"), ALIGNMENTS, horizontal=True, key="cmp:align",
+                   format_func={"procrustes": _("Procrustes (two runs)"), "none": _("none (one run)")}.get)
+k = c[1].slider(_("Neighbours compared (k)"), 5, 50, 10, key="cmp:k")
+
+with ui.explain_errors():
+    if a is None or b is None:
+        raise QueryError("choose a model for A and for B")
+    if a.token_table.shape != b.token_table.shape:
+        raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
+                         "{b_v:,} × {b_d:,}", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model)
+    r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
+        a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))
+    m = st.columns(4)
+    m[0].metric(_("Median drift"), f"{r.median_drift:.4f}")
+    m[1].metric(_("Largest drift"), f"{r.max_drift:.4f}")
+    m[2].metric(_("Neighbours kept (mean)"), f"{r.mean_overlap:.0%}",
+                help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
+                       k=k, n=int(r.overlap_ids.size)))
+    m[3].metric(_("Unmoved rows"), f"{int((r.drift == 0).sum()):,}", help=_("Tokens whose drift is exactly 0."))
+    st.plotly_chart(drift_histogram(r.drift, r.aligned), key="cmp:hist")
+
+    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")
+    most, least = order[:LIST], order[np.isfinite(r.drift[order])][-LIST:][::-1]
+
+    def rows(ids):
+        return [{_("token"): b.token(int(i)), "id": int(i), _("drift"): round(float(r.drift[i]), 4),
+                 _("neighbours kept"): None if np.isnan(r.overlap[i]) else round(float(r.overlap[i]), 2)} for i in ids]
+
+    t1, t2 = st.columns(2)
+    t1.markdown(f"**{_('Moved most')}**")
+    t1.dataframe(rows(most), hide_index=True, width="stretch")
+    t2.markdown(f"**{_('Moved least')}**")
+    t2.dataframe(rows(least), hide_index=True, width="stretch")
+
+    ids = np.concatenate([most, least])
+    coords, ratio = ui.remember(("cmp-map", a.key, b.key, align, tuple(ids.tolist())), lambda progress: aligned_map(
+        [a.token_table, b.token_table], ids, align=align), label=_("Drawing:"))
+    st.plotly_chart(arrows_map(coords[0], coords[1], [b.token(int(i)) for i in ids],
+                               ["most"] * len(most) + ["least"] * len(least), ratio), key="cmp:map")
+
+    word = st.text_input(_("A word's neighbours in A and in B"), default_word(b) or f"#{int(most[0])}", key="cmp:word")
+    n1, n2 = st.columns(2)
+    for col, model, name in ((n1, a, "A"), (n2, b, "B")):
+        with col, ui.explain_errors():
+            _q, found = neighbors(model, word, k=k)
+            col.markdown(f"**{name}**")
+            col.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found],
+                          hide_index=True, width="stretch")
