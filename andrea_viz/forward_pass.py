@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .i18n import Msg, N_
 from .model import Embeddings
 
 BACKENDS = ("cuda", "cpu", "torch", "numpy")
@@ -23,12 +24,12 @@ BACKENDS = ("cuda", "cpu", "torch", "numpy")
 class BackendStatus:
     name: str
     available: bool
-    reason: str  # why not, when not available
-    label: str
+    reason: Msg | str  # why not, when not available
+    label: str  # a msgid
 
 
-LABELS = {"cuda": "CUDA kernel (compiled)", "cpu": "CPU kernel (compiled C++, OpenMP)",
-          "torch": "torch: F.embedding + add", "numpy": "numpy reference"}
+LABELS = {"cuda": N_("CUDA kernel (compiled)"), "cpu": N_("CPU kernel (compiled C++, OpenMP)"),
+          "torch": N_("torch: F.embedding + add"), "numpy": N_("numpy reference")}
 
 
 def status_of(name: str) -> BackendStatus:
@@ -38,12 +39,16 @@ def status_of(name: str) -> BackendStatus:
         import cuda_ext
 
         mod, why = cuda_ext.load_kernel(name)
+        if mod is None and why.startswith("no GPU"):
+            why = Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.split("(", 1)[-1].rstrip(")"))
+        elif mod is None:
+            why = Msg("the compiled kernel is not available: {reason}", reason=why)
         return BackendStatus(name, mod is not None, why, LABELS[name])
     if name == "torch":
         try:
             import torch  # noqa: F401
         except ImportError as exc:
-            return BackendStatus(name, False, f"torch is not installed: {exc}", LABELS[name])
+            return BackendStatus(name, False, Msg("torch is not installed: {detail}", detail=str(exc)), LABELS[name])
     return BackendStatus(name, True, "", LABELS[name])
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .i18n import Msg
 from .model import Embeddings
 from .tokenizer import ID_PATTERN
 
@@ -95,10 +96,11 @@ class Query:
         return len(self.ids) > 1
 
     @property
-    def note(self) -> str:
+    def note(self) -> Msg | None:
         if not self.multi_piece:
-            return ""
-        return f"“{self.text}” is {len(self.ids)} tokens ({' + '.join(self.pieces)}): its vector is the mean of their rows"
+            return None
+        return Msg("“{text}” is {n} tokens ({pieces}): its vector is the mean of their rows", text=self.text,
+                   n=len(self.ids), pieces=" + ".join(self.pieces))
 
 
 def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:

@@ -114,6 +114,16 @@ class _Formatter(string.Formatter):
         return format(value, spec)
 
 
+def num(value: float | int, spec: str = ",") -> str:
+    """A number in the current language's format (``num(6488832)`` is 6.488.832 in nl)."""
+    return format_number(value, spec)
+
+
+def tex(value: float | int, spec: str = ",") -> str:
+    """A number for LaTeX in the current language's format (a decimal comma as {,}, so math mode adds no space)."""
+    return num(value, spec).replace(",", "{,}")
+
+
 def translate(msgid: str, lang: str | None = None) -> str:
     lang = lang or language()
     return catalogue(lang).get(msgid, msgid)

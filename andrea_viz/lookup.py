@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
-from .family import init_std
 
 
 def row(table: np.ndarray, token_id: int) -> np.ndarray:
@@ -71,7 +70,7 @@ class ValueStats:
     edges: np.ndarray  # (bins + 1,)
     mean: float
     std: float
-    init_std: float  # 1/sqrt(d)
+    init_std: float | None  # the standard deviation of the family's init, when it is known
     excess_kurtosis: float  # 0 for a normal distribution
 
     @property
@@ -80,21 +79,23 @@ class ValueStats:
         return self.counts / (self.counts.sum() * widths)
 
 
-def value_stats(table: np.ndarray, bins: int = 120) -> ValueStats:
-    """Histogram of every entry with its mean and std, beside the init scale 1/sqrt(d)."""
+def value_stats(table: np.ndarray, init: float | None = None, bins: int = 120) -> ValueStats:
+    """Histogram of every entry with its mean and std, beside the standard deviation ``init`` of the
+    family's initialisation (1/sqrt(d) for ANDREA, 0.02 for GPT-2 and BERT) when it is known."""
     flat = table.reshape(-1)
     mean = float(flat.mean(dtype=np.float64))
     std = float(flat.std(dtype=np.float64))
-    lim = max(6.0 * std, 6.0 * init_std(table.shape[1]))
+    lim = max(6.0 * std, 6.0 * (init or 0.0)) or 1.0
     counts, edges = np.histogram(flat, bins=bins, range=(mean - lim, mean + lim))
     z4 = float(np.mean(((flat.astype(np.float64) - mean) / std) ** 4)) if std > 0 else 0.0
-    return ValueStats(counts, edges, mean, std, init_std(table.shape[1]), z4 - 3.0)
+    return ValueStats(counts, edges, mean, std, init, z4 - 3.0)
 
 
 def normal_pdf(x: np.ndarray, std: float) -> np.ndarray:
     return np.exp(-0.5 * (x / std) ** 2) / (std * np.sqrt(2 * np.pi))
 
 
-def expected_init_norm(d: int) -> float:
-    """Length of a row of d entries drawn from N(0, 1/sqrt(d)): about sqrt(d · 1/d) = 1."""
-    return float(np.sqrt(d) * init_std(d))
+def expected_init_norm(d: int, init: float | None) -> float | None:
+    """Length of a row of d entries drawn with standard deviation ``init``: about sqrt(d)·init (1 for
+    ANDREA's 1/sqrt(d)); None when the init is not known."""
+    return None if init is None else float(np.sqrt(d) * init)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .family import CONTEXT
+from .i18n import Msg, N_
 from .model import Embeddings
 
 
@@ -87,7 +89,7 @@ def position_table_of(emb: Embeddings, kind: str) -> np.ndarray:
             raise QueryError("this model has no learned position table (its positions are {kind})", kind=emb.position_kind)
         return emb.position_table
     if kind == "sinusoidal":
-        return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or 1024, emb.d_model))
+        return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or CONTEXT, emb.d_model))
     raise QueryError("kind must be one of {allowed}; got {kind!r}", allowed=", ".join(POSITION_KINDS_SHOWN), kind=kind)
 
 
@@ -103,15 +105,17 @@ def position_path(emb: Embeddings, kind: str) -> tuple[np.ndarray, np.ndarray]:
     return coords, ratio
 
 
-def schemes(emb: Embeddings) -> list[dict[str, str]]:
-    """The three ways to add position, with this model's numbers."""
-    T, d = emb.context or 1024, emb.d_model
+SCHEME_COLUMNS = (N_("scheme"), N_("parameters"), N_("trained"), N_("longer inputs"), N_("acts on"), N_("used by"))
+
+
+def schemes(emb: Embeddings) -> list[tuple[Msg | str, ...]]:
+    """The three ways to add position, with this model's numbers: one row per scheme, in SCHEME_COLUMNS' order,
+    each cell a Msg or a name."""
+    T, d = emb.context or CONTEXT, emb.d_model
     return [
-        {"scheme": "sinusoidal (Vaswani 2017)", "parameters": "0", "trained": "no (a formula)",
-         "longer inputs": "any position", "acts on": "input vectors", "used by": "the original Transformer"},
-        {"scheme": "RoPE (rotary)", "parameters": "0", "trained": "no", "longer inputs": "any position",
-         "acts on": "queries and keys", "used by": "LLaMA, Qwen"},
-        {"scheme": "learned", "parameters": f"{T:,} × {d:,} = {T * d:,}", "trained": "yes",
-         "longer inputs": f"none past {T - 1:,}", "acts on": "input vectors",
-         "used by": "GPT-2, nanoGPT, microGPT, ANDREA, BERT"},
+        (Msg("sinusoidal (Vaswani 2017)"), "0", Msg("no (a formula)"), Msg("any position"), Msg("input vectors"),
+         Msg("the original Transformer")),
+        (Msg("RoPE (rotary)"), "0", Msg("no"), Msg("any position"), Msg("queries and keys"), "LLaMA, Qwen"),
+        (Msg("learned"), Msg("{T:,} × {d:,} = {n:,}", T=T, d=d, n=T * d), Msg("yes"), Msg("none past {last:,}", last=T - 1),
+         Msg("input vectors"), "GPT-2, nanoGPT, microGPT, ANDREA, BERT"),
     ]

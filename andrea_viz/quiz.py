@@ -9,6 +9,7 @@ from scipy.stats import spearmanr
 
 from .errors import QueryError
 from .geometry import cosine, dot, resolve
+from .i18n import Msg
 from .model import Embeddings
 
 # the lesson's own pairs come first; later rounds draw from the rest
@@ -37,7 +38,7 @@ class Pair:
 
     @property
     def label(self) -> str:
-        return f"{self.a} / {self.b}" + (" (multi-piece)" if self.multi_piece else "")
+        return f"{self.a} / {self.b}"
 
 
 def make_pair(emb: Embeddings, a: str, b: str) -> Pair:
@@ -74,11 +75,11 @@ class RoundScore:
     points: int  # 0-100
 
     @property
-    def message(self) -> str:
+    def message(self) -> Msg:
         if np.isnan(self.rank_correlation):
-            return "Give the pairs different guesses: with all guesses equal there is no order to compare."
-        return (f"Your order agrees with the real cosines with rank correlation {self.rank_correlation:+.2f} "
-                f"(1 = the same order, 0 = no relation, −1 = reversed): {self.points} / 100.")
+            return Msg("Give the pairs different guesses: with all guesses equal there is no order to compare.")
+        return Msg("Your order agrees with the real cosines with rank correlation {rho:+.2f} (1 = the same order, "
+                   "0 = no relation, −1 = reversed): {points} / 100.", rho=self.rank_correlation, points=self.points)
 
 
 def score_round(guesses: list[float], pairs: list[Pair]) -> RoundScore:

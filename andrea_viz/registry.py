@@ -32,6 +32,8 @@ class PageInfo:
 HOME = "streamlit_app.py"
 PAGES = [
     PageInfo(HOME, N_("Home"), ":material/home:", N_("what this is, the loaded model, neighbours of a word")),
+    PageInfo("pages/0_Lesson.py", N_("Lesson"), ":material/school:",
+             N_("the lesson step by step, in its order: each claim with its live picture and the model that shows it")),
     PageInfo("pages/1_Lookup_table.py", N_("Lookup table"), ":material/table_view:",
              N_("the (V, d) matrix, one row per token, and why a lookup equals a one-hot product")),
     PageInfo("pages/2_Sizing.py", N_("Sizing"), ":material/straighten:",
@@ -41,7 +43,8 @@ PAGES = [
     PageInfo("pages/4_Neighbours.py", N_("Neighbours"), ":material/hub:",
              N_("the nearest tokens by cosine, dot or distance, analogies, input versus output table")),
     PageInfo("pages/5_Projection.py", N_("Projection"), ":material/scatter_plot:",
-             N_("PCA and t-SNE maps of thousands of tokens, how much of each neighbourhood survives, downloads")),
+             N_("PCA, t-SNE and UMAP maps of thousands of tokens or the whole table, how much of each neighbourhood "
+                "survives, downloads")),
     PageInfo("pages/6_Positions.py", N_("Positions"), ":material/format_list_numbered:",
              N_("x_t = token + position with sliders, learned versus sinusoidal, RoPE in one picture")),
     PageInfo("pages/7_Forward_pass.py", N_("Forward pass"), ":material/arrow_forward:",

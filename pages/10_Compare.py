@@ -7,7 +7,7 @@ from andrea_viz import ui
 from andrea_viz.compare import ALIGNMENTS, aligned_map, drift
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbors
-from andrea_viz.i18n import _
+from andrea_viz.i18n import _, num
 from andrea_viz.plots.compare import arrows_map, drift_histogram
 from andrea_viz.words import default_word
 
@@ -42,12 +42,12 @@ with ui.explain_errors():
     r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
         a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))
     m = st.columns(4)
-    m[0].metric(_("Median drift"), f"{r.median_drift:.4f}")
-    m[1].metric(_("Largest drift"), f"{r.max_drift:.4f}")
-    m[2].metric(_("Neighbours kept (mean)"), f"{r.mean_overlap:.0%}",
+    m[0].metric(_("Median drift"), num(r.median_drift, ".4f"))
+    m[1].metric(_("Largest drift"), num(r.max_drift, ".4f"))
+    m[2].metric(_("Neighbours kept (mean)"), num(r.mean_overlap, ".0%"),
                 help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
                        k=k, n=int(r.overlap_ids.size)))
-    m[3].metric(_("Unmoved rows"), f"{int((r.drift == 0).sum()):,}", help=_("Tokens whose drift is exactly 0."))
+    m[3].metric(_("Unmoved rows"), num(int((r.drift == 0).sum())), help=_("Tokens whose drift is exactly 0."))
     st.plotly_chart(drift_histogram(r.drift, r.aligned), key="cmp:hist")
 
     order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")

@@ -1,66 +1,119 @@
-"""Trained vectors in 2-D and 3-D: PCA and t-SNE, with a trust score and downloads."""
+"""Trained vectors in 2-D and 3-D: PCA, t-SNE and UMAP, with a trust score per point and downloads."""
 
 import streamlit as st
 
 from andrea_viz import ui
+from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.projection import projection_scatter
-from andrea_viz.projection import coordinates_csv, project_model, projector_metadata, projector_tsv
+from andrea_viz.projection import (
+    ALL, LARGE_MAP, METHODS, TRUST_SAMPLE, coordinates_csv, project_model, projector_metadata, projector_tsv,
+    true_neighbours, umap_is_warm, warm_umap,
+)
 
 emb = ui.page_setup(__file__)
 V = emb.vocab_size
-st.title("Projecting vectors to 2-D and 3-D")
-st.markdown(f"Every token is a point in {emb.d_model} dimensions. A projection draws a sample of them in 2 or 3; "
-            "the trust score says how much of each point's neighbourhood survived the trip.")
+st.title(_("Projecting vectors to 2-D and 3-D"))
+st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sample of them, or all of them, in 2 or 3; "
+              "the trust score says how much of each point's neighbourhood survived the trip.", d=emb.d_model))
 ui.offer_trained_example(emb, "proj")
+if not umap_is_warm():
+    warm_umap()  # numba compiles in the background, once per server, while you read
+    st.caption(_("UMAP is getting ready: its numba code compiles once per server (about 15–30 s), in the background."))
 
+LABELS = {"pca": _("PCA (exact)"), "tsne": "t-SNE", "umap": "UMAP"}
 with st.form("projection"):
     c = st.columns(4)
-    method = c[0].radio("Method", ["pca", "tsne"], format_func={"pca": "PCA (exact)", "tsne": "t-SNE"}.get,
-                        help="PCA: the directions of largest variance, exact on all dimensions. "
-                        "t-SNE: keeps near neighbours near; slower.")
-    dims = c[1].radio("Dimensions", [2, 3], horizontal=True)
-    n = c[2].number_input("Tokens in the sample", 50, V, min(5000, V), step=500,
-                          help=f"Up to all {V:,} for PCA; at most 20,000 for t-SNE.")
-    seed = c[3].number_input("Seed", 0, 1_000_000, 0, help="Fixes the random sample and the t-SNE layout.")
-    words = st.text_input("Words to include (the first is highlighted with its neighbours)",
-                          ui.widgets.default_word(emb, "cat"), help="Comma-separated; these are always in the sample.")
+    method = c[0].radio(_("Method"), METHODS, format_func=LABELS.get, key="proj:method",
+                        index=METHODS.index(ui.url.initial("method", "pca", allowed=METHODS)),
+                        help=_("PCA: the directions of largest variance, exact on all dimensions. t-SNE: keeps near "
+                               "neighbours near. UMAP: likewise, and maps the whole table in seconds."))
+    dims = c[1].radio(_("Dimensions"), [2, 3], horizontal=True, key="proj:dims",
+                      index=[2, 3].index(ui.url.initial("dims", 2, int, allowed=(2, 3))))
+    n_url = ui.url.initial("n", str(min(5000, V)))
+    whole = c[2].checkbox(_("The whole table ({V:,} tokens)", V=V), value=n_url == ALL, key="proj:all")
+    n_default = int(n_url) if n_url.isdigit() and 50 <= int(n_url) <= V else min(5000, V)
+    n = c[2].number_input(_("Tokens in the sample"), 50, V, n_default, step=500, key="proj:n", disabled=False,
+                          help=_("Ignored when the whole table is chosen."))
+    seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, int), key="proj:seed",
+                             help=_("Fixes the random sample and the t-SNE and UMAP layouts: the same seed gives the "
+                                    "same map."))
+    words = st.text_input(_("Words to include (the first is highlighted with its neighbours)"),
+                          ui.widgets.default_word(emb, "cat"), help=_("Comma-separated; these are always in the sample."))
     p = st.columns(5)
-    axes = tuple(int(p[j].number_input(f"PCA component on {ax}", 1, min(50, emb.d_model), j + 1)) - 1
+    axes = tuple(int(p[j].number_input(_("PCA component on {axis}", axis=ax), 1, min(50, emb.d_model), j + 1)) - 1
                  for j, ax in enumerate("xyz"))
-    perplexity = p[3].slider("t-SNE perplexity", 5, 50, 30, help="About how many neighbours each point attends to.")
-    n_iter = p[4].slider("t-SNE iterations", 250, 1000, 500, 50)
-    st.form_submit_button("Project", type="primary")
+    perplexity = p[3].slider(_("t-SNE perplexity"), 5, 50, 30, help=_("About how many neighbours each point attends to."))
+    n_iter = p[4].slider(_("t-SNE iterations"), 250, 1000, 500, 50)
+    st.form_submit_button(_("Project"), type="primary")
 
+size = ALL if whole else int(n)
+ui.url.keep(method=method, n=size, seed=int(seed), dims=int(dims))
+points = V if whole else int(n)
+if points > LARGE_MAP:
+    st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon="⏳")
+if method == "tsne" and points > 10_000:
+    st.info(_("t-SNE of {n:,} points takes about a minute here; UMAP maps the whole table in about 11 s.", n=points))
 include = tuple(w.strip() for w in words.split(",") if w.strip())
+params = (method, size, include, int(seed), int(dims), axes[:dims], float(perplexity), int(n_iter))
 with ui.explain_errors():
-    result = ui.cached_with_progress(
-        emb, project_model, method, int(n), include, int(seed), int(dims), axes[:dims], float(perplexity), int(n_iter),
-        label="t-SNE:" if method == "tsne" else "PCA:",
-    )
+    result = ui.cached_with_progress(emb, project_model, *params, label=_("Projecting:"))
     proj = result.projection
     m = st.columns(4)
-    m[0].metric("Points", f"{len(result.sample):,}")
-    m[1].metric("Time", f"{proj.seconds:.2f} s", help="the first time; views after that come from the cache")
-    m[2].metric("Trust (10 nearest kept)", f"{result.trust_mean:.1%}",
-                help="Average share of each point's 10 nearest neighbours in the full space that are also among "
-                "its 10 nearest in the picture" + (" (scored on 5,000 of the points)" if len(result.sample) > 5000 else ""))
+    m[0].metric(_("Points"), num(len(result.sample)))
+    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds), help=_("the first time; views after that come from the cache"))
+    m[2].metric(_("Trust (10 nearest kept)"), num(result.trust_mean, ".1%"),
+                help=_("Average share of each point's 10 nearest neighbours in the full space (by cosine) that are also "
+                       "among its 10 nearest in the picture")
+                + (" " + _("(scored on {n:,} of the points)", n=TRUST_SAMPLE) if len(result.sample) > TRUST_SAMPLE else ""))
     if proj.explained_variance_ratio is not None:
-        m[3].metric("Variance shown", f"{proj.explained_variance_ratio.sum():.1%}",
-                    help=", ".join(f"PC{a + 1}: {r:.2%}" for a, r in zip(axes, proj.explained_variance_ratio, strict=False)))
-    title = ("PCA: " + ", ".join(f"PC{a + 1} ({r:.1%} of variance)" for a, r in zip(axes, proj.explained_variance_ratio, strict=False))
-             if method == "pca" else f"t-SNE, perplexity {perplexity}, {n_iter} iterations, seed {seed}")
-    st.plotly_chart(projection_scatter(proj, result.sample, result.tokens, result.trust, title))
-    st.caption(("PCA keeps the directions of largest variance; a token table spreads its variance over many "
-                "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE gives up "
-                "global distances to keep near neighbours near. " if method == "pca" else proj.note + ". ")
-               + "Hover a point for its token, id and the share of its 10 nearest neighbours kept.")
+        m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
+                    help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
+                                   zip(axes, proj.explained_variance_ratio, strict=False)))
+    title = (_("PCA: {axes}", axes=", ".join(_("PC{k} ({r:.1%} of variance)", k=a + 1, r=float(r))
+                                             for a, r in zip(axes, proj.explained_variance_ratio, strict=False)))
+             if method == "pca" else _("t-SNE, perplexity {p}, {n} iterations, seed {seed}", p=perplexity, n=n_iter,
+                                       seed=int(seed)) if method == "tsne" else _("UMAP, seed {seed}", seed=int(seed)))
+
+    o1, o2 = st.columns([1, 2])
+    colour = o1.radio(_("Colour"), ["groups", "trust"], horizontal=True, key="proj:colour",
+                      format_func={"groups": _("word groups"), "trust": _("trust of each point")}.get)
+    ids = result.sample.ids.tolist()
+    picked = st.session_state.get("proj:picked")
+    chosen = o2.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
+                           key=f"proj:lines:{picked}", help=_("Click a point of the map, or type a word that is in it."))
+    index = None
+    if chosen:
+        token_ids = [i for i in ids if result.tokens[ids.index(i)] == chosen] if not chosen.startswith("#") else \
+            [int(chosen[1:])] if chosen[1:].isdigit() and int(chosen[1:]) in ids else []
+        index = ids.index(token_ids[0]) if token_ids else None
+        if index is None:
+            st.caption(_("“{word}” is not in this map.", word=chosen))
+    lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: true_neighbours(emb, result, index)
+                        if index is not None else None, label=None)
+    fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(
+        proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
+        lines_to=lines), label=None)
+    event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
+    points_chosen = getattr(getattr(event, "selection", None), "points", None) or []
+    if points_chosen and "customdata" in points_chosen[0]:
+        token = result.tokens[ids.index(int(points_chosen[0]["customdata"][0]))]
+        if token != picked:
+            st.session_state["proj:picked"] = token
+            st.rerun()
+    st.caption((_("PCA keeps the directions of largest variance; a token table spreads its variance over many "
+                  "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE and UMAP "
+                  "give up global distances to keep near neighbours near.") if method == "pca" else tr(proj.note) + ".")
+               + " " + _("Hover a point for its token, id and the share of its 10 nearest neighbours kept; click it to "
+                         "draw lines to its true 10 nearest in {d} dimensions, and see which ones the map tore away.",
+                         d=emb.d_model))
     d1, d2, d3 = st.columns(3)  # written when a button is clicked (not on every rerun); a click reruns nothing
     s = result.sample
-    d1.download_button("Coordinates (CSV)", lambda: coordinates_csv(proj.coords, result.tokens, s.ids, s.groups),
+    d1.download_button(_("Coordinates with trust (CSV)"),
+                       lambda: coordinates_csv(proj.coords, result.tokens, s.ids, s.groups, trust=result.trust),
                        "projection.csv", "text/csv", on_click="ignore")
-    d2.download_button("vectors.tsv (Embedding Projector)",
+    d2.download_button(_("vectors.tsv (Embedding Projector)"),
                        lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
                        "vectors.tsv", "text/tab-separated-values", on_click="ignore")
-    d3.download_button("metadata.tsv (Embedding Projector)", lambda: projector_metadata(result.tokens, s.ids, s.groups),
+    d3.download_button(_("metadata.tsv (Embedding Projector)"), lambda: projector_metadata(result.tokens, s.ids, s.groups),
                        "metadata.tsv", "text/tab-separated-values", on_click="ignore")
-    st.caption("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata).")
+    st.caption(_("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata)."))

@@ -20,7 +20,7 @@ st.markdown(_(
 with st.form("grow:form"):
     c = st.columns(4)
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                            format_func=lambda k: tr(PRESETS[k].label))
+                            format_func={k: tr(p.label) for k, p in PRESETS.items()}.__getitem__)
     steps = c[1].number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, step=100,
                               help=_("Training steps; the preset's own number is a good start."))
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))

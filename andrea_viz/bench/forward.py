@@ -116,7 +116,7 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
         record("cpu", LABELS["cpu"], median_seconds(lambda: cpu_mod.forward_cpu(ids, wte, wpe), repeats, warmup), nbytes,
                cpu_mod.forward_cpu(ids, wte, wpe))
     elif cpu:
-        record("cpu", LABELS["cpu"], None, nbytes, note=why)
+        record("cpu", LABELS["cpu"], None, nbytes, note=str(why))
 
     # GPU side
     copy_gbps = None
@@ -136,7 +136,7 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
         t_k = _time_cuda(lambda: mod.forward_cuda(g_ids, g_wte, g_wpe, False), repeats, warmup)
         record("cuda", LABELS["cuda"], t_k, nbytes, mod.forward_cuda(g_ids, g_wte, g_wpe, True))
     else:
-        record("cuda", LABELS["cuda"], None, nbytes, note=cuda.reason)
+        record("cuda", LABELS["cuda"], None, nbytes, note=str(cuda.reason))
 
     def ratio(base: str) -> None:
         b = next((r for r in rows if r["backend"] == base and r["median_ms"]), None)

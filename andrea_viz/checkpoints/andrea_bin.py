@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CheckpointError
-from ..family import BYTE_TOKENS, CONTEXT, LAYERS_OF_WIDTH, count_params, segment_count, vocab_size
+from ..family import BYTE_TOKENS, CONTEXT, LAYERS_OF_WIDTH, count_params, init_std, segment_count, vocab_size
 from ..i18n import Msg
 from .tables import Found
 
@@ -148,7 +148,7 @@ def read(path: Path, found: Found) -> None:
                            n=n) if size == with_adam else Msg("training step {step:,}; {n:,} parameters", step=step, n=n))
     V, d, T, L = _sizes(path, n, found)
     found.assumptions.append(Msg("weights in microGPT's order: wte (V, d), wpe (T, d), lm_head (V, d), then the blocks"))
-    found.config["layers"] = L
+    found.config.update({"layers": L, "family": "ANDREA", "init_std": init_std(d), "total_params": n})
     offsets = {"wte": (0, (V, d)), "wpe": (V * d, (T, d)), "lm_head": (V * d + T * d, (V, d))}
     for name, (start, shape) in offsets.items():
         found.add(name, shape, "float32",

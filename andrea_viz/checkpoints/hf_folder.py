@@ -15,6 +15,7 @@ from .tables import Found
 
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
 HEAD_WORDS = ("LMHead", "CausalLM", "ForMaskedLM")
+FAMILIES = {"gpt2": "GPT-2", "bert": "BERT", "llama": "Llama"}
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 
@@ -44,6 +45,9 @@ def read(folder: Path, found: Found) -> None:
         found.config["layers"] = cfg.get("num_hidden_layers", cfg.get("n_layer"))
     if "num_attention_heads" in cfg or "n_head" in cfg:
         found.config["heads"] = cfg.get("num_attention_heads", cfg.get("n_head"))
+    found.config["family"] = FAMILIES.get(model_type, str(model_type))
+    if isinstance(cfg.get("initializer_range"), float):  # the init the model's own code used
+        found.config["init_std"] = cfg["initializer_range"]
     index = next((folder / n for n in INDEX_FILES if (folder / n).is_file()), None)
     if (folder / "model.safetensors").is_file():
         safetensors_file.read(folder / "model.safetensors", found)

@@ -14,6 +14,7 @@ from .tables import Found
 from ..llmc_format import HEADER_BYTES, MODEL_MAGIC
 
 VERSIONS = {3: "float32", 5: "bfloat16"}
+GPT2_INIT_STD = 0.02  # GPT-2's init of every table (llm.c and nanoGPT follow it)
 
 
 def looks_like(head: bytes, size: int = 0) -> bool:
@@ -47,7 +48,7 @@ def read(path: Path, found: Found) -> None:
     dtype = VERSIONS[version]
     found.notes.append(Msg("llm.c version {version} ({dtype}): maxT = {maxT:,}, V = {V:,}, padded Vp = {Vp:,}, L = {L}, "
                            "heads = {H}, C = {C}", version=version, dtype=dtype, maxT=maxT, V=V, Vp=Vp, L=L, H=H, C=C))
-    found.config.update({"layers": L, "heads": H})
+    found.config.update({"layers": L, "heads": H, "family": "GPT-2", "init_std": GPT2_INIT_STD})
 
     def table(offset: int, shape: tuple[int, int]):
         if elem == 4:

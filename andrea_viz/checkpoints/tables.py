@@ -214,6 +214,25 @@ def tokenizer_warnings(found: Found, tokenizer: Tokenizer | None, V: int) -> Non
                                   "larger ids cannot be looked up", n=tokenizer.vocab_size, rows=V))
 
 
+FLOAT_DTYPES = ("float", "F16", "F32", "F64", "BF16", "half", "bfloat16", "double")
+MASK_SUFFIXES = ("attn.bias", "attn.masked_bias")  # GPT-2's causal-mask buffers in older checkpoints
+
+
+def is_parameter(name: str, shape: tuple[int, ...], dtype: str) -> bool:
+    """A trained floating-point tensor: not an integer buffer (BERT's position_ids) nor a causal mask."""
+    if not any(dtype.startswith(f) or f in dtype for f in FLOAT_DTYPES):
+        return False
+    return not (strip_prefixes(name).endswith(MASK_SUFFIXES) and len(shape) == 4)
+
+
+def total_params(found: Found, shared: int) -> int:
+    """Parameters the file holds: its floating-point tensors, a tied output table (``shared`` entries) counted once."""
+    if "total_params" in found.config:  # the family's own count (ANDREA's header)
+        return int(found.config["total_params"])
+    n = sum(int(np.prod(s)) for name, s in found.shapes.items() if is_parameter(name, s, found.dtypes[name]))
+    return n - shared
+
+
 def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, key: str) -> Embeddings:
     """Read the chosen tables and make the model, recording why each table was taken."""
     wte, wpe, out, tied, roles = read_tables(found, choice)
@@ -226,9 +245,11 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
         tensors=tuple((n, s, found.dtypes[n]) for n, s in found.shapes.items()), roles=tuple(roles),
         warnings=tuple(found.warnings),
     )
-    card = {k: v for k, v in found.config.items() if k in ("layers", "heads")}
+    card = {k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std")}
     if found.step is not None:
         card["step"] = found.step
+    shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again
+    card["total_params"] = total_params(found, wte.size if shared else 0)
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
                       output_table=out, tied=tied,
                       tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import CheckpointError
 from ..i18n import Msg
+from .llmc import GPT2_INIT_STD
 from .tables import Found
 
 
@@ -43,6 +44,7 @@ def read(path: Path, found: Found) -> None:
     if isinstance(obj, dict) and isinstance(obj.get("model"), dict):
         state = obj["model"]
         found.format = Msg("PyTorch checkpoint (nanoGPT ckpt.pt)")
+        found.config.update({"family": "GPT-2", "init_std": GPT2_INIT_STD})
         args = obj.get("model_args")
         if isinstance(args, dict):
             found.notes.append(Msg("model_args: {args}", args=", ".join(f"{k} = {v}" for k, v in args.items())))

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import _, num
 from ..lookup import ValueStats, normal_pdf
 from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout
 
@@ -19,81 +20,113 @@ def _symmetric_range(a: np.ndarray) -> float:
 def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: int | None = None) -> go.Figure:
     """The whole (V, d) table, block-averaged to avg.shape cells; a line marks the selected row."""
     rows, cols = avg.shape
-    y = np.arange(rows) * rb  # first id of each block
-    x = np.arange(cols) * cb
     lim = _symmetric_range(avg)
-    cell = f"each cell is the mean of {rb:,} row{'s' if rb > 1 else ''} × {cb} column{'s' if cb > 1 else ''}"
-    fig = go.Figure(
-        go.Heatmap(
-            z=avg, x=x, y=y, colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0,
-            colorbar={"title": {"text": "mean value"}},
-            hovertemplate="ids %{y:,}+ · dim %{x}<br>mean %{z:.4f}<extra></extra>",
-        )
-    )
+    cell = _("each cell is the mean of {r:,} rows × {c} columns", r=rb, c=cb) if rb > 1 or cb > 1 else _("one cell per entry")
+    fig = go.Figure(go.Heatmap(
+        z=avg, x=np.arange(cols) * cb, y=np.arange(rows) * rb, colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0,
+        colorbar={"title": {"text": _("mean value")}},
+        hovertemplate=_("ids %{y:,}+ · dim %{x}<br>mean %{z:.4f}") + "<extra></extra>"))
     if selected is not None:
         fig.add_hline(y=selected, line={"color": "black", "width": 2, "dash": "dot"},
-                      annotation_text=f"id {selected:,}", annotation_position="top right")
-    fig.update_yaxes(autorange="reversed")
-    return layout(fig, f"The whole token table, {V:,} × {d:,}, as an overview ({cell})",
-                  x="dimension (column of the table)", y="token id (row)", height=520)
+                      annotation_text=_("id {id:,}", id=selected), annotation_position="top right")
+    layout(fig, _("The whole token table, {V:,} × {d:,}, as an overview ({cell})", V=V, d=d, cell=cell),
+           x=_("dimension (column of the table)"), y=_("token id (row)"), height=520)
+    fig.update_layout(yaxis_autorange="reversed")
+    return fig
 
 
 def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected: int | None) -> go.Figure:
     """Rows start … start+n of the table at full resolution; the selected row framed."""
     n, d = window.shape
     ids = np.arange(start, start + n)
-    ylabels = [f"{i:,} {t}" for i, t in zip(ids, labels, strict=True)]
     lim = _symmetric_range(window)
-    fig = go.Figure(
-        go.Heatmap(
-            z=window, y=ylabels, x=np.arange(d), colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0,
-            colorbar={"title": {"text": "value"}},
-            customdata=np.broadcast_to(ids[:, None], window.shape),
-            hovertemplate="row %{customdata:,} (%{y})<br>dim %{x}: %{z:.4f}<extra></extra>",
-        )
-    )
+    fig = go.Figure(go.Heatmap(
+        z=window, y=[f"{num(i)} {t}" for i, t in zip(ids, labels, strict=True)], x=np.arange(d), colorscale=DIVERGING,
+        zmin=-lim, zmax=lim, zmid=0, colorbar={"title": {"text": _("value")}},
+        customdata=np.broadcast_to(ids[:, None], window.shape),
+        hovertemplate=_("row %{customdata:,} (%{y})<br>dim %{x}: %{z:.4f}") + "<extra></extra>"))
     if selected is not None and start <= selected < start + n:
         k = selected - start
-        fig.add_shape(type="rect", x0=-0.5, x1=d - 0.5, y0=k - 0.5, y1=k + 0.5,
-                      line={"color": "black", "width": 3})
-    fig.update_yaxes(autorange="reversed", type="category", tickfont={"size": 11})
-    return layout(fig, f"Detail: rows {start:,}–{start + n - 1:,}, all {d} columns (the framed row is the one looked up)",
-                  x="dimension", y="token id and token", height=max(360, min(900, 18 * n + 120)))
+        fig.add_shape(type="rect", x0=-0.5, x1=d - 0.5, y0=k - 0.5, y1=k + 0.5, line={"color": "black", "width": 3})
+    layout(fig, _("Detail: rows {a:,}–{b:,}, all {d} columns (the framed row is the one looked up)", a=start,
+                  b=start + n - 1, d=d), x=_("dimension"), y=_("token id and token"), height=max(360, min(900, 18 * n + 120)))
+    fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}})
+    return fig
 
 
 def row_bars(values: np.ndarray, token_id: int, token: str, norm: float) -> go.Figure:
     """The selected row as d bars: the vector the embedding layer hands to block 1."""
     d = values.size
-    colors = np.where(values >= 0, RED, BLUE)
-    fig = go.Figure(go.Bar(x=np.arange(d), y=values, marker_color=colors, marker_line_width=0,
-                           hovertemplate="dim %{x}: %{y:.4f}<extra></extra>"))
+    fig = go.Figure(go.Bar(x=np.arange(d), y=values, marker={"color": np.where(values >= 0, RED, BLUE), "line": {"width": 0}},
+                           hovertemplate=_("dim %{x}: %{y:.4f}") + "<extra></extra>"))
+    layout(fig, _("Row {id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=token, d=d, norm=norm),
+           x=_("dimension"), y=_("value"), height=340)
     fig.update_layout(bargap=0)
-    return layout(fig, f"Row {token_id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}",
-                  x="dimension", y="value", height=340)
+    return fig
 
 
 def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
-    """Every entry of the table as a histogram, against the N(0, 1/√d) curve of initialisation."""
+    """Every entry of the table as a histogram, against the curve of its family's initialisation when known."""
     centers = (stats.edges[:-1] + stats.edges[1:]) / 2
-    x = np.linspace(stats.edges[0], stats.edges[-1], 400)
-    fig = go.Figure()
-    fig.add_bar(x=centers, y=stats.density, name="this table", marker_color=GREY, marker_line_width=0,
-                hovertemplate="value %{x:.4f}<br>density %{y:.2f}<extra></extra>")
-    fig.add_scatter(x=x, y=normal_pdf(x, stats.init_std), mode="lines", line={"color": ORANGE, "width": 3},
-                    name=f"N(0, 1/√{d}) = N(0, {stats.init_std:.4f}): the init")
+    fig = go.Figure(go.Bar(x=centers, y=stats.density, name=_("this table"), marker={"color": GREY, "line": {"width": 0}},
+                           hovertemplate=_("value %{x:.4f}<br>density %{y:.2f}") + "<extra></extra>"))
+    if stats.init_std is not None:
+        x = np.linspace(stats.edges[0], stats.edges[-1], 400)
+        fig.add_scatter(x=x, y=normal_pdf(x, stats.init_std), mode="lines", line={"color": ORANGE, "width": 3},
+                        name=_("the init: a normal curve with standard deviation {std:.4f}", std=stats.init_std))
+        title = _("Values of every entry: standard deviation {std:.4f}, the init's {init:.4f}", std=stats.std,
+                  init=stats.init_std)
+    else:
+        title = _("Values of every entry: standard deviation {std:.4f} (this family's init is not known)", std=stats.std)
+    layout(fig, title, x=_("entry value"), y=_("density (log scale)") if log_y else _("density"), height=400)
     fig.update_layout(bargap=0, legend={"orientation": "h", "y": -0.25})
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
-        fig.update_yaxes(type="log", dtick=1, exponentformat="power", range=[-3, np.log10(max(stats.density.max(), 1e-3)) + 0.3])
-    return layout(fig, f"Values of every entry: std {stats.std:.4f} against the init's {stats.init_std:.4f}",
-                  x="entry value", y="density" + (" (log scale)" if log_y else ""), height=400)
+        fig.update_layout(yaxis={"type": "log", "dtick": 1, "exponentformat": "power",
+                                 "range": [-3, np.log10(max(stats.density.max(), 1e-3)) + 0.3]})
+    return fig
 
 
-def norm_histogram(norms: np.ndarray, expected: float) -> go.Figure:
-    """Length of every row: all close to 1 at init, spread out after training."""
-    fig = go.Figure(go.Histogram(x=norms, nbinsx=100, marker_color=GREY, marker_line_width=0,
-                                 hovertemplate="length %{x}<br>%{y:,} rows<extra></extra>", name="rows"))
-    fig.add_vline(x=expected, line={"color": ORANGE, "width": 3},
-                  annotation_text=f"init: √d · 1/√d = {expected:.2f}", annotation_position="top right")
+def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
+    """Length of every row: all close to 1 at an ANDREA init, spread out after training."""
+    fig = go.Figure(go.Histogram(x=norms, nbinsx=100, marker={"color": GREY, "line": {"width": 0}}, name=_("rows"),
+                                 hovertemplate=_("length %{x}<br>%{y:,} rows") + "<extra></extra>"))
+    if expected is not None:
+        fig.add_vline(x=expected, line={"color": ORANGE, "width": 3},
+                      annotation_text=_("at init: {value:.2f}", value=expected), annotation_position="top right")
+    layout(fig, _("Length of every row: {a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
+                  b=float(np.percentile(norms, 99))), x=_("row length ‖v‖"), y=_("rows"), height=400)
     fig.update_layout(bargap=0, showlegend=False)
-    return layout(fig, f"Length of every row: {np.percentile(norms, 1):.2f} to {np.percentile(norms, 99):.2f} "
-                  "(1st to 99th percentile)", x="row length ‖v‖", y="rows", height=400)
+    return fig
+
+
+# --- figures of a model, built from hashable arguments (so the app caches them per model and language) ---
+OVERVIEW_CELLS = (256, 192)  # rows × columns of the block-averaged overview
+
+
+def overview_of(emb, selected: int) -> go.Figure:
+    from ..lookup import block_average
+
+    avg, rb, cb = emb.memo(("block_average", *OVERVIEW_CELLS), lambda: block_average(emb.token_table, *OVERVIEW_CELLS))
+    return table_overview(avg, rb, cb, emb.vocab_size, emb.d_model, selected)
+
+
+def window_of(emb, start: int, n_rows: int, selected: int) -> go.Figure:
+    stop = min(start + n_rows, emb.vocab_size)
+    return table_window(emb.token_table[start:stop], start, [emb.token(i) for i in range(start, stop)], selected)
+
+
+def row_of(emb, token_id: int) -> go.Figure:
+    return row_bars(emb.token_table[token_id], token_id, emb.token(token_id), float(emb.row_norms[token_id]))
+
+
+def values_of(emb, log_y: bool) -> go.Figure:
+    from ..lookup import value_stats
+
+    stats = emb.memo(("value_stats",), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
+    return value_histogram(stats, emb.d_model, log_y)
+
+
+def norms_of(emb) -> go.Figure:
+    from ..lookup import expected_init_norm
+
+    return norm_histogram(emb.row_norms, expected_init_norm(emb.d_model, emb.card.get("init_std")))

@@ -6,27 +6,60 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..geometry import Neighbor
+from ..i18n import N_, _, num, tr
 from .style import GREY, PURPLE, RED, layout
 
-METRIC_AXIS = {"cosine": "cosine similarity (higher is closer)", "dot": "dot product (higher is closer)",
-               "euclidean": "euclidean distance (lower is closer)"}
+METRIC_AXIS = {"cosine": N_("cosine similarity (higher is closer)"), "dot": N_("dot product (higher is closer)"),
+               "euclidean": N_("euclidean distance (lower is closer)")}
 
 
 def neighbour_bars(found: list[Neighbor], query: str, metric: str, title: str | None = None,
                    color: str = RED) -> go.Figure:
     labels = [n.token if n.token == f"#{n.id}" else f"{n.token}  #{n.id}" for n in found]
     fig = go.Figure(go.Bar(y=labels, x=[n.score for n in found], orientation="h", marker_color=color,
-                           text=[f"{n.score:.3f}" for n in found], textposition="auto",
+                           text=[num(n.score, ".3f") for n in found], textposition="auto",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", type="category")
-    return layout(fig, title or f"The {len(found)} nearest tokens to “{query}”", x=METRIC_AXIS[metric],
-                  height=140 + 28 * len(found))
+    layout(fig, title or _("The {n} nearest tokens to “{query}”", n=len(found), query=query), x=tr(METRIC_AXIS[metric]),
+           height=140 + 28 * len(found))
+    fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
+    return fig
 
 
 def input_output_histogram(cos: np.ndarray) -> go.Figure:
-    fig = go.Figure(go.Histogram(x=cos, nbinsx=100, marker_color=PURPLE, marker_line_width=0,
-                                 hovertemplate="cos %{x}<br>%{y:,} tokens<extra></extra>"))
+    fig = go.Figure(go.Histogram(x=cos, nbinsx=100, marker={"color": PURPLE, "line": {"width": 0}},
+                                 hovertemplate=_("cos %{x}<br>%{y:,} tokens") + "<extra></extra>"))
     fig.add_vline(x=float(np.median(cos)), line={"color": GREY, "dash": "dash"},
-                  annotation_text=f"median {np.median(cos):+.3f}")
-    return layout(fig, "cos(input row i, output row i) over the whole vocabulary",
-                  x="cosine between a token's input and output vectors", y="tokens", height=380)
+                  annotation_text=_("median {m:+.3f}", m=float(np.median(cos))))
+    return layout(fig, _("cos(input row i, output row i) over the whole vocabulary"),
+                  x=_("cosine between a token's input and output vectors"), y=_("tokens"), height=380)
+
+
+# --- figures from hashable arguments (cached by the app per model and language) ---
+def neighbours_of(emb, word: str, k: int, metric: str, centered: bool) -> go.Figure:
+    from ..geometry import neighbors
+
+    query, found = neighbors(emb, word, k=k, metric=metric, centered=centered)
+    return neighbour_bars(found, query.text, metric)
+
+
+def analogy_of(emb, a: str, b: str, c: str, k: int) -> go.Figure:
+    from ..geometry import analogy
+
+    _inputs, answers = analogy(emb, a, b, c, k=k)
+    return neighbour_bars(answers, f"{a} − {b} + {c}", "cosine",
+                          title=_("{a} − {b} + {c} ≈ ? (the three inputs excluded)", a=a, b=b, c=c))
+
+
+def spaces_of(emb, word: str, k: int, space: str) -> go.Figure:
+    from ..geometry import neighbors
+
+    _q, found = neighbors(emb, word, k=k, metric="cosine", space=space)
+    title = (_("Input table: nearest to “{word}”", word=word) if space == "input" else
+             _("Output table: nearest to “{word}”", word=word))
+    return neighbour_bars(found, word, "cosine", title=title, color=RED if space == "input" else PURPLE)
+
+
+def input_output_of(emb) -> go.Figure:
+    from ..geometry import input_output_cosines
+
+    return input_output_histogram(emb.memo(("input_output_cosines",), lambda: input_output_cosines(emb)))

@@ -5,46 +5,83 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import _
 from ..projection import Projection, Sample
 from .style import PALETTE, layout
 
+WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
-def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
-                       title: str) -> go.Figure:
-    """One trace per group: 'other' rows small and grey (WebGL), labelled groups with their words,
-    the query as a large star."""
+
+def _axes(method: str, dims: int) -> list[str]:
+    name = {"pca": "PC", "tsne": "t-SNE ", "umap": "UMAP "}[method]
+    return [f"{name}{j}" for j in range(1, dims + 1)]
+
+
+def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
+                       colour_by_trust: bool = False, lines_from: int | None = None,
+                       lines_to: np.ndarray | None = None) -> go.Figure:
+    """One trace per group ('other' small and grey, WebGL past 1,000 points; labelled groups with their words;
+    the query as a large star), or every point coloured by its trust. ``lines_from``/``lines_to``: positions
+    in the sample of a chosen point and its true nearest neighbours, joined by lines."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
-    order = ["other"] + sorted({g for g in groups if g not in ("other", "query")}) + ["query"]
+    axis = _axes(proj.method, dims)
     fig = go.Figure()
-    colors = iter(PALETTE * 3)
-    axis = [f"PC{j}" for j in range(1, dims + 1)] if proj.method == "pca" else [f"t-SNE {j}" for j in range(1, dims + 1)]
-    for g in order:
-        m = groups == g
-        if not m.any():
-            continue
-        c = proj.coords[m]
-        toks = [tokens[i] for i in np.flatnonzero(m)]
-        custom = [[int(i), "n/a (not in the scored subset)" if np.isnan(t) else f"{t:.0%}"]
-                  for i, t in zip(sample.ids[m], trust[m], strict=True)]
-        other, query = g == "other", g == "query"
-        marker = {"size": 4 if other else 14 if query else 8, "opacity": 0.35 if other else 0.95,
-                  "color": "#9a9a9a" if other else "#d62728" if query else next(colors),
-                  "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
-                  "line": {"width": 1, "color": "black"} if query else {"width": 0}}
-        hover = "<b>%{text}</b> #%{customdata[0]}<br>" + g + "<br>neighbours kept: %{customdata[1]}<extra></extra>"
-        common = dict(name=g, text=toks, customdata=custom, hovertemplate=hover, marker=marker,
-                      mode="markers" if other else "markers+text", textposition="top center",
-                      textfont={"size": 12 if query else 10})
+    kept = _("neighbours kept")
+    unscored = _("not in the scored sample")
+
+    def custom(mask: np.ndarray) -> list:
+        return [[int(i), unscored if np.isnan(t) else f"{t:.0%}"] for i, t in zip(sample.ids[mask], trust[mask], strict=True)]
+
+    def add(cls_2d, mask: np.ndarray, **kw) -> None:
+        c = proj.coords[mask]
         if dims == 3:
-            fig.add_trace(go.Scatter3d(x=c[:, 0], y=c[:, 1], z=c[:, 2], **common))
+            fig.add_trace(go.Scatter3d(x=c[:, 0], y=c[:, 1], z=c[:, 2], **kw))
         else:
-            cls = go.Scattergl if other and m.sum() > 1000 else go.Scatter
-            fig.add_trace(cls(x=c[:, 0], y=c[:, 1], **common))
+            cls = go.Scattergl if cls_2d == "auto" and mask.sum() > WEBGL_FROM else go.Scatter
+            fig.add_trace(cls(x=c[:, 0], y=c[:, 1], **kw))
+
+    if colour_by_trust:
+        m = np.ones(len(groups), bool)
+        add("auto", m, mode="markers", name=_("trust"), text=tokens, customdata=custom(m),
+            marker={"size": 5, "color": np.nan_to_num(trust, nan=-0.1), "cmin": 0, "cmax": 1, "colorscale": "RdYlGn",
+                    "colorbar": {"title": {"text": kept}}},
+            hovertemplate="<b>%{text}</b> #%{customdata[0]}<br>" + kept + ": %{customdata[1]}<extra></extra>")
+    else:
+        colors = iter(PALETTE * 3)
+        order = ["other"] + sorted({g for g in groups if g not in ("other", "query")}) + ["query"]
+        for g in order:
+            m = groups == g
+            if not m.any():
+                continue
+            other, query = g == "other", g == "query"
+            marker = {"size": 4 if other else 14 if query else 8, "opacity": 0.35 if other else 0.95,
+                      "color": "#9a9a9a" if other else "#d62728" if query else next(colors),
+                      "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
+                      "line": {"width": 1, "color": "black"} if query else {"width": 0}}
+            label = {"other": _("other"), "query": _("query")}.get(g, g)
+            add("auto" if other else "svg", m, name=label, text=[tokens[i] for i in np.flatnonzero(m)], customdata=custom(m),
+                hovertemplate="<b>%{text}</b> #%{customdata[0]}<br>" + label + "<br>" + kept
+                + ": %{customdata[1]}<extra></extra>",
+                marker=marker, mode="markers" if other else "markers+text", textposition="top center",
+                textfont={"size": 12 if query else 10})
+    if lines_from is not None and lines_to is not None and len(lines_to):
+        a = proj.coords[lines_from]
+        xs, ys, zs = [], [], []
+        for j in lines_to:
+            b = proj.coords[j]
+            xs += [float(a[0]), float(b[0]), None]
+            ys += [float(a[1]), float(b[1]), None]
+            if dims == 3:
+                zs += [float(a[2]), float(b[2]), None]
+        name = _("true 10 nearest of “{token}”", token=tokens[lines_from])
+        line = {"color": "black", "width": 1.5}
+        fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", line=line, name=name) if dims == 3 else
+                      go.Scatter(x=xs, y=ys, mode="lines", line=line, name=name, hoverinfo="skip"))
     if dims == 3:
-        fig.update_layout(scene={"xaxis_title": axis[0], "yaxis_title": axis[1], "zaxis_title": axis[2]})
         layout(fig, title, height=700)
+        fig.update_layout(scene={"xaxis_title": axis[0], "yaxis_title": axis[1], "zaxis_title": axis[2]})
     else:
         layout(fig, title, x=axis[0], y=axis[1], height=700)
-    fig.update_layout(legend={"title": {"text": "group"}, "itemsizing": "constant"})
+    fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
     return fig

@@ -5,8 +5,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ..family import ParamCount
+from ..i18n import N_, _, tr
 from .style import layout
 
+PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
+               "attention (wq, wk, wv, wo)": N_("attention (wq, wk, wv, wo)"), "MLP (fc1, fc2)": N_("MLP (fc1, fc2)")}
 PART_COLORS = {
     "token table": "#d62728",
     "position table": "#ff7f0e",
@@ -20,7 +23,7 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
     """Area proportional to parameters: embeddings, output head and the transformer blocks."""
     total = pc.total
     ids = ["all", "embeddings", "blocks"]
-    labels = [f"model<br>{total:,}", "embedding layer", f"{pc.layers} transformer blocks"]
+    labels = [_("model<br>{n:,}", n=total), _("embedding layer"), _("{n} transformer blocks", n=pc.layers)]
     parents = ["", "all", "all"]
     values = [total, pc.embeddings, pc.blocks]
     colors = ["#ffffff", "#fbe3d6", "#dbe9f6"]
@@ -35,7 +38,7 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
         if n == 0:
             continue
         ids.append(name)
-        labels.append(name)
+        labels.append(tr(PART_LABELS[name]))
         parents.append(parent)
         values.append(n)
         colors.append(PART_COLORS[name])
@@ -43,8 +46,9 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
         go.Treemap(
             ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
             marker={"colors": colors},
-            texttemplate="<b>%{label}</b><br>%{value:,}<br>%{percentRoot:.1%} of the model",
-            hovertemplate="<b>%{label}</b><br>%{value:,} parameters<br>%{percentRoot:.2%} of the model<extra></extra>",
+            texttemplate="<b>%{label}</b><br>%{value:,}<br>" + _("%{percentRoot:.1%} of the model"),
+            hovertemplate="<b>%{label}</b><br>" + _("%{value:,} parameters<br>%{percentRoot:.2%} of the model")
+            + "<extra></extra>",
             textfont={"size": 14},
         )
     )

@@ -13,19 +13,21 @@ PALETTE = qualitative.Dark24  # groups and classes: 24 colours that stay apart
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420) -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}},
-        template="plotly_white",
-        height=height,
-        margin={"l": 70, "r": 30, "t": 60, "b": 60},
-        font={"size": 13},
-        hoverlabel={"font_size": 13},
-        separators=_plotly_separators(),
-    )
+    """The shared look, set in one update (each separate update walks the figure again). No plotly
+    template: Streamlit's theme styles the charts, and applying one costs about 17 ms per figure."""
+    props = {
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}},
+        "height": height,
+        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        "font": {"size": 13},
+        "hoverlabel": {"font": {"size": 13}},
+        "separators": _plotly_separators(),
+    }
     if x is not None:
-        fig.update_xaxes(title_text=x)
+        props["xaxis"] = {"title": {"text": x}}
     if y is not None:
-        fig.update_yaxes(title_text=y)
+        props["yaxis"] = {"title": {"text": y}}
+    fig.update_layout(props)
     return fig
 
 

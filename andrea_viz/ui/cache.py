@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from ..i18n import language, tr
 from ..loading import load
 from ..model import Embeddings
 
@@ -19,18 +20,30 @@ def get_model(source: str) -> Embeddings:
     return load(source)
 
 
-@st.cache_resource(show_spinner="Computing…", max_entries=64)
-def _cached_call(model_key: str, fn_name: str, part: str | None, args: tuple, _fn: Callable, _emb: Embeddings) -> Any:
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _cached_call(model_key: str, fn_name: str, part: str | None, args: tuple, lang: str, _fn: Callable,
+                 _emb: Embeddings) -> Any:
     target = _emb if part is None else getattr(_emb, part)
     return _fn(target, *args)
 
 
 def cached(emb: Embeddings, fn: Callable, *args: Any, part: str | None = None) -> Any:
-    """``fn(emb, *args)`` (or ``fn(getattr(emb, part), *args)``), computed once per model and arguments.
+    """``fn(emb, *args)`` (or ``fn(getattr(emb, part), *args)``), computed once per model, arguments and
+    language (a figure holds text in the reader's language). Shared by every session: never mutate it.
 
     Arguments must be small and hashable (numbers, strings, tuples).
     """
-    return _cached_call(emb.key, f"{fn.__module__}.{fn.__qualname__}", part, args, fn, emb)
+    return _cached_call(emb.key, f"{fn.__module__}.{fn.__qualname__}", part, args, language(), fn, emb)
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _figure(fn_name: str, args: tuple, lang: str, _fn: Callable) -> Any:
+    return _fn(*args)
+
+
+def figure(fn: Callable, *args: Any) -> Any:
+    """A figure that depends only on small, hashable arguments (no model), built once per language."""
+    return _figure(f"{fn.__module__}.{fn.__qualname__}", args, language(), fn)
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,19 +51,24 @@ def _slow_store() -> tuple[dict, threading.Lock]:
     return {}, threading.Lock()
 
 
-def remember(key: tuple, compute: Callable[[Callable[[float, str], None]], Any], label: str,
+def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any], label: str | None,
              max_entries: int = 24) -> Any:
-    """``compute(progress)`` once per key, with a progress bar the first time; the second view is instant.
-    Shared by all sessions, so the key must name everything the result depends on (model keys, arguments)."""
+    """``compute(progress)`` once per key, with a progress bar the first time (none when ``label`` is None);
+    the second view is instant. Shared by all sessions, so the key must name everything the result depends
+    on (model keys, arguments); the language is added to it."""
     store, lock = _slow_store()
+    key = (*key, language())
     with lock:
         if key in store:
             return store[key]
-    bar = st.progress(0.0, text=label)
-    try:
-        result = compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {text}"))
-    finally:
-        bar.empty()
+    if label is None:
+        result = compute(lambda f, text: None)
+    else:
+        bar = st.progress(0.0, text=label)
+        try:
+            result = compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {tr(text)}"))
+        finally:
+            bar.empty()
     with lock:
         store[key] = result
         while len(store) > max_entries:
@@ -58,7 +76,7 @@ def remember(key: tuple, compute: Callable[[Callable[[float, str], None]], Any],
     return result
 
 
-def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "Computing…",
+def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "…",
                          max_entries: int = 24, **kwargs: Any) -> Any:
     """``fn(emb, *args, progress=callback, **kwargs)`` computed once per (model, arguments), with a
     progress bar the first time; the second view is instant. Shared by all sessions."""

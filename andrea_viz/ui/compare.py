@@ -24,7 +24,8 @@ def pick(side: str, default: str) -> Embeddings | None:
         if source == "have":
             options = model_options()
             choice = st.selectbox(side, options, index=options.index(default) if default in options else 0,
-                                  key=f"cmp:{side}:have", format_func=model_label, label_visibility="collapsed")
+                                  key=f"cmp:{side}:have", format_func={o: model_label(o) for o in options}.__getitem__,
+                                  label_visibility="collapsed")
             return uploads.user_models()[choice] if choice in uploads.user_models() else get_model(choice)
         if source == "upload":
             ups = st.file_uploader(_("Checkpoint for {side} (with its config JSON or tokenizer, if it has them)",

@@ -23,6 +23,7 @@ from ..plots import timeline as plots
 from ..timeline import Snapshot, Timeline
 from . import state
 from .errors import show_error
+from .fragments import fragment
 from .uploads import user_models
 
 JOB, RUN, EXPLORED = "grow:job", "grow:run", "grow:explored"
@@ -73,7 +74,7 @@ def manifest() -> dict:
     return (read_manifest(j.folder) if j is not None else None) or {}
 
 
-@st.fragment(run_every=POLL_SECONDS)
+@fragment(run_every=POLL_SECONDS)
 def live_progress() -> None:
     """While the job runs: its progress, the loss so far, and Cancel; when it ends, the whole page reruns."""
     j = job()

@@ -12,8 +12,9 @@ import streamlit as st
 
 from .. import i18n
 from ..builtin import BUILTINS, DEFAULT_MODEL, MICRO
+from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
-from ..i18n import _, tr
+from ..i18n import LANGUAGES, N_, _, num, tr
 from ..model import Embeddings
 from ..registry import page_of
 from ..sizing import human_bytes
@@ -39,29 +40,82 @@ def _copy_back() -> None:
     st.session_state[state.MODEL] = st.session_state[state.MODEL_WIDGET]
 
 
+POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"), "none": N_("none")}
+OUTPUT_KIND_LABELS = {"untied": N_("untied"), "tied": N_("tied"), "none": N_("none")}
+FOLDER_PREFIX = "folder:"  # ?model=folder:<path relative to the checkpoint folder>
+FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> its path relative to the checkpoint folder
+
+
+def from_folder(rel: str) -> Embeddings:
+    """A checkpoint picked from the checkpoint folder by its relative path (refused outside the folder);
+    remembered so that its URL says where it came from."""
+    from .uploads import load_checkpoint
+
+    path = inside(checkpoint_dir(), rel)
+    emb = load_checkpoint(path, None, rel.rstrip("/"))
+    st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel
+    return emb
+
+
+def _model_from_url() -> str:
+    wanted = st.query_params.get("model")
+    if wanted in BUILTINS:
+        return wanted
+    if wanted and wanted.startswith(FOLDER_PREFIX):
+        try:
+            return from_folder(wanted[len(FOLDER_PREFIX):]).key
+        except CheckpointError as exc:
+            st.error(_("The model in the address could not be opened: {reason}", reason=exc.msg), icon="⚠️")
+    return DEFAULT_MODEL
+
+
 def model_picker() -> str:
     """Draw the sidebar picker and return the chosen source."""
-    options = model_options()
     chosen = st.session_state.get(state.MODEL)
-    if chosen not in options:
-        wanted = st.query_params.get("model")
-        chosen = wanted if wanted in BUILTINS else DEFAULT_MODEL
+    if chosen not in model_options():
+        chosen = _model_from_url()
         st.session_state[state.MODEL] = chosen
+    options = model_options()
     st.session_state[state.MODEL_WIDGET] = chosen
     labels = {o: model_label(o) for o in options}  # fixed now: the widget may format outside a script run
     st.sidebar.selectbox(
         _("Model"), options, key=state.MODEL_WIDGET, format_func=labels.__getitem__, on_change=_copy_back,
-        help=_("Every page shows this model. The ANDREA tables are untrained (step 0); all-MiniLM-L6-v2 is a real "
-               "trained table."),
+        help=_("Every page shows this model. ANDREA-micro and all-MiniLM-L6-v2 are trained tables; the other ANDREA "
+               "tables are untrained (step 0)."),
     )
     info = BUILTINS.get(chosen)
     if info:
         st.sidebar.caption(tr(info.summary))
-    if chosen in BUILTINS:  # a checkpoint of the user's is not shareable by URL
+    folder = st.session_state.get(FOLDER_SOURCES, {}).get(chosen)
+    if chosen in BUILTINS:
         st.query_params["model"] = chosen
-    else:
+    elif folder is not None:  # a file of the checkpoint folder: the address names it
+        st.query_params["model"] = FOLDER_PREFIX + folder
+    else:  # an upload lives in this session only
         st.query_params.pop("model", None)
     return chosen
+
+
+def _copy_language() -> None:
+    st.session_state[state.LANGUAGE] = st.session_state[state.LANGUAGE_WIDGET]
+
+
+def language_picker() -> str:
+    """The session's language: chosen in the sidebar, first taken from ``?lang=``, kept in the URL."""
+    lang = st.session_state.get(state.LANGUAGE)
+    if lang not in LANGUAGES:
+        wanted = st.query_params.get("lang")
+        lang = wanted if wanted in LANGUAGES else i18n.DEFAULT_LANGUAGE
+        st.session_state[state.LANGUAGE] = lang
+    i18n.set_language(lang)
+    st.session_state[state.LANGUAGE_WIDGET] = lang
+    st.sidebar.selectbox("Language · 語言 · Taal · Idioma", list(LANGUAGES), key=state.LANGUAGE_WIDGET,
+                         format_func=LANGUAGES.__getitem__, on_change=_copy_language)
+    if lang == i18n.DEFAULT_LANGUAGE:
+        st.query_params.pop("lang", None)
+    else:
+        st.query_params["lang"] = lang
+    return lang
 
 
 def current_model() -> Embeddings:
@@ -75,10 +129,11 @@ def current_model() -> Embeddings:
 def page_setup(page_file: str) -> Embeddings:
     """Every page starts here: page config from the registry, the menu, the shared picker, the loaded model."""
     info = page_of(page_file)
-    i18n.set_language(st.session_state.get(state.LANGUAGE))
+    i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
     sidebar_menu()
     model_picker()
+    language_picker()
     try:
         return current_model()
     except CheckpointError as exc:
@@ -89,25 +144,30 @@ def page_setup(page_file: str) -> Embeddings:
 def model_card(emb: Embeddings) -> None:
     """The loaded model at a glance: sizes, position kind, output table, provenance."""
     c = st.columns(5)
-    c[0].metric(_("Vocabulary V"), f"{emb.vocab_size:,}", help=_("rows of the token table: one per token id"))
-    c[1].metric("d_model", f"{emb.d_model:,}", help=_("columns: the length of every embedding vector"))
-    c[2].metric(_("Context T"), _("none") if emb.context is None else f"{emb.context:,}",
-                help=_("rows of the position table (position kind: {kind})", kind=emb.position_kind))
-    c[3].metric(_("Positions"), emb.position_kind)
-    c[4].metric(_("Output table"), emb.output_kind,
+    c[0].metric(_("Vocabulary V"), num(emb.vocab_size), help=_("rows of the token table: one per token id"))
+    c[1].metric("d_model", num(emb.d_model), help=_("columns: the length of every embedding vector"))
+    c[2].metric(_("Context T"), _("none") if emb.context is None else num(emb.context),
+                help=_("rows of the position table (position kind: {kind})", kind=tr(POSITION_KIND_LABELS[emb.position_kind])))
+    c[3].metric(_("Positions"), tr(POSITION_KIND_LABELS[emb.position_kind]))
+    c[4].metric(_("Output table"), tr(OUTPUT_KIND_LABELS[emb.output_kind]),
                 help=_("untied: a separate (V, d) output projection; tied: the token table is reused; none: the model "
                        "has no output head"))
     p = emb.params
     total = sum(p.values())
+    shape = _("{a} × {b}", a=num(emb.vocab_size), b=num(emb.d_model))
     rows = [
-        {_("table"): _("token"), _("shape"): f"{emb.vocab_size:,} × {emb.d_model:,}", _("parameters"): f"{p['token']:,}"},
-        {_("table"): _("position"), _("shape"): "—" if emb.context is None else f"{emb.context:,} × {emb.d_model:,}",
-         _("parameters"): f"{p['position']:,}"},
-        {_("table"): _("output"), _("shape"): f"{emb.vocab_size:,} × {emb.d_model:,}" if p["output"]
-         else f"— ({emb.output_kind})", _("parameters"): f"{p['output']:,}"},
+        {_("table"): _("token"), _("shape"): shape, _("parameters"): num(p["token"])},
+        {_("table"): _("position"), _("shape"): "—" if emb.context is None else _("{a} × {b}", a=num(emb.context),
+                                                                                  b=num(emb.d_model)),
+         _("parameters"): num(p["position"])},
+        {_("table"): _("output"), _("shape"): shape if p["output"] else f"— ({tr(OUTPUT_KIND_LABELS[emb.output_kind])})",
+         _("parameters"): num(p["output"])},
         {_("table"): _("all three"), _("shape"): "",
          _("parameters"): _("{n:,} ({size} in fp32)", n=total, size=human_bytes(4 * total))},
     ]
+    if emb.card.get("total_params"):
+        rows.append({_("table"): _("the whole model"), _("shape"): _("{n} layers", n=emb.card["layers"])
+                     if emb.card.get("layers") else "", _("parameters"): num(emb.card["total_params"])})
     st.dataframe(rows, hide_index=True, width="content")
     with st.expander(_("Where these tables came from"), expanded=False):
         st.markdown(_("**Format:** {format}", format=emb.provenance.format))

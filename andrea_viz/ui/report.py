@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..i18n import _, tr
+from ..i18n import _, num, tr
 from ..model import Embeddings
 
 
 def checkpoint_report(emb: Embeddings) -> None:
     p = emb.provenance
-    positions = "—" if emb.context is None else f"{emb.context:,} × {emb.d_model}"
+    positions = "—" if emb.context is None else f"{num(emb.context)} × {emb.d_model}"
     st.markdown(_("**Format:** {format}  \n**Tables:** token {V:,} × {d}, positions {positions} ({kind}), output "
                   "{output}  \n**Tokenizer:** {tokenizer}", format=p.format, V=emb.vocab_size, d=emb.d_model,
                   positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=emb.tokenizer.description))
@@ -24,5 +24,5 @@ def checkpoint_report(emb: Embeddings) -> None:
     if p.notes:
         st.markdown(f"**{_('Noted')}**\n" + "\n".join(f"- {tr(n)}" for n in p.notes))
     with st.expander(_("Every tensor in the file ({n:,})", n=len(p.tensors))):
-        st.dataframe([{_("tensor"): n, _("shape"): " × ".join(f"{s:,}" for s in shape) or _("scalar"), _("dtype"): dt}
+        st.dataframe([{_("tensor"): n, _("shape"): " × ".join(num(s) for s in shape) or _("scalar"), _("dtype"): dt}
                       for n, shape, dt in p.tensors], hide_index=True, width="stretch")

@@ -11,7 +11,7 @@ import streamlit as st
 from ..compare import aligned_map, pair_cosines, unchanged_rows
 from ..errors import QueryError
 from ..geometry import neighbors, resolve_ids
-from ..i18n import _, tr
+from ..i18n import _, num, tr
 from ..lookup import value_stats
 from ..plots import lookup as lookup_plots
 from ..plots import timeline as plots
@@ -45,16 +45,16 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
 
     same_tok = tl.memo(("unchanged", "token", step), lambda: unchanged_rows(first.token_table, emb.token_table))
     m = st.columns(4)
-    m[0].metric(_("Step"), f"{step:,}", help=_("{n} snapshots from step {a:,} to {b:,}", n=len(steps), a=steps[0],
+    m[0].metric(_("Step"), num(step), help=_("{n} snapshots from step {a:,} to {b:,}", n=len(steps), a=steps[0],
                                                 b=steps[-1]))
     if losses and 0 < step <= len(losses):
-        m[1].metric(_("Loss at this step"), f"{losses[step - 1]:.3f}")
-    m[2].metric(_("Unchanged token rows"), f"{same_tok.size:,} / {V:,}",
+        m[1].metric(_("Loss at this step"), num(losses[step - 1], ".3f"))
+    m[2].metric(_("Unchanged token rows"), f"{num(same_tok.size)} / {num(V)}",
                 help=_("Rows equal to those of step {first:,}, compared bit for bit with the first snapshot, not "
                        "assumed.", first=steps[0]))
     if emb.output_table is not None and first.output_table is not None:
         same_out = tl.memo(("unchanged", "output", step), lambda: unchanged_rows(first.output_table, emb.output_table))
-        m[3].metric(_("Output rows unchanged"), f"{same_out.size:,} / {V:,}",
+        m[3].metric(_("Output rows unchanged"), f"{num(same_out.size)} / {num(V)}",
                     help=_("The softmax gives every logit a gradient, so every output row moves at every step."))
     if step != steps[0] and unseen_tracked is not None:
         exact = sorted(unseen_tracked) == same_tok.tolist() if step == steps[-1] else None
@@ -69,7 +69,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
                          + (" …" if same_tok.size > 40 else "")))
 
     c1, c2 = st.columns(2)
-    stats = tl.memo(("stats", step), lambda: value_stats(emb.token_table))
+    stats = tl.memo(("stats", step), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
     c1.plotly_chart(lookup_plots.value_histogram(stats, emb.d_model, log_y=True), key=f"{key}:hist")
 
     with c2:
@@ -96,7 +96,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
     names = list(dict.fromkeys(groups))
     if len(names) > 1:
         shown = st.multiselect(_("Classes on the map"), names, default=names[:MAP_CLASSES], key=f"{key}:classes",
-                               format_func=lambda g: tr(class_labels.get(g, g)))
+                               format_func={g: tr(class_labels.get(g, g)) for g in names}.__getitem__)
         keep = [g in shown for g in groups]
         words = [w for w, k in zip(words, keep, strict=True) if k]
         groups = [g for g, k in zip(groups, keep, strict=True) if k]

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..checkpoints import load_path
 from ..errors import CheckpointError
@@ -17,7 +18,7 @@ from ..model import Embeddings
 from . import state
 
 SPOOL_DIR = Path(tempfile.gettempdir()) / "andrea_viz_uploads"
-CHUNK = 16 * 2**20
+CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
 
 
 def user_models() -> dict[str, Embeddings]:
@@ -35,12 +36,22 @@ def spool(uploaded, slot: str) -> Path:
     folder = Path(tempfile.mkdtemp(dir=SPOOL_DIR))
     name = SAFE_NAME.sub("_", Path(uploaded.name).name)[-120:] or "upload"
     path = folder / name
+    _write(uploaded, path)
+    st.session_state[f"_spooled:{slot}"] = str(path)
+    return path
+
+
+def _write(uploaded, path: Path) -> None:
+    """Copy an upload to disk chunk by chunk, then have Streamlit's upload store drop its bytes: it would keep
+    them until the session ends (a browser only deletes a file whose chip is removed by hand)."""
     with open(path, "wb") as f:
         uploaded.seek(0)
         while chunk := uploaded.read(CHUNK):
             f.write(chunk)
-    st.session_state[f"_spooled:{slot}"] = str(path)
-    return path
+    ctx = get_script_run_ctx()
+    if ctx is not None and getattr(uploaded, "file_id", None):
+        ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=uploaded.file_id)
+    uploaded.close()
 
 
 SIDECARS = {"config.json", "run.json", "harris_segments.json", "tokenizer.json", "vocab.txt", "meta.pkl",
@@ -57,10 +68,7 @@ def spool_many(files: list, slot: str) -> Path:
     for f in files:
         name = SAFE_NAME.sub("_", Path(f.name).name)[-120:]
         if name != first.name:
-            with open(first.parent / name, "wb") as out:
-                f.seek(0)
-                while chunk := f.read(CHUNK):
-                    out.write(chunk)
+            _write(f, first.parent / name)
     return first
 
 
@@ -76,9 +84,12 @@ def release(slot: str) -> None:
 
 
 def uploader_key(name: str) -> str:
-    """A file uploader's key, renewed by ``let_go(name)``: a new key drops the old widget, and Streamlit then
-    frees the bytes it held for it (an upload would otherwise stay in the server's memory)."""
-    return f"{name}:{st.session_state.get(f'_upload_gen:{name}', 0)}"
+    """A file uploader's key, renewed by ``let_go(name)``: a new key draws an empty uploader in place of one
+    whose files were spooled (and whose bytes the store has dropped)."""
+    gen = st.session_state.get(f"_upload_gen:{name}", 0)
+    if gen:  # Streamlit keeps a keyed widget's value after the widget is gone: the replaced uploader's files
+        st.session_state.pop(f"{name}:{gen - 1}", None)
+    return f"{name}:{gen}"
 
 
 def let_go(name: str) -> None:
@@ -108,3 +119,32 @@ def explore(path: Path, name: str) -> None:
         st.session_state["_explore_error"] = exc
         return
     st.session_state[state.MODEL] = emb.key
+
+
+def upload_form(result_key: str) -> None:
+    """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
+    the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
+    hands the script a copy of each) die with its locals instead of living on in the page's globals."""
+    from .errors import explain_errors
+
+    ups = st.file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
+                   accept_multiple_files=True,
+                   help=_("Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
+                          "harris_segments.json or meta.pkl when it has them. Larger files: use the folder."))
+    toks = st.file_uploader(_("Tokenizer (optional)"), type=["json", "txt", "pkl", "bin"], key=uploader_key("ckpt:tok"),
+                    accept_multiple_files=True,
+                    help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
+                           "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "
+                           "tokens show as #id."))
+    if not st.button(_("Read the upload"), type="primary", disabled=not ups):
+        return
+    with explain_errors():
+        try:
+            tok_path = [spool(t, f"tokenizer:{i}") for i, t in enumerate(toks)] or None
+            path = spool_many(ups, "checkpoint")
+        finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
+            let_go("ckpt:file")
+            let_go("ckpt:tok")
+            del ups, toks
+        st.session_state[result_key] = load_checkpoint(path, tok_path, path.name).key
+        st.rerun()

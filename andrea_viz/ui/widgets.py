@@ -7,8 +7,9 @@ import streamlit as st
 from ..errors import QueryError
 from ..family import FIRST_SEGMENT_ID
 from ..geometry import Query, resolve
-from ..i18n import tr
+from ..i18n import _, tr
 from ..model import Embeddings
+from . import url
 
 
 def default_word(emb: Embeddings, preferred: str = "cat") -> str:
@@ -21,18 +22,23 @@ def default_word(emb: Embeddings, preferred: str = "cat") -> str:
         return f"#{FIRST_SEGMENT_ID}" if emb.vocab_size > FIRST_SEGMENT_ID else "#0"
 
 
-def token_picker(emb: Embeddings, key: str, label: str = "Word or token id", preferred: str = "cat") -> Query | None:
-    """A text box for a word or ``#id``; shows the pieces it became. None (with a message) when it
-    cannot be resolved."""
-    text = st.text_input(
-        label, value=default_word(emb, preferred), key=f"{key}:{emb.key}",
-        help="A word is split by the model's tokenizer; write #42 to pick row 42 directly.",
-    )
+def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred: str = "cat",
+                 url_name: str | None = None) -> Query | None:
+    """A text box for a word or ``#id``; shows the pieces it became. None (with a message) when it cannot be
+    resolved. ``url_name``: the word is read from and kept in the URL under that name (``?word=dog``)."""
+    widget = f"{key}:{emb.key}"
+    default = default_word(emb, preferred)
+    if widget not in st.session_state:  # the widget's value lives in the session from here on
+        st.session_state[widget] = url.initial(url_name, default) if url_name is not None else default
+    text = st.text_input(label or _("Word or token id"), key=widget,
+                         help=_("A word is split by the model's tokenizer; write #42 to pick row 42 directly."))
+    if url_name is not None:
+        url.keep(**{url_name: text or None})
     try:
-        q = resolve(emb, text)
+        q = resolve(emb, text or "")
     except QueryError as exc:
         st.error(tr(exc.msg), icon="⚠️")
         return None
     chips = "  ".join(f"`{p}` #{i}" for p, i in zip(q.pieces, q.ids, strict=True))
-    st.caption(f"Tokens: {chips}" + (f" — {q.note}" if q.note else ""))
+    st.caption(_("Tokens: {chips}", chips=chips) + (f" — {tr(q.note)}" if q.note else ""))
     return q

@@ -40,8 +40,8 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
-def button(at: AppTest, label: str):
+def button(at: AppTest, label: str, key: str | None = None):
     """The button with this label (by label, so that other buttons on the page do not shift the index)."""
-    found = [b for b in at.button if b.label == label]
+    found = [b for b in at.button if b.label == label and (key is None or b.key == key)]
     assert len(found) == 1, [b.label for b in at.button]
     return found[0]

@@ -65,6 +65,10 @@ def test_explore_makes_it_the_model_of_every_page(app, tmp_path):
     for page in ("1_Lookup_table.py", "3_Dot_products.py", "5_Projection.py", "6_Positions.py", "7_Forward_pass.py"):
         open_page(at, page)
         assert at.sidebar.selectbox[0].value == key
+        if page == "1_Lookup_table.py":  # a bare safetensors file does not say how its family initialises
+            text = " ".join(m.value for m in at.markdown)
+            assert "How this model's family initialises its table is not known here" in text
+            assert "ANDREA draws" not in text and "family draws" not in text
 
 
 @pytest.mark.parametrize("content", [b"", b"not a checkpoint at all", b"PK\x03\x04broken zip"])
@@ -127,3 +131,31 @@ def test_a_rope_model_on_every_page(app, tmp_path):
     assert any("no learned position table" in e.value for e in at.error)
     for page in ("1_Lookup_table.py", "2_Sizing.py", "3_Dot_products.py", "4_Neighbours.py", "5_Projection.py"):
         open_page(at, page)
+
+
+def test_a_folder_address_opens_that_file_and_refuses_one_outside(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import ROOT
+
+    root = tmp_path / "ckpts"
+    (root / "run").mkdir(parents=True)
+    makers.llmc_bin(root / "run" / "llmc.bin")
+    (tmp_path / "secret.pt").write_bytes(b"x")
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params["model"] = "folder:run/llmc.bin"
+    at.run()
+    no_exception(at)
+    assert at.session_state["model"] != "minilm-l6" and at.query_params["model"] == "folder:run/llmc.bin"
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["Vocabulary V"], metrics["d_model"], metrics["Output table"]) == ("100", "16", "tied")
+
+    for outside in ("folder:../secret.pt", f"folder:{tmp_path / 'secret.pt'}"):
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+        at.query_params["model"] = outside
+        at.run()
+        no_exception(at)
+        assert at.session_state["model"] == "minilm-l6" and at.query_params["model"] == "minilm-l6"
+        assert any("could not be opened" in e.value and "outside the checkpoint folder" in e.value for e in at.error)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import BUILTINS, figures, no_exception, open_page
+from .conftest import BUILTINS, button, figures, no_exception, open_page
 
 
 @pytest.mark.parametrize("model", BUILTINS)
@@ -57,15 +57,14 @@ def test_lookup_page_bad_word_is_a_sentence(app):
 
 @pytest.mark.parametrize("model", BUILTINS)
 def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
+    emb = load_model(model)
     at = open_page(app(model), "2_Sizing.py")
     m = {x.label: x.value for x in at.metric}
     assert m["Token table"] == "6,488,832" and m["Position table"] == "786,432"
     assert m["Token + position"] == "7,275,264" and m["Whole model (ANDREA layout)"] == "98,698,752"
-    expanders = " ".join(e.label for e in at.expander)
-    assert "ANDREA-480M" in expanders and "ANDREA-12M" in expanders
-    markdown = " ".join(md.value for md in at.markdown)
-    assert "16,641 × 1,536 = 25,560,576" in markdown and "4,353 × 384 = 1,671,552" in markdown
-    assert "5.41%" in at.dataframe[0].value.to_string() and "6.57%" in at.dataframe[0].value.to_string()
+    table = at.dataframe[0].value.to_string()
+    assert "5.41%" in table and "6.57%" in table  # the nominal and the computed shares of the token table
+    assert any("94%" in md.value and "70.8%" in md.value and "86.1%" in md.value for md in at.markdown)
 
     at.selectbox(key="sizing:preset").set_value("ANDREA-480M").run()
     no_exception(at)
@@ -73,9 +72,35 @@ def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
     at.toggle[0].set_value(True).run()
     m = {x.label: x.value for x in at.metric}
     assert m["Tying saves"] == "25,560,576"
+    assert not any("share of nominal" in c for c in at.dataframe[0].value.columns)  # tied: not the preset any more
     at.selectbox(key="sizing:preset").set_value("the loaded model").run()
     no_exception(at)
-    assert at.number_input(key="sizing:V").value == load_model(model).vocab_size
+    assert at.number_input(key="sizing:V").value == emb.vocab_size
+    assert at.number_input(key="sizing:L").value == emb.card.get("layers", 16)  # unknown layers: L keeps its value
+    said = " ".join(i.value for i in at.info)
+    if emb.card["family"] != "ANDREA":
+        assert f"its file holds {emb.card['total_params']:,} parameters" in said
+
+
+def test_sizing_exercise_checks_a_wrong_and_a_right_answer(app):
+    at = open_page(app("minilm-l6"), "2_Sizing.py")
+    at.number_input(key="sizing:exercise:ANDREA-480M").set_value(16_641 + 1_536)
+    button(at, "Check", key="sizing:exercise:ANDREA-480M:check").click().run()
+    assert any("That is V + d" in w.value for w in at.warning)
+    at.number_input(key="sizing:exercise:ANDREA-480M").set_value(25_560_576)
+    button(at, "Check", key="sizing:exercise:ANDREA-480M:check").click().run()
+    assert any(s.value.startswith("Right: 16,641 × 1,536 = 25,560,576") for s in at.success)
+    at.number_input(key="sizing:exercise:ANDREA-12M").set_value(1_671_553)
+    button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
+    assert any("Not quite" in w.value for w in at.warning)
+
+
+def test_editing_a_size_drops_the_nominal_column(app):
+    at = open_page(app("minilm-l6"), "2_Sizing.py")
+    assert any("share of nominal 120M" in c for c in at.dataframe[0].value.columns)
+    at.number_input(key="sizing:d").set_value(512).run()
+    assert not any("share of nominal" in c for c in at.dataframe[0].value.columns)
+    assert any("no longer match ANDREA-120M" in c.value for c in at.caption)
 
 
 def test_model_chosen_on_one_page_is_still_chosen_on_the_next(app):
@@ -92,3 +117,18 @@ def test_model_chosen_on_one_page_is_still_chosen_on_the_next(app):
     at.sidebar.selectbox[0].select("andrea-480m-init").run()
     open_page(at, "1_Lookup_table.py")
     assert at.sidebar.selectbox[0].value == "andrea-480m-init"
+
+
+@pytest.mark.parametrize("model,says", [
+    ("andrea-120m-init", "ANDREA draws every entry from a normal distribution with standard deviation 1/√d = 0.0361"),
+    ("andrea-micro", "ANDREA draws every entry from a normal distribution with standard deviation 1/√d = 0.1250"),
+    ("minilm-l6", "The BERT family draws every entry from a normal distribution with standard deviation 0.0200."),
+])
+def test_lookup_page_states_each_familys_own_init(app, model, says, load_model):
+    at = open_page(app(model), "1_Lookup_table.py")
+    text = " ".join(m.value for m in at.markdown)
+    assert says in text
+    other = "The BERT family" if model.startswith("andrea") else "ANDREA draws"
+    assert other not in text
+    std = load_model(model).token_table.std()
+    assert f"standard deviation {std:.4f}" in text  # this table's own spread, beside its family's init

@@ -2,6 +2,8 @@
 
 import pytest
 
+from andrea_viz.ui.state import MODEL_WIDGET
+
 from .conftest import BUILTINS, button, figures, no_exception, open_page
 
 
@@ -87,3 +89,14 @@ def test_projection_pca_then_tsne_then_3d(app, model):
     button(at, "Project").click().run()
     no_exception(at)
     assert any(t.get("type") == "scatter3d" for f in figures(at) for t in f["data"])
+
+
+def test_a_revealed_quiz_asks_again_when_the_model_changes(app):
+    at = open_page(app("minilm-l6"), "3_Dot_products.py")
+    button(at, "Reveal the cosines").click().run()
+    assert any(x.label == "Score" for x in at.metric)
+    at.sidebar.selectbox(key=MODEL_WIDGET).set_value("andrea-micro").run()
+    no_exception(at)
+    assert not any(x.label == "Score" for x in at.metric)  # the new model's cosines are not shown before a guess
+    button(at, "Reveal the cosines").click().run()
+    assert any(x.label == "Score" for x in at.metric)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -13,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from andrea_viz.ui.state import MODEL_WIDGET
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
+LOGS = ROOT / "artifacts" / "logs"
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
@@ -27,14 +31,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
+@contextlib.contextmanager
+def serve(extra_env: dict[str, str] | None = None):
+    """The real app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers."""
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    # the server's output goes to a file: a pipe nobody reads would block the server once it filled
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = open(LOGS / f"streamlit-{port}.log", "w")  # noqa: SIM115 (closed below, after the process)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -46,13 +54,27 @@ def app_url():
             time.sleep(0.3)
     else:
         proc.kill()
-        raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n" + proc.stdout.read().decode())
-    yield url
-    proc.terminate()
+        log.close()
+        raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n" + log_text(port))
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def log_text(port: int) -> str:
+    return (LOGS / f"streamlit-{port}.log").read_text(errors="replace")
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with serve() as (url, _pid):
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -82,12 +104,16 @@ def wait_idle(page, timeout: float = 90_000) -> None:
     page.wait_for_load_state("networkidle")
 
 
+# the sidebar's model picker: Streamlit gives a keyed widget's container the class st-key-<key>
+MODEL_PICKER = f"[data-testid='stSidebar'] .st-key-{MODEL_WIDGET}"
+
+
 def open_page(page, url: str, timeout: float = 90_000) -> None:
     page.goto(url)
     page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
     # the first run may not have started yet when the app frame appears
     page.wait_for_selector(
-        "[data-testid='stSidebar'] [data-testid='stSelectbox'], [data-testid='stException']", timeout=timeout
+        f"{MODEL_PICKER} [data-testid='stSelectbox'], [data-testid='stException']", timeout=timeout
     )
     wait_idle(page, timeout)
 
@@ -120,4 +146,4 @@ def exceptions(page) -> list[str]:
 
 def sidebar_model(page) -> str:
     """The model shown in the sidebar picker (a combobox input)."""
-    return page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input[role='combobox']").input_value()
+    return page.locator(f"{MODEL_PICKER} input[role='combobox']").input_value()

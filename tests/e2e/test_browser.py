@@ -4,9 +4,10 @@ import re
 
 import pytest
 
+from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import exceptions, open_page, screenshot, sidebar_model, wait_idle
+from .conftest import MODEL_PICKER, exceptions, open_page, screenshot, sidebar_model, wait_idle
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
 
@@ -24,7 +25,7 @@ def test_page_loads_without_exception(page, app_url, path, name):
 def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
     open_page(page, app_url)
     assert sidebar_model(page) == "all-MiniLM-L6-v2 (trained)"
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
+    page.locator(f"{MODEL_PICKER} [data-testid='stSelectbox']").click()
     page.get_by_role("option", name="ANDREA-120M at init (untrained)").click()
     page.wait_for_function("() => document.querySelector('[data-testid=stMetric]')?.innerText.includes('8,449')",
                            timeout=60_000)
@@ -108,7 +109,7 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
 def test_projection_downloads_are_written_on_click(page, app_url, tmp_path):
     open_page(page, f"{app_url}/Projection")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-    for label, header in (("Coordinates (CSV)", "id,token,group,x1,x2"), ("metadata.tsv", "token\tid\tgroup")):
+    for label, header in (("Coordinates with trust (CSV)", "id,token,group,x1,x2,trust"), ("metadata.tsv", "token\tid\tgroup")):
         wait_idle(page)
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name=label).click()
@@ -143,8 +144,7 @@ def test_grow_train_scrub_and_explore(page, app_url):
     assert unchanged.split("/")[0].strip() == total  # at step 0 every row is the step-0 row
     page.get_by_role("button", name="Explore step 0 on every page").click()
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=stSidebar] [data-testid=stSelectbox] input')?.value"
-        ".startsWith('grown-step-0.bin')", timeout=60_000)
+        f"() => document.querySelector(\"{MODEL_PICKER} input\")?.value.startsWith('grown-step-0.bin')", timeout=60_000)
     wait_idle(page)
     assert sidebar_model(page) == "grown-step-0.bin (your checkpoint)"
     assert exceptions(page) == []
@@ -172,3 +172,44 @@ def test_compare_two_uploaded_snapshots(page, app_url, tmp_path):
     moved_least = page.locator("[data-testid='stMarkdownContainer']", has_text="Moved least")
     assert moved_least.count() == 1
     screenshot(page, "compare_snapshots")
+
+
+def test_a_shared_address_opens_the_same_view(page, app_url):
+    open_page(page, f"{app_url}/Neighbours?model=minilm-l6&word=dog")
+    chart = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text="nearest tokens to “dog”"))
+    chart.wait_for(timeout=60_000)
+    ticks = chart.locator("g.ytick text").all_text_contents()  # plotly's own order, not the ranking
+    assert len(ticks) == 10 and {"dogs  #6077", "canine  #28735", "puppy  #17022"} <= set(ticks)
+    assert page.locator("[data-testid='stTextInput'] input").first.input_value() == "dog"
+    assert exceptions(page) == []
+
+
+def test_an_address_that_names_a_file_outside_the_checkpoint_folder_is_refused(page, app_url):
+    open_page(page, f"{app_url}/?model=folder:../../etc/passwd")
+    page.locator("[data-testid='stAlert']", has_text="The model in the address could not be opened").wait_for(
+        timeout=60_000)
+    assert "outside" in page.locator("[data-testid='stAlert']").first.inner_text()
+    assert sidebar_model(page) == "all-MiniLM-L6-v2 (trained)"
+    assert exceptions(page) == []
+
+
+# the title each page draws (its msgid), and a number it writes for the default model
+# (the Lesson and the Sizing preset show ANDREA-120M's numbers, whatever the model in the sidebar)
+TITLED = {"": ("ANDREA Embedding Explorer", 30_522), "Lesson": ("The lesson: embeddings", 6_488_832),
+          "Sizing": ("Sizing embedding tables", 98_698_752),
+          "Dot_products": ("Dot products: how similar are two vectors?", None)}
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "nl", "pt-BR"])
+@pytest.mark.parametrize("path", list(TITLED))
+def test_pages_in_each_language(page, app_url, path, lang):
+    title, number = TITLED[path]
+    open_page(page, f"{app_url}/{path}?lang={lang}")
+    page.locator("h1", has_text=translate(title, lang)).wait_for(timeout=60_000)
+    if number is not None:
+        assert format_number(number, ",", lang) in page.locator("[data-testid='stMain']").inner_text()
+    if path:
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    screenshot(page, f"{path.lower() or 'home'}_{lang}")

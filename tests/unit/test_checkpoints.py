@@ -110,6 +110,8 @@ def test_nanogpt_ckpt_is_tied_with_model_args(tmp_path, compiled):
     np.testing.assert_array_equal(emb.position_table, model.transformer.wpe.weight.detach().numpy())
     assert emb.output_kind == "tied" and str(emb.provenance.format) == "PyTorch checkpoint (nanoGPT ckpt.pt)"
     assert emb.card["layers"] == 1
+    # the shared table counted once, as nanoGPT's get_num_params and model.parameters() count it
+    assert emb.card["total_params"] == sum(q.numel() for q in model.parameters())
     roles = {r[0]: r for r in emb.provenance.roles}
     assert "equals the token table" in str(roles["output table"][2])
     if compiled:

@@ -14,10 +14,18 @@ def test_info_json_keys_and_values():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert set(d) == {"name", "format", "vocab_size", "d_model", "context", "position_kind", "output", "params",
-                      "tokenizer", "notes", "warnings"}
+                      "tokenizer", "notes", "warnings", "total_params", "layers", "init_std"}
     assert (d["vocab_size"], d["d_model"], d["context"]) == (8_449, 768, 1024)
     assert d["params"] == {"token": 6_488_832, "position": 786_432, "output": 6_488_832}
     assert d["output"] == "untied" and d["position_kind"] == "learned"
+    # the lesson's 120M model: 12 blocks of 7,084,800 plus 2 × 6,488,832 + 786,432 + the final norm's 1,536
+    assert d["total_params"] == 98_698_752 and d["layers"] == 12
+    assert abs(d["init_std"] - 768 ** -0.5) < 1e-12
+
+
+def test_info_json_counts_the_whole_default_model():
+    d = json.loads(run("info", "minilm-l6", "--json").stdout)
+    assert d["total_params"] == 22_713_216 and d["layers"] == 6  # all-MiniLM-L6-v2's published size
 
 
 def test_info_text_for_the_default_model():

@@ -47,7 +47,8 @@ def test_andrea_init_shapes_are_the_course_shapes(load_model):
 
 def test_init_rows_have_length_near_one(load_model):
     emb = load_model("andrea-120m-init")
-    assert expected_init_norm(768) == pytest.approx(1.0)
+    assert expected_init_norm(768, emb.card["init_std"]) == pytest.approx(1.0)
+    assert expected_init_norm(384, 0.02) == pytest.approx(0.392, abs=1e-3) and expected_init_norm(8, None) is None
     assert abs(float(np.median(emb.row_norms)) - 1.0) < 0.01
 
 
@@ -64,8 +65,10 @@ def test_block_average_matches_slow_reference():
 
 
 def test_value_stats_of_trained_and_untrained_tables_differ(load_model):
-    untrained = value_stats(load_model("andrea-12m-init").token_table)
-    trained = value_stats(load_model("minilm-l6").token_table)
+    untrained = value_stats(load_model("andrea-12m-init").token_table, load_model("andrea-12m-init").card["init_std"])
+    trained = value_stats(load_model("minilm-l6").token_table, load_model("minilm-l6").card["init_std"])
+    assert untrained.init_std == pytest.approx(1 / 384**0.5) and trained.init_std == 0.02  # each family's own init
+    assert abs(untrained.std / untrained.init_std - 1) < 0.01
     assert abs(untrained.excess_kurtosis) < 0.05
     assert trained.excess_kurtosis > 0.2
     assert untrained.counts.sum() > 0.999 * 4_353 * 384

@@ -11,7 +11,7 @@ from sklearn.decomposition import PCA
 
 from andrea_viz.errors import QueryError
 from andrea_viz.projection import (
-    build_sample, coordinates_csv, knn, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne,
+    build_sample, coordinates_csv, knn, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne, unit,
 )
 
 
@@ -57,7 +57,7 @@ def test_knn_matches_brute_force():
 def test_trust_of_an_identity_projection_is_1_and_of_noise_is_low():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((800, 16)).astype(np.float32)
-    scores, mean = trust_scores(X, X.copy())
+    scores, mean = trust_scores(X, unit(X))  # the map of the cosine geometry that keeps every distance
     assert mean == 1.0 and np.all(scores == 1.0)
     _, noise = trust_scores(X, rng.standard_normal((800, 2)).astype(np.float32))
     assert noise < 0.1
@@ -98,8 +98,31 @@ def test_project_cli_writes_the_tsv(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "explained variance: PC1" in r.stdout
     rows = list(csv.reader(out.open(), delimiter="\t"))
-    assert rows[0] == ["id", "token", "group", "x1", "x2", "x3"] and len(rows) == 301
+    assert rows[0] == ["id", "token", "group", "x1", "x2", "x3", "trust"] and len(rows) == 301
     assert {"cat", "dog"} <= {row[1] for row in rows[1:]}
+    # each point's trust, recounted slowly from the file: its 10 nearest by cosine in 384 dimensions against
+    # its 10 nearest in the written map
+    import andrea_viz
+
+    X = andrea_viz.load("minilm-l6").token_table[[int(r[0]) for r in rows[1:]]].astype(np.float64)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Y = np.array([[float(v) for v in r[3:6]] for r in rows[1:]])
+
+    def near(M: np.ndarray, i: int) -> set[int]:
+        return set(sorted((j for j in range(300) if j != i), key=lambda j: float(((M[i] - M[j]) ** 2).sum()))[:10])
+
+    for i in (0, 1, 150, 299):
+        assert float(rows[1 + i][6]) == pytest.approx(len(near(X, i) & near(Y, i)) / 10)
+
+
+def test_project_cli_scores_trust_on_a_sample_of_5000(tmp_path):
+    out = tmp_path / "p.tsv"
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "minilm-l6", "--method", "pca", "--n", "6000",
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    trust = [row[-1] for row in list(csv.reader(out.open(), delimiter="\t"))[1:]]
+    assert len(trust) == 6000 and sum(t == "" for t in trust) == 1000
+    assert all(0 <= float(t) <= 1 for t in trust if t)
 
 
 def test_analogy_cli_json():
@@ -109,3 +132,29 @@ def test_analogy_cli_json():
                         "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "queen" in [a["token"] for a in json.loads(r.stdout)["answers"]]
+
+
+def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(minilm):
+    from andrea_viz.projection import umap_map
+
+    X = minilm.token_table[np.random.default_rng(0).choice(minilm.vocab_size, 1_500, replace=False)]
+    seen = []
+    a = umap_map(X, 2, seed=7, progress=lambda f, s: seen.append(f))
+    b = umap_map(X, 2, seed=7)
+    assert a.coords.shape == (1_500, 2) and np.array_equal(a.coords, b.coords)
+    assert seen and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
+    c = umap_map(X, 2, seed=8)
+    assert not np.array_equal(a.coords, c.coords)  # the seed is what fixes it
+    _, kept = trust_scores(X, a.coords)
+    _, noise = trust_scores(X, np.random.default_rng(0).standard_normal((1_500, 2)))
+    assert kept > 10 * noise  # chance keeps about 10 / 1,499 of them
+
+
+def test_project_cli_umap_writes_the_whole_table(tmp_path):
+    out = tmp_path / "u.tsv"
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "andrea-micro", "--method", "umap", "--n", "all",
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(out.open(), delimiter="\t"))
+    assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 555
+    assert sorted(int(r[0]) for r in rows[1:]) == list(range(555))

@@ -1,0 +1,88 @@
+"""The Lesson page under AppTest: every step in the lesson's order, Next and Back, the step in the address,
+and the numbers each step states computed for the model it shows."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from andrea_viz.family import FAMILY
+from andrea_viz.i18n import tr, translate
+from andrea_viz.lesson import STEPS
+from andrea_viz.ui.state import LANGUAGE
+
+from .conftest import ROOT, button, no_exception, open_page
+
+PAGE = "0_Lesson.py"
+
+
+def step_shown(at: AppTest) -> int:
+    return int(at.query_params["step"]) if "step" in at.query_params else 1
+
+
+def test_next_and_back_walk_the_steps_in_the_lessons_order(app):
+    at = open_page(app("minilm-l6"), PAGE)
+    assert at.header[0].value == tr(STEPS[0].title) and step_shown(at) == 1
+    assert button(at, "← Back").disabled
+    for k in range(2, len(STEPS) + 1):
+        button(at, "Next →").click().run()
+        no_exception(at)
+        assert at.header[0].value == tr(STEPS[k - 1].title), k
+        assert step_shown(at) == k
+        assert at.get("progress")[0].value == int(100 * k / len(STEPS))  # Streamlit keeps a percentage
+    assert button(at, "Next →").disabled
+    button(at, "← Back").click().run()
+    assert at.header[0].value == tr(STEPS[-2].title) and step_shown(at) == len(STEPS) - 1
+
+
+@pytest.mark.parametrize("wanted,shown", [("5", 5), ("11", 11), ("99", 1), ("two", 1)])
+def test_the_step_in_the_address_opens_that_step(wanted, shown):
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params["step"] = wanted
+    at.switch_page(f"pages/{PAGE}").run()
+    no_exception(at)
+    assert at.header[0].value == tr(STEPS[shown - 1].title)
+    assert at.query_params["step"] == str(shown)
+
+
+def open_step(key: str, lang: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params["step"] = str([s.key for s in STEPS].index(key) + 1)
+    if lang:
+        at.session_state[LANGUAGE] = lang
+    at.switch_page(f"pages/{PAGE}").run()
+    no_exception(at)
+    return at
+
+
+@pytest.mark.parametrize("lang,product,share", [("en", "8,449 × 768 = 6,488,832", "5.4%"),
+                                                ("nl", "8.449 × 768 = 6.488.832", "5,4%")])
+def test_the_cost_step_states_andrea_120ms_numbers(lang, product, share):
+    shown = " ".join(m.value for m in open_step("cost", lang).markdown)
+    assert product in shown and share in shown
+
+
+def test_the_exercise_step_checks_answers():
+    at = open_step("exercise")
+    plus = "That is V + d. A table has V rows of d numbers each: multiply."
+    for size in ("ANDREA-12M", "ANDREA-480M"):
+        s = FAMILY[size]
+        at.number_input(key=f"lesson:exercise:{size}").set_value(s.V + s.d)
+        at.button(key=f"lesson:exercise:{size}:check").click().run()
+        no_exception(at)
+        assert [w.value for w in at.warning].count(plus) == 1
+        at.number_input(key=f"lesson:exercise:{size}").set_value(s.V * s.d)
+        at.button(key=f"lesson:exercise:{size}:check").click().run()
+        assert f"Right: {s.V:,} × {s.d:,} = {s.V * s.d:,}." in [x.value for x in at.success]
+        assert plus not in [w.value for w in at.warning]
+    assert len(at.success) == 2
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "nl", "pt-BR"])
+def test_every_step_in_every_language(lang):
+    at = open_step("lookup", lang)
+    for k in range(1, len(STEPS) + 1):
+        assert at.header[0].value == translate(STEPS[k - 1].title, lang), k
+        assert at.header[0].value != STEPS[k - 1].title
+        if k < len(STEPS):
+            [b for b in at.button if b.key == "lesson:next"][0].click().run()
+            no_exception(at)
+

@@ -1,0 +1,134 @@
+"""The translation catalogues: in step with the code, complete, and faithful to each msgid's placeholders and
+bold text; numbers written each language's way; messages that stay whole when a translation is broken."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from andrea_viz import i18n
+from andrea_viz.catalogs import SAME_IN_EVERY_LANGUAGE, extract, po_path, read
+from andrea_viz.i18n import LANGUAGES, Msg, format_number, render
+
+ROOT = Path(__file__).resolve().parents[2]
+OTHER = [lang for lang in LANGUAGES if lang != i18n.DEFAULT_LANGUAGE]
+FIELD = re.compile(r"(?<!%)\{[^{}]*\}")
+PLOTLY = re.compile(r"%\{[^{}]*\}")
+
+
+@pytest.fixture(scope="module")
+def msgids() -> set[str]:
+    return set(extract())
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_each_catalogue_holds_exactly_the_msgids_of_the_code(lang, msgids):
+    assert po_path(lang).is_file()
+    held = {m.id for m in read(lang) if m.id}
+    assert sorted(msgids - held) == [], "new msgids: run python -m andrea_viz catalogs and translate them"
+    assert sorted(held - msgids) == [], "msgids no longer used: run python -m andrea_viz catalogs"
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_every_msgid_is_translated(lang, msgids):
+    cat = i18n.catalogue(lang)
+    assert sorted(m for m in msgids if not cat.get(m, "").strip()) == []
+
+
+def test_chinese_differs_from_english_except_names_and_symbols(msgids):
+    cat = i18n.catalogue("zh-TW")
+    assert sorted(m for m in msgids if cat.get(m) == m and m not in SAME_IN_EVERY_LANGUAGE) == []
+    assert SAME_IN_EVERY_LANGUAGE <= msgids, "an allowed msgid the code no longer uses"
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_translations_keep_every_placeholder(lang):
+    for msgid, text in i18n.catalogue(lang).items():
+        assert sorted(FIELD.findall(text)) == sorted(FIELD.findall(msgid)), (msgid, text)
+        assert sorted(PLOTLY.findall(text)) == sorted(PLOTLY.findall(msgid)), (msgid, text)
+
+
+def _strong(text: str) -> int:
+    # placeholders filled as the app fills them (a word, not a brace), so CommonMark's flanking rules apply
+    return MarkdownIt().render(re.sub(r"%?\{[^{}]*\}", "x1", text)).count("<strong>")
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_bold_text_stays_bold_in_every_translation(lang):
+    """Chinese punctuation just inside a closing ** followed by a letter leaves the asterisks on screen."""
+    for msgid, text in i18n.catalogue(lang).items():
+        if "**" in msgid:
+            assert _strong(text) == _strong(msgid), (msgid, text)
+
+
+def test_a_broken_asterisk_pair_is_caught():
+    assert _strong("**分詞器：**{tokenizer}") == 0 and _strong("**分詞器**：{tokenizer}") == 1
+
+
+@pytest.mark.parametrize("lang,n,p,f", [
+    ("en", "6,488,832", "5.4%", "+0.873"), ("nl", "6.488.832", "5,4%", "+0,873"),
+    ("pt-BR", "6.488.832", "5,4%", "+0,873"), ("zh-TW", "6,488,832", "5.4%", "+0.873"),
+])
+def test_numbers_in_each_language(lang, n, p, f):
+    assert format_number(6_488_832, ",", lang) == n
+    assert format_number(6_488_832 / 120e6, ".1%", lang) == p
+    assert format_number(0.87318, "+.3f", lang) == f
+    assert render("{n:,} × {d:,}", {"n": 8_449, "d": 768}, lang) == f"{format_number(8_449, ',', lang)} × 768"
+
+
+def test_a_message_is_drawn_in_the_language_asked():
+    m = Msg("Tokens: {chips}", chips="`cat` #4937")
+    assert m.render("nl") == i18n.catalogue("nl")["Tokens: {chips}"].format(chips="`cat` #4937")
+    assert str(m) == "Tokens: `cat` #4937"
+
+
+def test_a_broken_translation_falls_back_to_the_english(monkeypatch):
+    monkeypatch.setitem(i18n.catalogue("nl"), "Row {id:,}: what the embedding layer hands on", "Rij {nummer}")
+    assert render("Row {id:,}: what the embedding layer hands on", {"id": 4937}, "nl") == \
+        "Row 4.937: what the embedding layer hands on"
+
+
+UI_CALLS = {"title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "button",
+            "metric", "slider", "select_slider", "selectbox", "radio", "text_input", "number_input", "toggle",
+            "checkbox", "file_uploader", "download_button", "expander", "tabs", "progress", "spinner", "status",
+            "multiselect", "write", "form_submit_button", "page_link"}
+# labels that are symbols or names in every language (the analogy's A − B + C, a vector's length)
+NOT_WORDS = {"A", "− B", "+ C", "cos θ", "u·v", "d_model", "Language · 語言 · Taal · Idioma"}
+
+
+def _ui_files() -> list[Path]:
+    return [*ROOT.glob("pages/*.py"), ROOT / "streamlit_app.py", *(ROOT / "andrea_viz" / "ui").glob("*.py")]
+
+
+def test_no_ui_text_escapes_translation():
+    """Every string literal a page puts on screen goes through _() (or is a symbol)."""
+    found = []
+    for path in _ui_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in UI_CALLS:
+                args = node.args[:1] + [k.value for k in node.keywords if k.arg in ("help", "label", "placeholder", "text")]
+                for arg in args:
+                    parts = [arg] if isinstance(arg, ast.Constant) else arg.values if isinstance(arg, ast.JoinedStr) else []
+                    for part in parts:
+                        if isinstance(part, ast.Constant) and isinstance(part.value, str) \
+                                and re.search("[A-Za-z]{2}", part.value) and part.value not in NOT_WORDS:
+                            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {part.value[:50]!r}")
+    assert found == []
+
+
+def test_nothing_shadows_the_translation_function():
+    """``_`` is gettext's name here: a page that assigns to it (``_, x = ...``) would break every _() after."""
+    found = []
+    for path in [*_ui_files(), *(ROOT / "andrea_viz").rglob("*.py")]:
+        tree = ast.parse(path.read_text())
+        if not any(isinstance(n, ast.ImportFrom) and any(a.name == "_" for a in n.names) for n in ast.walk(tree)):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and \
+                    node.target.id == "_":
+                found.append(f"{path.relative_to(ROOT)}:{node.target.lineno}")
+    assert found == []
