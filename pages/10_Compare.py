@@ -48,7 +48,8 @@ with ui.explain_errors():
                 help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
                        k=k, n=int(r.overlap_ids.size)))
     m[3].metric(_("Unmoved rows"), num(int((r.drift == 0).sum())), help=_("Tokens whose drift is exactly 0."))
-    st.plotly_chart(drift_histogram(r.drift, r.aligned), key="cmp:hist")
+    st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
+        r.drift, r.aligned), label=None), key="cmp:hist")
 
     order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")
     most, least = order[:LIST], order[np.isfinite(r.drift[order])][-LIST:][::-1]
@@ -66,8 +67,9 @@ with ui.explain_errors():
     ids = np.concatenate([most, least])
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align, tuple(ids.tolist())), lambda progress: aligned_map(
         [a.token_table, b.token_table], ids, align=align), label=_("Drawing:"))
-    st.plotly_chart(arrows_map(coords[0], coords[1], [b.token(int(i)) for i in ids],
-                               ["most"] * len(most) + ["least"] * len(least), ratio), key="cmp:map")
+    st.plotly_chart(ui.remember(("cmp-arrows", a.key, b.key, align, k), lambda progress: arrows_map(
+        coords[0], coords[1], [b.token(int(i)) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
+        label=None), key="cmp:map")
 
     word = st.text_input(_("A word's neighbours in A and in B"), default_word(b) or f"#{int(most[0])}", key="cmp:word")
     n1, n2 = st.columns(2)

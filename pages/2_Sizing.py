@@ -77,7 +77,7 @@ t = st.columns(3)
 t[0].metric(_("Untied (ANDREA)"), num(untied.total), help=_("separate input table and output projection"))
 t[1].metric(_("Tied (GPT-2 style)"), num(tied_pc.total), help=_("one V × d matrix for input and output logits"))
 t[2].metric(_("Tying saves"), num(saving), _("−{share:.1%} of the untied model", share=saving / untied.total),
-            delta_color="off")
+            delta_color="off", delta_arrow="down")
 
 st.subheader(_("Where the parameters live"))
 st.plotly_chart(ui.figure(params_treemap, pc, _("V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters", V=num(V), d=num(d),

@@ -83,9 +83,9 @@ with ui.explain_errors():
                            key=f"proj:lines:{picked}", help=_("Click a point of the map, or type a word that is in it."))
     index = None
     if chosen:
-        token_ids = [i for i in ids if result.tokens[ids.index(i)] == chosen] if not chosen.startswith("#") else \
-            [int(chosen[1:])] if chosen[1:].isdigit() and int(chosen[1:]) in ids else []
-        index = ids.index(token_ids[0]) if token_ids else None
+        wanted = int(chosen[1:]) if chosen.startswith("#") and chosen[1:].isdigit() else None
+        index = next((k for k, (i, t) in enumerate(zip(ids, result.tokens, strict=True))
+                      if (i == wanted if wanted is not None else t == chosen)), None)
         if index is None:
             st.caption(_("“{word}” is not in this map.", word=chosen))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: true_neighbours(emb, result, index)
@@ -96,7 +96,8 @@ with ui.explain_errors():
     event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
     points_chosen = getattr(getattr(event, "selection", None), "points", None) or []
     if points_chosen and "customdata" in points_chosen[0]:
-        token = result.tokens[ids.index(int(points_chosen[0]["customdata"][0]))]
+        cd = points_chosen[0]["customdata"]  # the token id of the clicked point
+        token = result.tokens[ids.index(int(cd[0] if isinstance(cd, list) else cd))]
         if token != picked:
             st.session_state["proj:picked"] = token
             st.rerun()

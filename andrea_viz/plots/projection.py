@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _
+from ..i18n import _, num
 from ..projection import Projection, Sample
 from .style import PALETTE, layout
 
@@ -30,8 +30,14 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
     kept = _("neighbours kept")
     unscored = _("not in the scored sample")
 
-    def custom(mask: np.ndarray) -> list:
-        return [[int(i), unscored if np.isnan(t) else f"{t:.0%}"] for i, t in zip(sample.ids[mask], trust[mask], strict=True)]
+    shares = np.array([unscored if np.isnan(t) else num(float(t), ".0%") for t in trust])
+    words = np.array(tokens)
+
+    def hover(mask: np.ndarray, label: str) -> np.ndarray:
+        # one string per point, and the ids as a numeric array: numpy arrays, not lists of lists, so that the
+        # figure is cheap to copy when Streamlit draws it again
+        head = np.char.add(np.char.add(np.char.add("<b>", words[mask]), "</b> #"), sample.ids[mask].astype(str))
+        return np.char.add(np.char.add(head, f"<br>{label}<br>{kept}: " if label else f"<br>{kept}: "), shares[mask])
 
     def add(cls_2d, mask: np.ndarray, **kw) -> None:
         c = proj.coords[mask]
@@ -43,10 +49,10 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
 
     if colour_by_trust:
         m = np.ones(len(groups), bool)
-        add("auto", m, mode="markers", name=_("trust"), text=tokens, customdata=custom(m),
+        add("auto", m, mode="markers", name=_("trust"), hovertext=hover(m, ""), customdata=sample.ids,
             marker={"size": 5, "color": np.nan_to_num(trust, nan=-0.1), "cmin": 0, "cmax": 1, "colorscale": "RdYlGn",
                     "colorbar": {"title": {"text": kept}}},
-            hovertemplate="<b>%{text}</b> #%{customdata[0]}<br>" + kept + ": %{customdata[1]}<extra></extra>")
+            hovertemplate="%{hovertext}<extra></extra>")
     else:
         colors = iter(PALETTE * 3)
         order = ["other"] + sorted({g for g in groups if g not in ("other", "query")}) + ["query"]
@@ -60,10 +66,8 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                       "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
                       "line": {"width": 1, "color": "black"} if query else {"width": 0}}
             label = {"other": _("other"), "query": _("query")}.get(g, g)
-            add("auto" if other else "svg", m, name=label, text=[tokens[i] for i in np.flatnonzero(m)], customdata=custom(m),
-                hovertemplate="<b>%{text}</b> #%{customdata[0]}<br>" + label + "<br>" + kept
-                + ": %{customdata[1]}<extra></extra>",
-                marker=marker, mode="markers" if other else "markers+text", textposition="top center",
+            add("auto" if other else "svg", m, name=label, text=None if other else words[m], hovertext=hover(m, label),
+                customdata=sample.ids[m], hovertemplate="%{hovertext}<extra></extra>", marker=marker, mode="markers" if other else "markers+text", textposition="top center",
                 textfont={"size": 12 if query else 10})
     if lines_from is not None and lines_to is not None and len(lines_to):
         a = proj.coords[lines_from]

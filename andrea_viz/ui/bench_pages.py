@@ -51,6 +51,11 @@ def run(repeats: int = 7, models: tuple[str, ...] = MODELS) -> list[dict]:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; streamlit {streamlit.__version__}; warm rerun = "
           f"median of {repeats} reruns after two runs; target {TARGET_MS} ms, fragment bodies {FRAGMENT_TARGET_MS} ms",
           flush=True)
+    from ..projection import warm_umap
+
+    t = time.perf_counter()
+    warm_umap(background=False)  # the Projection page starts it in the background; it would slow the pages after it
+    print(f"UMAP's numba code compiled first, as the server does once: {time.perf_counter() - t:.1f} s", flush=True)
     rows = []
     print(f"{'page':<16}" + "".join(f"{m:>22}" for m in models) + "   fragments (body, ms)")
     for p in available_pages():

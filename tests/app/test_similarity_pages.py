@@ -1,5 +1,8 @@
 """Dot products, Neighbours and Projection pages under AppTest, with every built-in model."""
 
+import base64
+
+import numpy as np
 import pytest
 
 from andrea_viz.ui.state import MODEL_WIDGET
@@ -100,3 +103,34 @@ def test_a_revealed_quiz_asks_again_when_the_model_changes(app):
     assert not any(x.label == "Score" for x in at.metric)  # the new model's cosines are not shown before a guess
     button(at, "Reveal the cosines").click().run()
     assert any(x.label == "Score" for x in at.metric)
+
+
+def _values(v) -> np.ndarray:
+    """A trace's array as the figure's JSON holds it: a list, or plotly's base64 typed array."""
+    if isinstance(v, dict):
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+    return np.array(v)
+
+
+def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
+    at = open_page(app("minilm-l6"), "5_Projection.py")
+    fig = next(f for f in figures(at) if "PCA" in f["layout"]["title"]["text"])
+    where = {}  # a point's position on the map -> its token id
+    for t in fig["data"]:
+        if t.get("mode") != "lines":
+            for x, y, i in zip(_values(t["x"]), _values(t["y"]), _values(t["customdata"]), strict=True):
+                where[(np.float32(x), np.float32(y))] = int(i)
+    lines = next(t for t in fig["data"] if t.get("mode") == "lines")
+    assert lines["name"] == "true 10 nearest of “cat”"
+    xs, ys = lines["x"], lines["y"]
+    segments = [(k, k + 1) for k in range(0, len(xs), 3)]  # start, end, None
+    assert len(segments) == 10
+    assert {where[(np.float32(xs[a]), np.float32(ys[a]))] for a, _b in segments} == {4937}  # all from cat
+    drawn = {where[(np.float32(xs[b]), np.float32(ys[b]))] for _a, b in segments}
+    # slowly: cosine with cat over every token of the map, in all 384 dimensions
+    emb = load_model("minilm-l6")
+    ids = sorted(set(where.values()) - {4937})
+    cat = emb.token_table[4937].astype(np.float64)
+    cos = {i: float(emb.token_table[i] @ cat / np.linalg.norm(emb.token_table[i]) / np.linalg.norm(cat)) for i in ids}
+    assert drawn == set(sorted(ids, key=lambda i: -cos[i])[:10])
+    assert {4937, 6077} <= set(where.values())  # cat and its neighbour dogs are in the sample
