@@ -25,6 +25,36 @@ SAME_IN_EVERY_LANGUAGE = {
     "position_embedding[{t}]   ‖·‖ = {n:.3f}",
 }
 
+# per language, msgids that language writes as English does: loanwords (token, backend, checkpoint), names
+# and formulas with words in them
+SAME_IN_LANGUAGE = {
+    "nl": frozenset({
+        '**Tokenizer:** {tokenizer}', '**Tokens:** ',
+        '**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}', 'ANDREA-120M: {n} parameters',
+        'Backend', 'Backends', 'Checkpoint', 'Context T', 'Corpus', 'Forward pass', 'MLP (fc1, fc2)', 'Model',
+        'Overlap (Jaccard@{k})', 'PCA (exact)', 'Score', 'Seed', 'Tokenizer', 'Tokens: {chips}', 'Train',
+        'UMAP, seed {seed}', 'V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters', 'attention (wq, wk, wv, wo)',
+        'backend', 'config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = {tie}',
+        'cos %{x}<br>%{y:,} tokens', 'dim %{x}: %{y:.4f}', 'm (query)', 'max |one-hot·E − E[id]|',
+        'metadata.tsv (Embedding Projector)', 'model<br>{n:,}', 'model_args: {args}', 'n (key)', 'output',
+        'parameters', 'safetensors (Hugging Face BERT / MiniLM)', 'tensor', 'token',
+        'token_embedding[“{token}”]   ‖·‖ = {n:.3f}', 'tokens', 'trainer_state.json: global_step = {step:,}',
+        'vectors.tsv (Embedding Projector)', '{n:,} ({size} in fp32)', 'θ = {theta:.0f}°:  u·v = {dot:+.3f}',
+        'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}',
+    }),
+    "pt-BR": frozenset({
+        '**Tokenizer:** {tokenizer}', '**Tokens:** ',
+        '**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}', 'Backend', 'Backends',
+        'Checkpoint', 'Corpus', 'Forward pass', 'MLP (fc1, fc2)', 'Tokenizer', 'Tokens: {chips}', 'backend',
+        'config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = {tie}',
+        'cos %{x}<br>%{y:,} tokens', 'dim %{x}: %{y:.4f}', 'm (query)', 'metadata.tsv (Embedding Projector)',
+        'model_args: {args}', 'n (key)', 'perpendicular', 'safetensors (Hugging Face BERT / MiniLM)', 'tensor',
+        'token', 'token_embedding[“{token}”]   ‖·‖ = {n:.3f}', 'tokens',
+        'trainer_state.json: global_step = {step:,}', 'vectors.tsv (Embedding Projector)',
+        'θ = {theta:.0f}°:  u·v = {dot:+.3f}', 'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}',
+    }),
+}
+
 
 @dataclass(frozen=True)
 class Found:

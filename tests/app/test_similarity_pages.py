@@ -134,3 +134,24 @@ def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
     cos = {i: float(emb.token_table[i] @ cat / np.linalg.norm(emb.token_table[i]) / np.linalg.norm(cat)) for i in ids}
     assert drawn == set(sorted(ids, key=lambda i: -cos[i])[:10])
     assert {4937, 6077} <= set(where.values())  # cat and its neighbour dogs are in the sample
+
+
+def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, load_model):
+    at = open_page(app("andrea-120m-init"), "3_Dot_products.py")
+    assert any("the letters its two words share, not their meaning" in c.value for c in at.caption)
+    button(at, "Reveal the cosines").click().run()
+    no_exception(at)
+    reveal = next(f for f in figures(at) if f["layout"]["title"]["text"] == "Your guesses against the real cosines")
+    real = dict(zip(reveal["data"][1]["y"], _values(reveal["data"][1]["x"]), strict=True))
+    # slowly: each word is the mean of its bytes' rows (ids 0-255 are the bytes), then the cosine
+    table = load_model("andrea-120m-init").token_table.astype(np.float64)
+
+    def word(w: str) -> np.ndarray:
+        return table[list(w.encode())].mean(axis=0)
+
+    def cos(u, v):
+        return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+
+    assert real["cat / tuesday"] == pytest.approx(cos(word("cat"), word("tuesday")), abs=1e-6)
+    assert real["cat / dog"] == pytest.approx(cos(word("cat"), word("dog")), abs=1e-6)
+    assert real["cat / tuesday"] > 0.4 > real["cat / dog"]  # shared letters, not meaning: the lesson's order reversed
