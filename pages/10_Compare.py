@@ -75,7 +75,7 @@ with ui.explain_errors():
     n1, n2 = st.columns(2)
     for col, model, name in ((n1, a, "A"), (n2, b, "B")):
         with col, ui.explain_errors():
-            _q, found = neighbors(model, word, k=k)
+            _q, found = ui.cached(model, neighbors, word, k)
             col.markdown(f"**{name}**")
             col.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found],
                           hide_index=True, width="stretch")
