@@ -5,6 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.geometry import neighbors
 from andrea_viz.i18n import _
+from andrea_viz.safe_text import md
 
 emb = ui.page_setup(__file__)
 
@@ -19,7 +20,7 @@ st.markdown(_(
 st.subheader(_("Where to start"))
 ui.nav.table_of_contents()
 
-st.subheader(_("The loaded model: {label}", label=ui.model_label(emb.key)))
+st.subheader(_("The loaded model: {label}", label=md(ui.model_label(emb.key))))
 st.caption(_("Change it in the sidebar; every page follows."))
 ui.model_card(emb)
 

@@ -176,14 +176,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
 def _cmd_grow(args: argparse.Namespace) -> int:
     from .grow import result_json, train
     from .grow.ship import keep_final_weights_only
+    from .grow.trainer import read_corpus_file
 
-    corpus = None
-    if args.corpus:
-        try:
-            corpus = open(args.corpus, "rb").read()
-        except OSError as exc:
-            raise QueryError("cannot read the corpus {path}: {reason}", path=args.corpus,
-                             reason=exc.strerror or str(exc)) from exc
+    corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def progress(step: int, steps: int, loss: float) -> None:
         if not args.json and (step == steps or step % max(1, steps // 10) == 0):

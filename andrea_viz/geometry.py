@@ -16,6 +16,8 @@ from .i18n import Msg
 from .model import Embeddings
 from .tokenizer import ID_PATTERN
 
+MAX_QUERY_CHARS = 200  # a word or #id: longer text is refused before it is tokenized
+
 METRICS = ("cosine", "dot", "euclidean")
 ANISOTROPY_PAIRS = 20_000  # random pairs of rows whose mean cosine measures how much every vector leans one way
 SPACES = ("input", "output")
@@ -111,8 +113,14 @@ def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
         text = str(query).strip()
         if not text:
             raise QueryError("type a word or a token id such as #42; the box is empty")
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError("a word or #id of at most {limit:,} characters was expected; this one has {n:,}",
+                             limit=MAX_QUERY_CHARS, n=len(text))
         m = ID_PATTERN.match(text)
         if m:
+            if len(m.group(1)) > 18:  # more digits than any id of any table
+                raise QueryError("token id {id} is out of range: this model has ids 0 to {last:,}",
+                                 id=m.group(1)[:20] + "…", last=emb.vocab_size - 1)
             ids = [int(m.group(1))]
         else:
             ids = emb.tokenizer.lookup(text)
@@ -151,7 +159,12 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
     if metric == "cosine":
         v = vector - mean_row(emb, space) if centered else vector
         n = np.linalg.norm(v)
-        return unit_rows(emb, space, centered) @ (v / n if n > 0 else v)
+        v = v / n if n > 0 else v
+        if space == "input" and not centered and not emb.keeps_unit_copy:  # a large table: no second copy of it
+            norms = emb.row_norms
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (emb.token_table @ v) / np.where(norms == 0, 1.0, norms).astype(np.float32)
+        return unit_rows(emb, space, centered) @ v
     if centered:
         raise QueryError("mean-centring applies to cosine similarity only; choose metric cosine")
     table = table_of(emb, space)
@@ -215,8 +228,16 @@ def anisotropy(emb: Embeddings, n_pairs: int = ANISOTROPY_PAIRS, seed: int = 0, 
     i = rng.integers(0, emb.vocab_size, n_pairs)
     j = rng.integers(0, emb.vocab_size, n_pairs)
     keep = i != j
-    u = unit_rows(emb, "input", centered)
-    return float(np.einsum("ij,ij->i", u[i[keep]], u[j[keep]]).mean())
+    i, j, t = i[keep], j[keep], emb.token_table
+    cos = []
+    for s in range(0, i.size, 4096):  # only the sampled rows, a few at a time: no unit copy of the whole table
+        a, b = t[i[s:s + 4096]], t[j[s:s + 4096]]
+        if centered:
+            a, b = a - mean_row(emb), b - mean_row(emb)
+        na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+        na[na == 0], nb[nb == 0] = 1.0, 1.0
+        cos.append(np.einsum("ij,ij->i", a, b) / (na * nb))
+    return float(np.concatenate(cos).mean())
 
 
 def jaccard(a: list[int], b: list[int]) -> float:

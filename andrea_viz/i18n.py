@@ -177,6 +177,16 @@ class Msg:
     def __contains__(self, text: str) -> bool:
         return text in str(self)
 
+    def map_strings(self, fn) -> Msg:
+        """A copy with ``fn`` applied to every string parameter, in nested Msgs too (e.g. escaping for markdown)."""
+
+        def fix(v: Any) -> Any:
+            if isinstance(v, Msg):
+                return v.map_strings(fn)
+            return fn(v) if isinstance(v, str) else v
+
+        return Msg(self.msgid, **{k: fix(v) for k, v in self.params.items()})
+
     def replace_text(self, old: str, new: str) -> Msg:
         """A copy with ``old`` replaced by ``new`` in every string parameter (e.g. a temporary file's name)."""
 
@@ -188,10 +198,18 @@ class Msg:
         return Msg(self.msgid, **{k: fix(v) for k, v in self.params.items()})
 
 
-def tr(text: str | Msg | None) -> str:
-    """A Msg or a plain msgid in the current language; None stays empty."""
+def tr_md(text: str | Msg | None) -> str:
+    """``tr`` for markdown: a Msg's string parameters escaped, a plain string escaped whole (it may name a file)."""
+    from .safe_text import md
+
+    return tr(text, escape=md) if isinstance(text, Msg) else md(tr(text))
+
+
+def tr(text: str | Msg | None, escape=None) -> str:
+    """A Msg or a plain msgid in the current language; None stays empty. ``escape`` (e.g. ``safe_text.md``)
+    is applied to every string parameter: they may have come from a file, an address or a text box."""
     if text is None:
         return ""
     if isinstance(text, Msg):
-        return text.render()
+        return (text.map_strings(escape) if escape is not None else text).render()
     return translate(text)

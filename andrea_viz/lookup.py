@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .model import block_rows, row_blocks
 
 
 def row(table: np.ndarray, token_id: int) -> np.ndarray:
@@ -60,7 +61,9 @@ def block_average(table: np.ndarray, max_rows: int = 512, max_cols: int = 384) -
         shape[axis] = -1
         return sums / counts.reshape(shape)
 
-    out = _avg(_avg(table, rb, 0), cb, 1).astype(np.float32)
+    step = max(1, block_rows(d) // rb) * rb  # whole row-blocks at a time: no float64 copy of the whole table
+    rows = np.concatenate([_avg(table[i:i + step], rb, 0) for i in range(0, V, step)])
+    out = _avg(rows, cb, 1).astype(np.float32)
     return out, rb, cb
 
 
@@ -82,12 +85,20 @@ class ValueStats:
 def value_stats(table: np.ndarray, init: float | None = None, bins: int = 120) -> ValueStats:
     """Histogram of every entry with its mean and std, beside the standard deviation ``init`` of the
     family's initialisation (1/sqrt(d) for ANDREA, 0.02 for GPT-2 and BERT) when it is known."""
-    flat = table.reshape(-1)
-    mean = float(flat.mean(dtype=np.float64))
-    std = float(flat.std(dtype=np.float64))
+    blocks = row_blocks(table)  # no copy of the whole table
+    n = table.size
+    mean = sum(float(b.sum(dtype=np.float64)) for b in blocks) / n
+    m2 = m4 = 0.0
+    for b in blocks:
+        c = b.astype(np.float64) - mean
+        c *= c
+        m2 += float(c.sum())
+        m4 += float((c * c).sum())
+    std = (m2 / n) ** 0.5
     lim = max(6.0 * std, 6.0 * (init or 0.0)) or 1.0
-    counts, edges = np.histogram(flat, bins=bins, range=(mean - lim, mean + lim))
-    z4 = float(np.mean(((flat.astype(np.float64) - mean) / std) ** 4)) if std > 0 else 0.0
+    edges = np.histogram_bin_edges(np.zeros(0), bins=bins, range=(mean - lim, mean + lim))
+    counts = sum(np.histogram(b, bins=edges)[0] for b in blocks)
+    z4 = m4 / n / std**4 if std > 0 else 0.0
     return ValueStats(counts, edges, mean, std, init, z4 - 3.0)
 
 

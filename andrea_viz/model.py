@@ -11,6 +11,24 @@ from .i18n import Msg, N_
 from .tokenizer import Tokenizer
 
 POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
+DERIVED_COPY_MAX = 2**28  # bytes: a derived (V, d) copy (the unit rows) is kept only for tables up to this size
+BLOCK_BYTES = 16 * 2**20  # a whole-table pass works on blocks of rows this large as float64, never on a full copy
+
+
+def block_rows(d: int) -> int:
+    """Rows of d numbers per block of a whole-table pass."""
+    return max(1, BLOCK_BYTES // (8 * d))
+
+
+def row_blocks(table: np.ndarray) -> list[np.ndarray]:
+    """The table as views of consecutive blocks of rows (no copy)."""
+    n = block_rows(table.shape[1])
+    return [table[i:i + n] for i in range(0, table.shape[0], n)]
+
+
+def blocked_rows(table: np.ndarray, fn) -> np.ndarray:
+    """``fn(block)`` for blocks of rows, concatenated: a per-row result without a temporary of the whole table."""
+    return np.concatenate([fn(b) for b in row_blocks(table)])
 
 
 @dataclass(frozen=True)
@@ -130,7 +148,8 @@ class Embeddings:
     @property
     def row_norms(self) -> np.ndarray:
         """(V,) float32: the length of every token row (computed once)."""
-        return self.memo(("row_norms",), lambda: np.linalg.norm(self.token_table, axis=1).astype(np.float32))
+        return self.memo(("row_norms",), lambda: blocked_rows(
+            self.token_table, lambda b: np.sqrt(np.einsum("ij,ij->i", b, b, dtype=np.float64)).astype(np.float32)))
 
     @property
     def unit_table(self) -> np.ndarray:
@@ -145,6 +164,12 @@ class Embeddings:
             return unit
 
         return self.memo(("unit_table",), compute)
+
+    @property
+    def keeps_unit_copy(self) -> bool:
+        """Whether a unit-length copy of the token table is kept (small tables); large ones are scaled as they
+        are read, so a model never holds twice its table."""
+        return self.token_table.nbytes <= DERIVED_COPY_MAX
 
     def token(self, token_id: int) -> str:
         return self.tokenizer.token(int(token_id))

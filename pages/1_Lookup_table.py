@@ -6,6 +6,7 @@ from andrea_viz import ui
 from andrea_viz.i18n import _, num
 from andrea_viz.lookup import one_hot_product, value_stats
 from andrea_viz.plots import lookup as plots
+from andrea_viz.safe_text import in_code, md
 
 emb = ui.page_setup(__file__)
 table = emb.token_table
@@ -18,8 +19,8 @@ st.markdown(_("The token table of this model has shape **(V, d_model) = ({V:,}, 
 q = ui.token_picker(emb, key="lookup:token", url_name="word")
 token_id = q.ids[0] if q is not None else 0
 if q is not None and len(q.ids) > 1:
-    st.info(_("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id:,}).", text=q.text, n=len(q.ids),
-              piece=q.pieces[0], id=token_id))
+    st.info(_("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id:,}).", text=md(q.text), n=len(q.ids),
+              piece=in_code(q.pieces[0]), id=token_id))
 
 st.plotly_chart(ui.cached(emb, plots.overview_of, token_id), key="lookup:overview")
 
@@ -66,7 +67,7 @@ else:
     how = (_("ANDREA draws every entry from a normal distribution with standard deviation 1/√d = {std:.4f}, so every "
              "row starts with length close to 1.", std=init) if family == "ANDREA" else
            _("The {family} family draws every entry from a normal distribution with standard deviation {std:.4f}.",
-             family=family or "?", std=init))
+             family=md(family or "?"), std=init))
     st.markdown(how + " " + _(
         "This table: mean {mean:+.4f}, standard deviation {std:.4f} ({ratio:.2f}× the init's), excess kurtosis {k:.2f} "
         "(0 for a normal distribution). Training moves rows apart: frequent and rare tokens end with different lengths "

@@ -7,6 +7,7 @@ from andrea_viz.family import FAMILY, count_params
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.sizing import PART_LABELS, params_treemap
 from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, tying_saving
+from andrea_viz.safe_text import md
 from andrea_viz.sizing_claims import block_share
 
 emb = ui.page_setup(__file__)
@@ -55,8 +56,8 @@ if preset == LOADED:
                    icon="✏️")
     if family != "ANDREA":
         st.info(_("The whole-model count below uses ANDREA's layout (2·V·d + T·d + 12·L·d²). {model} is a {family} "
-                  "model with another layout: its file holds {total} parameters.", model=ui.model_label(emb.key),
-                  family=family or _("another"), total=num(emb.card["total_params"]) if emb.card.get("total_params")
+                  "model with another layout: its file holds {total} parameters.", model=md(ui.model_label(emb.key)),
+                  family=md(family) if family else _("another"), total=num(emb.card["total_params"]) if emb.card.get("total_params")
                   else _("an unknown number of")), icon="ℹ️")
 
 m = st.columns(4)

@@ -8,6 +8,7 @@ from andrea_viz.geometry import angle_degrees, cosine, dot, norm
 from andrea_viz.i18n import _, num, tex, tr
 from andrea_viz.plots import similarity as plots
 from andrea_viz.quiz import draw_round, score_round
+from andrea_viz.safe_text import md
 
 TURN = (1.5, 1.2)  # |u| and |v| of the turning animation
 
@@ -46,7 +47,7 @@ st.caption(_("Press ▶ Play (it runs in your browser) or drag the angle slider 
              "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths."))
 st.plotly_chart(ui.figure(plots.turning_animation, *TURN), key="turning")
 
-st.subheader(_("Real vectors of {label}", label=ui.model_label(emb.key)))
+st.subheader(_("Real vectors of {label}", label=md(ui.model_label(emb.key))))
 ui.offer_trained_example(emb, "dot")
 c1, c2 = st.columns(2)
 with c1:
@@ -56,8 +57,8 @@ with c2:
 if qu is not None and qv is not None:
     u, v = qu.vector, qv.vector
     m = st.columns(5)
-    m[0].metric(f"|{qu.text}|", num(norm(u), ".3f"), help=_("the length of u"))
-    m[1].metric(f"|{qv.text}|", num(norm(v), ".3f"), help=_("the length of v"))
+    m[0].metric(f"|{md(qu.text)}|", num(norm(u), ".3f"), help=_("the length of u"))
+    m[1].metric(f"|{md(qv.text)}|", num(norm(v), ".3f"), help=_("the length of v"))
     m[2].metric(_("cosine"), num(cosine(u, v), "+.3f"), help=_("u·v / (|u||v|): direction only"))
     m[3].metric(_("dot product"), num(dot(u, v), "+.4f"), help=_("the sum of the d products below"))
     m[4].metric(_("angle"), num(angle_degrees(u, v), ".1f") + "°")
@@ -73,8 +74,8 @@ if emb.card.get("untrained"):
                  "the letters its two words share, not their meaning. Predict that, or try ANDREA-micro."))
 guesses = [st.slider(p.label + (_(" (several tokens)") if p.multi_piece else ""), 0.0, 1.0, 0.5, 0.05,
                      key=f"quiz:{emb.key}:{round_no}:{i}",
-                     help=_("0: unrelated, 1: the same meaning.") + (" " + _("Pieces: {a} / {b}", a=" + ".join(p.pieces_a),
-                                                                             b=" + ".join(p.pieces_b))
+                     help=_("0: unrelated, 1: the same meaning.") + (" " + _("Pieces: {a} / {b}", a=" + ".join(map(md, p.pieces_a)),
+                                                                             b=" + ".join(map(md, p.pieces_b)))
                                                                     if p.multi_piece else ""))
            for i, p in enumerate(pairs)]
 revealed = f"quiz:revealed:{emb.key}:{round_no}"  # tied to the model: a new model asks again

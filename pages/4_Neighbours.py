@@ -3,9 +3,10 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import ANISOTROPY_PAIRS, METRICS, analogy, anisotropy, jaccard, neighbors
+from andrea_viz.geometry import ANISOTROPY_PAIRS, MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbors
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import neighbours as plots
+from andrea_viz.safe_text import md
 
 emb = ui.page_setup(__file__)
 METRIC_LABELS = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}
@@ -37,16 +38,16 @@ if q is not None:
 
 st.subheader(_("Analogies: A − B + C"))
 a1, a2, a3, a4 = st.columns([1, 1, 1, 1])
-wa = a1.text_input("A", "king", help=_("The analogy reads: A is to B as ? is to C"))
-wb = a2.text_input("− B", "man")
-wc = a3.text_input("+ C", "woman")
+wa = a1.text_input("A", "king", max_chars=MAX_QUERY_CHARS, help=_("The analogy reads: A is to B as ? is to C"))
+wb = a2.text_input("− B", "man", max_chars=MAX_QUERY_CHARS)
+wc = a3.text_input("+ C", "woman", max_chars=MAX_QUERY_CHARS)
 ka = a4.slider(_("Answers"), 3, 20, 5)
 with ui.explain_errors():
     inputs, _answers = ui.cached(emb, analogy, wa, wb, wc, ka)
     st.plotly_chart(ui.cached(emb, plots.analogy_of, wa, wb, wc, ka), key="nb:analogy")
     for x in inputs:
         if x.note:
-            st.caption(tr(x.note))
+            st.caption(tr(x.note, escape=md))
 
 st.subheader(_("Input table versus output table"))
 if emb.output_kind != "untied":

@@ -3,8 +3,10 @@
 import streamlit as st
 
 from andrea_viz import ui
+from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.projection import projection_scatter
+from andrea_viz.safe_text import md
 from andrea_viz.projection import (
     ALL, LARGE_MAP, METHODS, TRUST_SAMPLE, coordinates_csv, project_model, projector_metadata, projector_tsv,
     true_neighbours, umap_is_warm, warm_umap,
@@ -20,6 +22,7 @@ if not umap_is_warm():
     warm_umap()  # numba compiles in the background, once per server, while you read
     st.caption(_("UMAP is getting ready: its numba code compiles once per server (about 15–30 s), in the background."))
 
+MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)
 LABELS = {"pca": _("PCA (exact)"), "tsne": "t-SNE", "umap": "UMAP"}
 with st.form("projection"):
     c = st.columns(4)
@@ -29,16 +32,18 @@ with st.form("projection"):
                                "neighbours near. UMAP: likewise, and maps the whole table in seconds."))
     dims = c[1].radio(_("Dimensions"), [2, 3], horizontal=True, key="proj:dims",
                       index=[2, 3].index(ui.url.initial("dims", 2, int, allowed=(2, 3))))
-    n_url = ui.url.initial("n", str(min(5000, V)))
+    n_min = min(MIN_SAMPLE, V)
+    n_url = ui.url.initial("n", min(5000, V), lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
     whole = c[2].checkbox(_("The whole table ({V:,} tokens)", V=V), value=n_url == ALL, key="proj:all")
-    n_default = int(n_url) if n_url.isdigit() and 50 <= int(n_url) <= V else min(5000, V)
-    n = c[2].number_input(_("Tokens in the sample"), 50, V, n_default, step=500, key="proj:n", disabled=False,
+    n_default = min(5000, V) if n_url == ALL else n_url
+    n = c[2].number_input(_("Tokens in the sample"), n_min, V, n_default, step=500, key="proj:n", disabled=False,
                           help=_("Ignored when the whole table is chosen."))
-    seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, int), key="proj:seed",
+    seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, ui.url.int_in(0, 1_000_000)), key="proj:seed",
                              help=_("Fixes the random sample and the t-SNE and UMAP layouts: the same seed gives the "
                                     "same map."))
     words = st.text_input(_("Words to include (the first is highlighted with its neighbours)"),
-                          ui.widgets.default_word(emb, "cat"), help=_("Comma-separated; these are always in the sample."))
+                          ui.widgets.default_word(emb, "cat"), max_chars=ui.MAX_TEXT_CHARS,
+                          help=_("Comma-separated; these are always in the sample."))
     p = st.columns(5)
     axes = tuple(int(p[j].number_input(_("PCA component on {axis}", axis=ax), 1, min(50, emb.d_model), j + 1)) - 1
                  for j, ax in enumerate("xyz"))
@@ -80,14 +85,14 @@ with ui.explain_errors():
     ids = result.sample.ids.tolist()
     picked = st.session_state.get("proj:picked")
     chosen = o2.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
-                           key=f"proj:lines:{picked}", help=_("Click a point of the map, or type a word that is in it."))
+                           key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS, help=_("Click a point of the map, or type a word that is in it."))
     index = None
     if chosen:
-        wanted = int(chosen[1:]) if chosen.startswith("#") and chosen[1:].isdigit() else None
+        wanted = int(chosen[1:]) if chosen.startswith("#") and chosen[1:].isascii() and chosen[1:].isdigit() else None
         index = next((k for k, (i, t) in enumerate(zip(ids, result.tokens, strict=True))
                       if (i == wanted if wanted is not None else t == chosen)), None)
         if index is None:
-            st.caption(_("“{word}” is not in this map.", word=chosen))
+            st.caption(_("“{word}” is not in this map.", word=md(chosen)))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: true_neighbours(emb, result, index)
                         if index is not None else None, label=None)
     fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(

@@ -25,7 +25,7 @@ else:
         box.update(label=_("Kernels ready."), state="complete")
 
 c1, c2 = st.columns([3, 1])
-text = c1.text_input(_("A sentence"), "the cat sat on a mat", help=_("Tokenized by the loaded model's tokenizer."))
+text = c1.text_input(_("A sentence"), "the cat sat on a mat", max_chars=ui.MAX_TEXT_CHARS, help=_("Tokenized by the loaded model's tokenizer."))
 available = [s.name for s in statuses if s.available]
 backend = c2.selectbox(_("Backend"), ["auto", *available], key="fwd:backend",
                        help=_("auto: the fastest available, in the order {order}", order=" → ".join(BACKENDS)))
@@ -42,7 +42,7 @@ with ui.explain_errors():
     ids = emb.tokenizer.encode(text)
     if not ids:
         raise QueryError("the sentence gives no tokens; type a few words")
-    st.markdown(_("**Tokens:** ") + " ".join(f"`{emb.token(i)}`<sub>{i}</sub>" for i in ids), unsafe_allow_html=True)
+    st.markdown(_("**Tokens:** ") + ui.token_chips([emb.token(i) for i in ids], ids))
     result = forward(emb, ids, backend)
     tok = forward(emb, ids, "numpy", positions=False).x
     pos = emb.position_table[: len(ids)]
@@ -62,8 +62,8 @@ with ui.explain_errors():
 
 st.subheader(_("Order blindness"))
 o1, o2 = st.columns(2)
-text_a = o1.text_input(_("One order"), "the cat sat on a mat")
-text_b = o2.text_input(_("Another order of the same words"), "mat a on sat cat the")
+text_a = o1.text_input(_("One order"), "the cat sat on a mat", max_chars=ui.MAX_TEXT_CHARS)
+text_b = o2.text_input(_("Another order of the same words"), "mat a on sat cat the", max_chars=ui.MAX_TEXT_CHARS)
 with ui.explain_errors():
     check = order_blindness(emb, text_a, text_b)
     b1, b2 = st.columns(2)

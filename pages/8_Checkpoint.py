@@ -3,9 +3,10 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, inside, list_checkpoints, list_timelines, list_tokenizers
+from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, display_root, inside, list_checkpoints, list_timelines, list_tokenizers
 from andrea_viz.grow.corpus import CLASS_LABELS, WORD_CLASSES
 from andrea_viz.i18n import _
+from andrea_viz.safe_text import in_code, md
 from andrea_viz.timeline import describe, open_timeline
 
 LAST = "_checkpoint:last"
@@ -33,10 +34,10 @@ with upload_tab:
 with folder_tab:
     root = checkpoint_dir()
     entries = list_checkpoints(root)
-    st.caption(_("Files under `{root}` (set `{env}` to use another folder). Paths outside it are refused.", root=str(root),
+    st.caption(_("Files under `{root}` (set `{env}` to use another folder). Paths outside it are refused.", root=in_code(display_root()),
                  env=ENV))
     if not entries:
-        st.info(_("No checkpoints in `{root}` yet: copy a file or a Hugging Face folder there, then reload.", root=str(root)))
+        st.info(_("No checkpoints in `{root}` yet: copy a file or a Hugging Face folder there, then reload.", root=in_code(display_root())))
     else:
         rel = st.selectbox(_("Checkpoint"), entries, key="ckpt:rel")
         tokenizers = {"-": _("(found beside it, or none)"), **{t: t for t in list_tokenizers(root)}}
@@ -47,7 +48,7 @@ with folder_tab:
                     st.session_state[LAST] = ui.models.from_folder(rel).key
                 else:
                     st.session_state[LAST] = ui.uploads.load_checkpoint(inside(root, rel), inside(root, tok_rel),
-                                                                         rel.rstrip("/")).key
+                                                                         rel.rstrip("/"), confine=root).key
     timelines = list_timelines(root)
     if timelines:
         st.markdown("**" + _("Or a folder of snapshots of one run, as a timeline") + "**")
@@ -60,9 +61,9 @@ with folder_tab:
 
 last = ui.uploads.user_models().get(st.session_state.get(LAST))
 if last is not None:
-    st.subheader(_("What {name} holds", name=last.name))
+    st.subheader(_("What {name} holds", name=md(last.name)))
     ui.checkpoint_report(last)
-    if st.button(_("Explore {name}", name=last.name), type="primary", on_click=_explore, args=(last.key,),
+    if st.button(_("Explore {name}", name=md(last.name)), type="primary", on_click=_explore, args=(last.key,),
                  help=_("Makes it the model of every page, and opens Neighbours.")):
         st.switch_page("pages/4_Neighbours.py")
 elif ui.uploads.user_models():
@@ -70,8 +71,8 @@ elif ui.uploads.user_models():
 
 tl = st.session_state.get(TIMELINE)
 if tl is not None:
-    st.subheader(_("Timeline: {source}", source=tl.source))
-    st.caption(ui.tr(describe(tl)))
+    st.subheader(_("Timeline: {source}", source=md(tl.source)))
+    st.caption(ui.tr(describe(tl), escape=md))
     ui.timeline_view(tl, "ckpt-tl", WORD_CLASSES, CLASS_LABELS,
                      explore=lambda step: ui.uploads.explore(tl.snapshots[tl.steps.index(step)].path,
                                                              f"{tl.snapshots[tl.steps.index(step)].label} (step {step:,})"))

@@ -81,9 +81,10 @@ def sniff(path: Path) -> Format:
                           head=head[:12].hex(" "), size=size)
 
 
-def find_tokenizer(path: Path, found: Found) -> Path | None:
+def find_tokenizer(path: Path, found: Found, confine: Path | None = None) -> Path | None:
     """A tokenizer file beside the weights (or in the folder), else nanoGPT's ``data/<dataset>/meta.pkl``
-    where its sample.py looks: under the checkpoint folder's parent, or the working directory."""
+    where its sample.py looks: under the checkpoint folder's parent, or the working directory. With
+    ``confine``, only a file that resolves inside that folder is taken."""
     candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
                  else hf_folder.find_tokenizer(path.parent, stem=path.stem))
     dataset = found.config.get("dataset")
@@ -91,9 +92,13 @@ def find_tokenizer(path: Path, found: Found) -> Path | None:
         folder = path if path.is_dir() else path.parent
         for root in (folder.parent, Path.cwd()):
             meta = root / "data" / dataset / "meta.pkl"
-            if meta.is_file():
+            if meta.is_file() and (confine is None or confine.resolve() in meta.resolve().parents):
                 candidate = meta
                 break
+    if candidate is not None and confine is not None and confine.resolve() not in candidate.resolve().parents:
+        found.notes.append(Msg("a tokenizer beside the weights was left unread: {name} links outside the folder",
+                               name=candidate.name))
+        return None
     if candidate is not None:
         found.notes.append(Msg("tokenizer found beside the weights: {name}", name=candidate.name)
                            if candidate.parent == (path if path.is_dir() else path.parent) else
@@ -101,12 +106,12 @@ def find_tokenizer(path: Path, found: Found) -> Path | None:
     return candidate
 
 
-def _tokenizer(explicit, path: Path, V: int, found: Found) -> Tokenizer | None:
+def _tokenizer(explicit, path: Path, V: int, found: Found, confine: Path | None) -> Tokenizer | None:
     """The tokenizer given or found beside the weights. One that cannot be used leaves the weights readable,
     with tokens as #id and a warning that says why."""
     if explicit is not None and not isinstance(explicit, str | Path):
         explicit = [Path(p) for p in explicit] or None
-    candidate = explicit if explicit is not None else find_tokenizer(path, found)
+    candidate = explicit if explicit is not None else find_tokenizer(path, found, confine)
     if candidate is None:
         return None
     try:
@@ -118,7 +123,7 @@ def _tokenizer(explicit, path: Path, V: int, found: Found) -> Tokenizer | None:
     return tok
 
 
-def _read(path: Path, found: Found, tokenizer: str | Path | None) -> Embeddings:
+def _read(path: Path, found: Found, tokenizer: str | Path | None, confine: Path | None) -> Embeddings:
     if path.is_dir():
         hf_folder.read(path, found)
     else:
@@ -126,7 +131,7 @@ def _read(path: Path, found: Found, tokenizer: str | Path | None) -> Embeddings:
         found.format = Msg(fmt.name)
         fmt.read(path, found)
     choice = choose_tables(found)
-    tok = _tokenizer(tokenizer, path, token_rows(found, choice), found)
+    tok = _tokenizer(tokenizer, path, token_rows(found, choice), found, confine)
     stat = path.stat()
     key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer_key(tokenizer)}"
     return build(found, choice, tok, name=path.name, key=key)
@@ -144,13 +149,15 @@ def tokenizer_key(tokenizer) -> str:
     return "+".join(parts)
 
 
-def load_path(path: Path, tokenizer=None, name: str | None = None) -> Embeddings:
-    """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError."""
+def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path | None = None) -> Embeddings:
+    """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError. ``name``: what
+    messages call it (an upload's own name, a path relative to the checkpoint folder); ``confine``: a folder
+    that every file found beside it must lie in (the checkpoint folder, an upload's own folder)."""
     path = Path(path)
     found = Found(format=Msg("unknown"), file=str(path))
     try:
         try:
-            emb = _read(path, found, tokenizer)
+            emb = _read(path, found, tokenizer, confine)
         except CheckpointError:
             raise
         except MemoryError as exc:
@@ -160,8 +167,8 @@ def load_path(path: Path, tokenizer=None, name: str | None = None) -> Embeddings
             raise CheckpointError("{name} looks like {format} but could not be read: {detail}", name=path.name,
                                   format=found.format, detail=first) from exc
     except CheckpointError as exc:
-        if name and name != path.name:  # an upload: say the user's file name, not the temporary one
-            raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, name)) from exc
+        if name and name != str(path):  # say the user's name for it, never the server's place on disk
+            raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, Path(name).name)) from exc
         raise
     if name:
         object.__setattr__(emb, "name", name)

@@ -18,16 +18,30 @@ def checkpoint_dir() -> Path:
     return Path(os.environ.get(ENV, "checkpoints")).expanduser().resolve()
 
 
+def display_root() -> str:
+    """The checkpoint folder as the server's operator named it (never its resolved place on disk)."""
+    return os.environ.get(ENV, "checkpoints")
+
+
 def inside(root: Path, relative: str | Path) -> Path:
     """root / relative, resolved; a CheckpointError when it lands outside root."""
     root = root.resolve()
     target = (root / relative).resolve()
-    if target != root and root not in target.parents:
-        raise CheckpointError("{rel!r} resolves to {target}, outside the checkpoint folder {root}; only files inside it "
-                              "can be opened", rel=str(relative), target=str(target), root=str(root))
+    if not _within(root, target):
+        raise CheckpointError("{rel!r} resolves outside the checkpoint folder; only files inside it can be opened",
+                              rel=str(relative))
     if not target.exists():
-        raise CheckpointError("{rel!r} does not exist in the checkpoint folder {root}", rel=str(relative), root=str(root))
+        raise CheckpointError("{rel!r} does not exist in the checkpoint folder", rel=str(relative))
+    beside = [p for p in (target.rglob("*") if target.is_dir() else target.parent.iterdir()) if p.is_symlink()]
+    for link in beside:  # a file read beside the weights (a tokenizer, a config) must be inside too
+        if not _within(root, link.resolve()):
+            raise CheckpointError("{rel!r} links to a file outside the checkpoint folder; only files inside it can be "
+                                  "opened", rel=str(link.relative_to(root)))
     return target
+
+
+def _within(root: Path, target: Path) -> bool:
+    return target == root or root in target.parents
 
 
 def list_checkpoints(root: Path, depth: int = 3) -> list[str]:

@@ -12,6 +12,9 @@ from ..errors import CheckpointError
 from .tables import Found
 
 NPY_MAGIC = b"\x93NUMPY"
+MAX_RATIO = 50  # a table of floats compresses to about half its size at best; zip bombs to a millionth
+RATIO_FROM = 64 * 2**20  # members declaring less than this are read whatever their ratio
+COMPRESSION_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "lzma"}
 
 
 def _header(fp) -> tuple[tuple[int, ...], np.dtype, bool]:
@@ -49,10 +52,22 @@ def read_npz(path: Path, found: Found) -> None:
         if not infos:
             raise CheckpointError("{name} is a zip archive without .npy members: not an .npz of tables", name=path.name)
         for info in infos:
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                # zipfile inflates a bzip2 or lzma chunk whole, unbounded: 1.6 KB can become 2 GB before one byte is read
+                raise CheckpointError("{name} is compressed with {method}; numpy writes .npz members stored or deflated "
+                                      "(np.savez, np.savez_compressed), and only those are read", name=info.filename,
+                                      method=COMPRESSION_NAMES.get(info.compress_type, str(info.compress_type)))
             with z.open(info) as fp:
                 shape, dtype, _ = _header(fp)
                 header_len = fp.tell()
             _check_size(info.filename, shape, dtype, info.file_size - header_len)
+            declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+            if info.compress_type != zipfile.ZIP_STORED and declared > RATIO_FROM and \
+                    declared > MAX_RATIO * max(info.compress_size, 1):
+                raise CheckpointError("{name} declares {declared:,} bytes compressed into {packed:,} ({ratio:,.0f}×): "
+                                      "a table of numbers does not compress like that, so it is refused unread (a zip "
+                                      "bomb?)", name=info.filename, declared=declared, packed=info.compress_size,
+                                      ratio=declared / max(info.compress_size, 1))
             name = info.filename[: -len(".npy")]
 
             def read_one(member=info.filename):

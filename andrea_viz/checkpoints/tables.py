@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pathlib import Path
+
 import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
-from ..model import Embeddings, Provenance
+from ..model import Embeddings, Provenance, blocked_rows
 from ..tokenizer import IdTokenizer, Tokenizer
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
@@ -132,7 +134,7 @@ def to_float32(a: np.ndarray, name: str, found: Found) -> np.ndarray:
 
 
 def nonfinite_rows(table: np.ndarray) -> int:
-    return int((~np.isfinite(table).all(axis=1)).sum())
+    return int((~blocked_rows(table, lambda b: np.isfinite(b).all(axis=1))).sum())
 
 
 def token_rows(found: Found, choice: Choice) -> int:
@@ -233,8 +235,28 @@ def total_params(found: Found, shared: int) -> int:
     return n - shared
 
 
+def max_model_bytes() -> int:
+    """The most float32 bytes the tables of one model may take (``ANDREA_VIZ_MAX_MODEL_BYTES``, default 8 GiB)."""
+    import os
+
+    raw = os.environ.get("ANDREA_VIZ_MAX_MODEL_BYTES", "")
+    return int(raw) if raw.isdigit() else 8 * 2**30
+
+
+def check_size(found: Found, choice: Choice) -> None:
+    """Refuse, from the declared shapes alone, tables larger than the bound (before anything is read)."""
+    names = [n for n in (choice.token, choice.position, choice.output) if n is not None]
+    need = sum(int(np.prod(found.shapes[n], dtype=np.float64)) * 4 for n in names)
+    limit = max_model_bytes()
+    if need > limit:
+        raise CheckpointError("{file} declares embedding tables of {need:,} bytes as float32; this server opens at most "
+                              "{limit:,} bytes per model (ANDREA_VIZ_MAX_MODEL_BYTES)", file=Path(found.file).name,
+                              need=need, limit=limit)
+
+
 def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, key: str) -> Embeddings:
     """Read the chosen tables and make the model, recording why each table was taken."""
+    check_size(found, choice)
     wte, wpe, out, tied, roles = read_tables(found, choice)
     bad = nonfinite_rows(wte)
     if bad:

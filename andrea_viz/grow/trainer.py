@@ -78,6 +78,24 @@ class GrowResult:
         return self.losses[-1] if self.losses else None
 
 
+def read_corpus_file(path: str | Path) -> bytes:
+    """A corpus file's bytes: a regular file only (a FIFO would block for ever, a device never end), at most
+    ``MAX_CORPUS_BYTES`` of it read."""
+    import os
+    import stat
+
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or
+                    stat.S_ISBLK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file")
+            raise QueryError("the corpus {path} is {kind}; expected a UTF-8 text file", path=str(path), kind=kind)
+        with open(path, "rb") as f:
+            return f.read(MAX_CORPUS_BYTES + 1)
+    except OSError as exc:
+        raise QueryError("cannot read the corpus {path}: {reason}", path=str(path), reason=exc.strerror or str(exc)) from exc
+
+
 def corpus_text(data: bytes | str, name: str = "the corpus") -> str:
     """UTF-8 text with enough words to train on, or a QueryError saying what was expected."""
     if isinstance(data, bytes):

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _
+from ..safe_text import plot
 from .style import BLUE, GREY, ORANGE, PURPLE, layout
 
 
@@ -39,7 +40,7 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
         fig.add_scatter(x=xs, y=ys, mode="lines", line={"color": colors[g], "width": 1}, opacity=0.6, hoverinfo="skip",
                         showlegend=False)
         fig.add_scatter(x=b_xy[idx, 0], y=b_xy[idx, 1], mode="markers+text", name=names[g],
-                        text=[tokens[i] for i in idx], textposition="top center", textfont={"size": 10},
+                        text=[plot(tokens[i]) for i in idx], textposition="top center", textfont={"size": 10},
                         marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "previous"},
                         hovertemplate="%{text}<extra>" + names[g] + "</extra>")
         fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,

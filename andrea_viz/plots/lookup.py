@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..safe_text import plot
 from ..i18n import _, num
 from ..lookup import ValueStats, normal_pdf
 from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout
@@ -41,7 +42,7 @@ def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected
     ids = np.arange(start, start + n)
     lim = _symmetric_range(window)
     fig = go.Figure(go.Heatmap(
-        z=window, y=[f"{num(i)} {t}" for i, t in zip(ids, labels, strict=True)], x=np.arange(d), colorscale=DIVERGING,
+        z=window, y=[f"{num(i)} {plot(t)}" for i, t in zip(ids, labels, strict=True)], x=np.arange(d), colorscale=DIVERGING,
         zmin=-lim, zmax=lim, zmid=0, colorbar={"title": {"text": _("value")}},
         customdata=np.broadcast_to(ids[:, None], window.shape),
         hovertemplate=_("row %{customdata:,} (%{y})<br>dim %{x}: %{z:.4f}") + "<extra></extra>"))
@@ -59,7 +60,7 @@ def row_bars(values: np.ndarray, token_id: int, token: str, norm: float) -> go.F
     d = values.size
     fig = go.Figure(go.Bar(x=np.arange(d), y=values, marker={"color": np.where(values >= 0, RED, BLUE), "line": {"width": 0}},
                            hovertemplate=_("dim %{x}: %{y:.4f}") + "<extra></extra>"))
-    layout(fig, _("Row {id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=token, d=d, norm=norm),
+    layout(fig, _("Row {id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=plot(token), d=d, norm=norm),
            x=_("dimension"), y=_("value"), height=340)
     fig.update_layout(bargap=0)
     return fig

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..geometry import Neighbor
+from ..safe_text import plot
 from ..i18n import N_, _, num, tr
 from .style import GREY, PURPLE, RED, layout
 
@@ -15,11 +16,11 @@ METRIC_AXIS = {"cosine": N_("cosine similarity (higher is closer)"), "dot": N_("
 
 def neighbour_bars(found: list[Neighbor], query: str, metric: str, title: str | None = None,
                    color: str = RED) -> go.Figure:
-    labels = [n.token if n.token == f"#{n.id}" else f"{n.token}  #{n.id}" for n in found]
+    labels = [plot(n.token) if n.token == f"#{n.id}" else f"{plot(n.token)}  #{n.id}" for n in found]
     fig = go.Figure(go.Bar(y=labels, x=[n.score for n in found], orientation="h", marker_color=color,
                            text=[num(n.score, ".3f") for n in found], textposition="auto",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
-    layout(fig, title or _("The {n} nearest tokens to “{query}”", n=len(found), query=query), x=tr(METRIC_AXIS[metric]),
+    layout(fig, title or _("The {n} nearest tokens to “{query}”", n=len(found), query=plot(query)), x=tr(METRIC_AXIS[metric]),
            height=140 + 28 * len(found))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
     return fig
@@ -47,15 +48,15 @@ def analogy_of(emb, a: str, b: str, c: str, k: int) -> go.Figure:
 
     _inputs, answers = analogy(emb, a, b, c, k=k)
     return neighbour_bars(answers, f"{a} − {b} + {c}", "cosine",
-                          title=_("{a} − {b} + {c} ≈ ? (the three inputs excluded)", a=a, b=b, c=c))
+                          title=_("{a} − {b} + {c} ≈ ? (the three inputs excluded)", a=plot(a), b=plot(b), c=plot(c)))
 
 
 def spaces_of(emb, word: str, k: int, space: str) -> go.Figure:
     from ..geometry import neighbors
 
     _q, found = neighbors(emb, word, k=k, metric="cosine", space=space)
-    title = (_("Input table: nearest to “{word}”", word=word) if space == "input" else
-             _("Output table: nearest to “{word}”", word=word))
+    title = (_("Input table: nearest to “{word}”", word=plot(word)) if space == "input" else
+             _("Output table: nearest to “{word}”", word=plot(word)))
     return neighbour_bars(found, word, "cosine", title=title, color=RED if space == "input" else PURPLE)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..safe_text import plot
 from ..i18n import _
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
 
@@ -17,7 +18,7 @@ def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int) -> go.Figur
     Built with explicit axis domains (make_subplots costs about 30 ms; this, about 2)."""
     x = tok + pos
     dims = np.arange(tok.size)
-    titles = (_("token_embedding[“{token}”]   ‖·‖ = {n:.3f}", token=token, n=float(np.linalg.norm(tok))),
+    titles = (_("token_embedding[“{token}”]   ‖·‖ = {n:.3f}", token=plot(token), n=float(np.linalg.norm(tok))),
               _("position_embedding[{t}]   ‖·‖ = {n:.3f}", t=t, n=float(np.linalg.norm(pos))),
               _("x_{t} = token + position   ‖·‖ = {n:.3f}", t=t, n=float(np.linalg.norm(x))))
     lim = float(np.abs(np.concatenate([tok, pos, x])).max()) * 1.05
@@ -107,7 +108,7 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
 def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | None = None) -> go.Figure:
     """A (T, d) matrix with one labelled row per token."""
     lim = lim or float(np.percentile(np.abs(x), 99.5)) or 1.0
-    fig = go.Figure(go.Heatmap(z=x, y=labels, colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
+    fig = go.Figure(go.Heatmap(z=x, y=[plot(s) for s in labels], colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
                                hovertemplate="%{y} · dim %{x}: %{z:.3f}<extra></extra>"))
     layout(fig, title, x=_("dimension"), height=max(260, 60 + 26 * len(labels)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, num
+from ..safe_text import plot, plot_array
 from ..projection import Projection, Sample
 from .style import PALETTE, layout
 
@@ -31,7 +32,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
     unscored = _("not in the scored sample")
 
     shares = np.array([unscored if np.isnan(t) else num(float(t), ".0%") for t in trust])
-    words = np.array(tokens)
+    words = plot_array(tokens)
 
     def hover(mask: np.ndarray, label: str) -> np.ndarray:
         # one string per point, and the ids as a numeric array: numpy arrays, not lists of lists, so that the
@@ -65,7 +66,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                       "color": "#9a9a9a" if other else "#d62728" if query else next(colors),
                       "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
                       "line": {"width": 1, "color": "black"} if query else {"width": 0}}
-            label = {"other": _("other"), "query": _("query")}.get(g, g)
+            label = {"other": _("other"), "query": _("query")}.get(g, plot(g))
             add("auto" if other else "svg", m, name=label, text=None if other else words[m], hovertext=hover(m, label),
                 customdata=sample.ids[m], hovertemplate="%{hovertext}<extra></extra>", marker=marker, mode="markers" if other else "markers+text", textposition="top center",
                 textfont={"size": 12 if query else 10})
@@ -78,7 +79,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
             ys += [float(a[1]), float(b[1]), None]
             if dims == 3:
                 zs += [float(a[2]), float(b[2]), None]
-        name = _("true 10 nearest of “{token}”", token=tokens[lines_from])
+        name = _("true 10 nearest of “{token}”", token=plot(tokens[lines_from]))
         line = {"color": "black", "width": 1.5}
         fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", line=line, name=name) if dims == 3 else
                       go.Scatter(x=xs, y=ys, mode="lines", line=line, name=name, hoverinfo="skip"))

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from ..angles import PlanePair, plane_pair
 from ..i18n import _
 from ..quiz import Pair
+from ..safe_text import plot
 from .style import BLUE, GREEN, GREY, ORANGE, RED, layout
 
 
@@ -104,14 +105,14 @@ def elementwise_products(u: np.ndarray, v: np.ndarray, word_u: str, word_v: str)
     fig = go.Figure(go.Bar(x=np.arange(prod.size), y=prod, marker={"color": np.where(prod >= 0, RED, BLUE),
                                                                     "line": {"width": 0}},
                            hovertemplate=_("dim %{x}: u·v contribution %{y:.5f}") + "<extra></extra>"))
-    layout(fig, _("{d} products u_i·v_i for “{u}” and “{v}”: they sum to u·v = {dot:+.4f}", d=prod.size, u=word_u,
-                  v=word_v, dot=float(prod.sum())), x=_("dimension i"), y="u_i × v_i", height=360)
+    layout(fig, _("{d} products u_i·v_i for “{u}” and “{v}”: they sum to u·v = {dot:+.4f}", d=prod.size, u=plot(word_u),
+                  v=plot(word_v), dot=float(prod.sum())), x=_("dimension i"), y="u_i × v_i", height=360)
     fig.update_layout(bargap=0)
     return fig
 
 
 def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
-    labels = [p.label for p in pairs]
+    labels = [plot(p.label) for p in pairs]
     fig = go.Figure([
         go.Bar(y=labels, x=guesses, orientation="h", name=_("your guess"), marker_color=GREY,
                hovertemplate=_("%{y}: your guess %{x:.2f}") + "<extra></extra>"),

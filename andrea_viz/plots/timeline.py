@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _
+from ..safe_text import plot
 from .style import GREY, PALETTE, RED, layout
 
 
@@ -28,8 +29,9 @@ def pair_series(steps: Sequence[int], series: dict[tuple[str, str], list[float]]
     """cos(a, b) at every snapshot, one line per pair; the chosen step marked."""
     fig = go.Figure()
     for (a, b), values in series.items():
-        fig.add_scatter(x=list(steps), y=values, mode="lines+markers", name=f"cos({a}, {b})",
-                        hovertemplate=f"cos({a}, {b})" + _(" at step %{x}: %{y:+.3f}") + "<extra></extra>")
+        name = f"cos({plot(a)}, {plot(b)})"  # the pair as data, never as part of the template
+        fig.add_scatter(x=list(steps), y=values, mode="lines+markers", name=name, customdata=[name] * len(values),
+                        hovertemplate="%{customdata}" + _(" at step %{x}: %{y:+.3f}") + "<extra></extra>")
     fig.add_vline(x=chosen, line={"color": "black", "dash": "dot"})
     fig.add_hline(y=0, line={"color": "#bbb"})
     fig.update_yaxes(range=[-1, 1])
@@ -52,10 +54,10 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
         out = []
         for g in names:
             m = groups == g
-            out.append(go.Scatter(x=coords[k, m, 0], y=coords[k, m, 1], mode="markers+text", name=g,
-                                  text=[t for t, keep in zip(tokens, m, strict=True) if keep], textposition="top center",
+            out.append(go.Scatter(x=coords[k, m, 0], y=coords[k, m, 1], mode="markers+text", name=plot(g),
+                                  text=[plot(t) for t, keep in zip(tokens, m, strict=True) if keep], textposition="top center",
                                   textfont={"size": 11, "color": colors[g]}, marker={"size": 9, "color": colors[g]},
-                                  hovertemplate="%{text}<extra>" + g + "</extra>"))
+                                  hovertemplate="%{text}<extra>" + plot(g) + "</extra>"))
         return out
 
     fig = go.Figure(traces(start), frames=[go.Frame(name=str(s), data=traces(k)) for k, s in enumerate(steps)])

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..checkpoints.folder import checkpoint_dir, inside, list_checkpoints
+from ..checkpoints.folder import checkpoint_dir, display_root, inside, list_checkpoints
 from ..errors import CheckpointError
 from ..i18n import _
 from ..model import Embeddings
+from ..safe_text import in_code
 from . import uploads
 from .errors import show_error
 from .models import model_label, model_options
@@ -33,20 +34,26 @@ def pick(side: str, default: str) -> Embeddings | None:
             slot = f"compare:{side}"
             names = tuple(sorted((u.name, u.size) for u in ups))
             if ups and st.session_state.get(f"cmp:{side}:name") != names:
-                path = uploads.spool_many(ups, slot)
-                emb = uploads.load_checkpoint(path, None, path.name)
+                path = uploads.spool_many(ups)
+                try:
+                    emb = uploads.load_checkpoint(path, None, path.name, confine=path.parent)
+                except CheckpointError:
+                    uploads.discard([path.parent])
+                    raise
+                uploads.keep(slot, [path.parent])
                 st.session_state[f"cmp:{side}:name"] = names
                 st.session_state[f"cmp:{side}:key"] = emb.key
             return uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))
         root = checkpoint_dir()
         entries = list_checkpoints(root)
         if not entries:
-            st.info(_("No checkpoints in `{root}` yet.", root=str(root)))
+            st.info(_("No checkpoints in `{root}` yet.", root=in_code(display_root())))
             return None
         rel = st.selectbox(_("File for {side}", side=side), entries, key=f"cmp:{side}:rel")
         key = f"cmp:{side}:folder:{rel}"
         if key not in st.session_state:
-            st.session_state[key] = uploads.load_checkpoint(inside(root, rel), None, rel.rstrip("/")).key
+            st.session_state[key] = uploads.load_checkpoint(inside(root, rel), None, rel.rstrip("/"),
+                                                              confine=root).key
         return uploads.user_models().get(st.session_state[key])
     except CheckpointError as exc:
         show_error(exc)

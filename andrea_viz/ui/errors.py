@@ -9,6 +9,7 @@ import streamlit as st
 
 from ..errors import CheckpointError, QueryError
 from ..i18n import tr
+from ..safe_text import md
 
 
 @contextmanager
@@ -22,4 +23,4 @@ def explain_errors() -> Iterator[None]:
 
 
 def show_error(exc: CheckpointError | QueryError) -> None:
-    st.error(tr(exc.msg), icon="⚠️")
+    st.error(tr(exc.msg, escape=md), icon="⚠️")

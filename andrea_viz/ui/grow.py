@@ -1,16 +1,13 @@
 """The Grow page's session side: one training job and one run folder per session, the live progress,
 and Explore (a copy of the chosen snapshot that stays until another is explored).
 
-Folders live in the system's temporary folder and are removed when a new run replaces them or when the
-session's state is dropped (the end of the session), through ``weakref.finalize``.
+Folders are the session's own (``session_files``): removed when a new run replaces them, and when the session
+ends, after its running training is cancelled.
 """
 
 from __future__ import annotations
 
 import shutil
-import tempfile
-import weakref
-from pathlib import Path
 
 import streamlit as st
 
@@ -21,24 +18,23 @@ from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
 from ..i18n import _
 from ..plots import timeline as plots
 from ..timeline import Snapshot, Timeline
-from . import state
+from . import session_files, state
 from .errors import show_error
 from .fragments import fragment
 from .uploads import user_models
 
 JOB, RUN, EXPLORED = "grow:job", "grow:run", "grow:explored"
-POLL_SECONDS = 0.5
+POLL_SECONDS = 2.0  # the live progress panel's refresh: each refresh is a script run, in every watching tab
 
 
 class SessionFolder:
-    """A temporary folder that is deleted when this object is (a new run, or the session's end)."""
+    """A folder of this session's, deleted by ``remove`` (a new run) or at the end of the session."""
 
     def __init__(self, prefix: str):
-        self.path = Path(tempfile.mkdtemp(prefix=prefix))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
+        self.path = session_files.new_folder(prefix)
 
     def remove(self) -> None:
-        self._finalizer()
+        session_files.remove(self.path)
 
 
 def job() -> GrowJob | None:
@@ -56,6 +52,7 @@ def start(**kwargs) -> GrowJob:
     folder = SessionFolder("andrea_grow_")
     st.session_state[RUN] = folder
     st.session_state[JOB] = j = GrowJob(folder.path / "run", **kwargs).start()
+    session_files.at_session_end(j.cancel)
     return j
 
 

@@ -8,14 +8,17 @@ a view can be shared.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from .. import i18n
 from ..builtin import BUILTINS, DEFAULT_MODEL, MICRO
 from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
-from ..i18n import LANGUAGES, N_, _, num, tr
+from ..i18n import LANGUAGES, N_, _, num, tr, tr_md
 from ..model import Embeddings
+from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
 from . import state
@@ -52,7 +55,7 @@ def from_folder(rel: str) -> Embeddings:
     from .uploads import load_checkpoint
 
     path = inside(checkpoint_dir(), rel)
-    emb = load_checkpoint(path, None, rel.rstrip("/"))
+    emb = load_checkpoint(path, None, rel.rstrip("/"), confine=checkpoint_dir())
     st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel
     return emb
 
@@ -65,7 +68,7 @@ def _model_from_url() -> str:
         try:
             return from_folder(wanted[len(FOLDER_PREFIX):]).key
         except CheckpointError as exc:
-            st.error(_("The model in the address could not be opened: {reason}", reason=exc.msg), icon="⚠️")
+            st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon="⚠️")
     return DEFAULT_MODEL
 
 
@@ -137,7 +140,7 @@ def page_setup(page_file: str) -> Embeddings:
     try:
         return current_model()
     except CheckpointError as exc:
-        st.error(_("The model could not be loaded: {reason}", reason=exc.msg), icon="⚠️")
+        st.error(_("The model could not be loaded: {reason}", reason=tr(exc.msg, escape=md)), icon="⚠️")
         st.stop()
 
 
@@ -172,12 +175,12 @@ def model_card(emb: Embeddings) -> None:
     with st.expander(_("Where these tables came from"), expanded=False):
         st.markdown(_("**Format:** {format}", format=emb.provenance.format))
         if emb.provenance.file:
-            st.markdown(_("**File:** `{file}`", file=emb.provenance.file))
-        st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=emb.tokenizer.description))
+            st.markdown(_("**File:** `{file}`", file=in_code(Path(emb.provenance.file).name)))
+        st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=tr_md(emb.tokenizer.description)))
         for line in emb.provenance.assumptions:
-            st.markdown(_("- assumed: {line}", line=line))
+            st.markdown(_("- assumed: {line}", line=tr(line, escape=md)))
         for line in emb.provenance.notes:
-            st.markdown(f"- {tr(line)}")
+            st.markdown(f"- {tr(line, escape=md)}")
 
 
 def _choose(source: str) -> None:
@@ -191,5 +194,5 @@ def offer_trained_example(emb: Embeddings, key: str) -> None:
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(_("{label} is untrained: its rows are random directions, so nothing here is close for a reason. "
               "ANDREA-micro was trained in this app: its words form classes, and its untied output table is trained "
-              "too.", label=model_label(emb.key)), icon="💡")
+              "too.", label=md(model_label(emb.key))), icon="💡")
     c2.button(_("Use ANDREA-micro"), key=f"{key}:micro", on_click=_choose, args=(MICRO,))

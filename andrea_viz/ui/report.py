@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..i18n import _, num, tr
+from ..i18n import _, num, tr, tr_md
 from ..model import Embeddings
+from ..safe_text import md
 
 
 def checkpoint_report(emb: Embeddings) -> None:
@@ -13,16 +14,16 @@ def checkpoint_report(emb: Embeddings) -> None:
     positions = "—" if emb.context is None else f"{num(emb.context)} × {emb.d_model}"
     st.markdown(_("**Format:** {format}  \n**Tables:** token {V:,} × {d}, positions {positions} ({kind}), output "
                   "{output}  \n**Tokenizer:** {tokenizer}", format=p.format, V=emb.vocab_size, d=emb.d_model,
-                  positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=emb.tokenizer.description))
+                  positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=tr_md(emb.tokenizer.description)))
     for w in p.warnings:
-        st.warning(tr(w), icon="⚠️")
+        st.warning(tr(w, escape=md), icon="⚠️")
     st.markdown("**" + _("Taken as the model's tables") + "**")
     st.dataframe([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles], hide_index=True,
                  width="stretch")
     if p.assumptions:
-        st.markdown(f"**{_('Assumed')}**\n" + "\n".join(f"- {tr(a)}" for a in p.assumptions))
+        st.markdown(f"**{_('Assumed')}**\n" + "\n".join(f"- {tr(a, escape=md)}" for a in p.assumptions))
     if p.notes:
-        st.markdown(f"**{_('Noted')}**\n" + "\n".join(f"- {tr(n)}" for n in p.notes))
+        st.markdown(f"**{_('Noted')}**\n" + "\n".join(f"- {tr(n, escape=md)}" for n in p.notes))
     with st.expander(_("Every tensor in the file ({n:,})", n=len(p.tensors))):
         st.dataframe([{_("tensor"): n, _("shape"): " × ".join(num(s) for s in shape) or _("scalar"), _("dtype"): dt}
                       for n, shape, dt in p.tensors], hide_index=True, width="stretch")

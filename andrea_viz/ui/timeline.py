@@ -15,6 +15,7 @@ from ..i18n import _, num, tr
 from ..lookup import value_stats
 from ..plots import lookup as lookup_plots
 from ..plots import timeline as plots
+from ..safe_text import md
 from ..timeline import Timeline
 from ..words import class_words, default_pairs, default_word
 from .errors import show_error
@@ -65,7 +66,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
             + (" " + (_("At the last step the unchanged rows are exactly those ids.") if exact else
                       _("At the last step the unchanged rows are not exactly those ids.")) if exact is not None else ""))
         if same_tok.size:
-            st.caption(_("Unchanged rows: {tokens}", tokens=", ".join(emb.token(t) for t in same_tok[:40])
+            st.caption(_("Unchanged rows: {tokens}", tokens=", ".join(md(emb.token(t)) for t in same_tok[:40])
                          + (" …" if same_tok.size > 40 else "")))
 
     c1, c2 = st.columns(2)

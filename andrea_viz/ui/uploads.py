@@ -4,20 +4,19 @@ files picked from the checkpoint folder, and the per-session list of loaded mode
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..checkpoints import load_path
+from ..checkpoints.folder import checkpoint_dir
 from ..errors import CheckpointError
 from ..i18n import _
 from ..model import Embeddings
-from . import state
+from ..safe_text import md
+from . import session_files, state
 
-SPOOL_DIR = Path(tempfile.gettempdir()) / "andrea_viz_uploads"
 CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
 
 
@@ -28,16 +27,13 @@ def user_models() -> dict[str, Embeddings]:
 SAFE_NAME = re.compile(r"[^\w.+-]")
 
 
-def spool(uploaded, slot: str) -> Path:
-    """Write an upload, chunk by chunk (no copy of the whole), to a file of its own name in a temporary
-    folder of its own; the file it replaces in the same slot is deleted."""
-    SPOOL_DIR.mkdir(parents=True, exist_ok=True)
-    release(slot)
-    folder = Path(tempfile.mkdtemp(dir=SPOOL_DIR))
+def spool(uploaded, folder: Path | None = None) -> Path:
+    """Write an upload, chunk by chunk (no copy of the whole), to a file of its own name in a new folder of this
+    session's (or in ``folder``). Nothing it may replace is touched until ``keep`` says it was read."""
+    folder = folder or session_files.new_folder("upload_")
     name = SAFE_NAME.sub("_", Path(uploaded.name).name)[-120:] or "upload"
     path = folder / name
     _write(uploaded, path)
-    st.session_state[f"_spooled:{slot}"] = str(path)
     return path
 
 
@@ -58,13 +54,13 @@ SIDECARS = {"config.json", "run.json", "harris_segments.json", "tokenizer.json",
             "gpt2_tokenizer.bin", "trainer_state.json"}
 
 
-def spool_many(files: list, slot: str) -> Path:
+def spool_many(files: list) -> Path:
     """A checkpoint and the files that go beside it (its config JSON, its tokenizer), spooled into one
     folder under their own names, so the loader finds them there. Returns the checkpoint's path: the
     largest file that is not a known sidecar."""
     if len(files) == 1:
-        return spool(files[0], slot)
-    first = spool(max(files, key=lambda f: (f.name not in SIDECARS, f.size)), slot)
+        return spool(files[0])
+    first = spool(max(files, key=lambda f: (f.name not in SIDECARS, f.size)))
     for f in files:
         name = SAFE_NAME.sub("_", Path(f.name).name)[-120:]
         if name != first.name:
@@ -72,15 +68,26 @@ def spool_many(files: list, slot: str) -> Path:
     return first
 
 
+def keep(slot: str, folders: list[Path]) -> None:
+    """The upload in ``folders`` was read: it takes ``slot``, and the one it replaces there is forgotten and deleted."""
+    release(slot)
+    st.session_state[f"_spooled:{slot}"] = [str(f) for f in folders]
+
+
+def discard(folders: list[Path]) -> None:
+    """An upload that could not be read: its copy goes, and what was loaded before stays."""
+    for f in folders:
+        session_files.remove(f)
+
+
 def release(slot: str) -> None:
-    """Forget the model read from a slot's spooled file and delete the file."""
-    old = st.session_state.pop(f"_spooled:{slot}", None)
-    if old:
-        for key in [k for k, e in user_models().items() if e.provenance.file == old]:
+    """Forget the models read from a slot's spooled files and delete the files."""
+    for old in st.session_state.pop(f"_spooled:{slot}", None) or []:
+        for key in [k for k, e in user_models().items() if e.provenance.file and Path(e.provenance.file).parent == Path(old)]:
             user_models().pop(key)
             if st.session_state.get(state.MODEL) == key:
                 st.session_state[state.MODEL] = None
-        shutil.rmtree(Path(old).parent, ignore_errors=True)
+        session_files.remove(old)
 
 
 def uploader_key(name: str) -> str:
@@ -96,16 +103,17 @@ def let_go(name: str) -> None:
     st.session_state[f"_upload_gen:{name}"] = st.session_state.get(f"_upload_gen:{name}", 0) + 1
 
 
-def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Embeddings:
-    """Read a checkpoint with progress shown; raises CheckpointError with the sentence to show."""
-    with st.status(_("Reading {name}…", name=display_name), expanded=False) as status:
+def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confine: Path) -> Embeddings:
+    """Read a checkpoint with progress shown; raises CheckpointError with the sentence to show. Files found
+    beside it are read only from ``confine`` (the checkpoint folder, or the upload's own folder)."""
+    with st.status(_("Reading {name}…", name=md(display_name)), expanded=False) as status:
         status.write(_("Recognising the format from its first bytes, then reading the embedding tables only."))
         try:
-            emb = load_path(path, tokenizer=tokenizer, name=display_name)
+            emb = load_path(path, tokenizer=tokenizer, name=display_name, confine=confine)
         except CheckpointError:
-            status.update(label=_("{name} could not be read.", name=display_name), state="error")
+            status.update(label=_("{name} could not be read.", name=md(display_name)), state="error")
             raise
-        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=display_name, format=emb.provenance.format,
+        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=emb.provenance.format,
                               V=emb.vocab_size, d=emb.d_model), state="complete")
     user_models()[emb.key] = emb
     return emb
@@ -114,7 +122,7 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Em
 def explore(path: Path, name: str) -> None:
     """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page."""
     try:
-        emb = load_checkpoint(path, None, name)
+        emb = load_checkpoint(path, None, name, confine=checkpoint_dir())
     except CheckpointError as exc:
         st.session_state["_explore_error"] = exc
         return
@@ -139,12 +147,22 @@ def upload_form(result_key: str) -> None:
     if not st.button(_("Read the upload"), type="primary", disabled=not ups):
         return
     with explain_errors():
+        folders: list[Path] = []
         try:
-            tok_path = [spool(t, f"tokenizer:{i}") for i, t in enumerate(toks)] or None
-            path = spool_many(ups, "checkpoint")
+            path = spool_many(ups)
+            folders.append(path.parent)
+            tok_folder = session_files.new_folder("tokenizer_") if toks else None
+            tok_path = [spool(t, tok_folder) for t in toks] or None
+            folders += [tok_folder] if tok_folder else []
         finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
             let_go("ckpt:file")
             let_go("ckpt:tok")
             del ups, toks
-        st.session_state[result_key] = load_checkpoint(path, tok_path, path.name).key
+        try:
+            emb = load_checkpoint(path, tok_path, path.name, confine=path.parent)
+        except CheckpointError:
+            discard(folders)
+            raise
+        keep("checkpoint", folders)
+        st.session_state[result_key] = emb.key
         st.rerun()

@@ -8,6 +8,10 @@ from typing import Any
 
 import streamlit as st
 
+from ..i18n import _
+from ..safe_text import md
+
+MAX_CHARS = 200  # an address value longer than this is refused unread
 SEEN = "_url_seen"  # session_state: the names already taken from the URL in this session
 
 
@@ -22,10 +26,30 @@ def initial(name: str, default: Any, parse: Callable[[str], Any] = str, allowed:
     if raw is None:
         return default
     try:
-        value = parse(raw)
-    except (TypeError, ValueError):
+        value = parse(raw) if len(raw) <= MAX_CHARS else None
+    except (TypeError, ValueError, OverflowError):
+        value = None
+    if value is None or (allowed is not None and value not in allowed):
+        refused(name, raw)
         return default
-    return value if allowed is None or value in allowed else default
+    return value
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """A parser for an address value: a plain decimal integer from lo to hi (``²``, ``-1`` or ``1e3`` are refused)."""
+
+    def parse(raw: str) -> int:
+        if not raw.isascii() or not raw.isdigit() or not lo <= int(raw) <= hi:
+            raise ValueError(raw)
+        return int(raw)
+
+    return parse
+
+
+def refused(name: str, raw: str) -> None:
+    """Say that an address value was not used (the page goes on with its default)."""
+    st.warning(_("The address gives {name}={value}, which this page cannot use; it shows its default instead.",
+                 name=md(name), value=md(raw, limit=40)), icon="⚠️")
 
 
 def keep(**values: Any) -> None:

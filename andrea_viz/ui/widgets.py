@@ -6,10 +6,21 @@ import streamlit as st
 
 from ..errors import QueryError
 from ..family import FIRST_SEGMENT_ID
-from ..geometry import Query, resolve
+from ..geometry import MAX_QUERY_CHARS, Query, resolve
 from ..i18n import _, tr
 from ..model import Embeddings
+from ..safe_text import md, md_code
 from . import url
+from .errors import show_error
+
+MAX_CHIPS = 64  # tokens listed under a box
+MAX_TEXT_CHARS = 2_000  # a sentence typed to be tokenized
+
+
+def token_chips(pieces, ids) -> str:
+    """Markdown for tokens as chips, each a code span holding the token as it is (escaped) and its id."""
+    chips = "  ".join(f"{md_code(p)} #{i}" for p, i in zip(pieces[:MAX_CHIPS], ids, strict=False))
+    return chips + (_(" … and {n:,} more", n=len(ids) - MAX_CHIPS) if len(ids) > MAX_CHIPS else "")
 
 
 def default_word(emb: Embeddings, preferred: str = "cat") -> str:
@@ -30,15 +41,14 @@ def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred:
     default = default_word(emb, preferred)
     if widget not in st.session_state:  # the widget's value lives in the session from here on
         st.session_state[widget] = url.initial(url_name, default) if url_name is not None else default
-    text = st.text_input(label or _("Word or token id"), key=widget,
+    text = st.text_input(label or _("Word or token id"), key=widget, max_chars=MAX_QUERY_CHARS,
                          help=_("A word is split by the model's tokenizer; write #42 to pick row 42 directly."))
     if url_name is not None:
         url.keep(**{url_name: text or None})
     try:
         q = resolve(emb, text or "")
     except QueryError as exc:
-        st.error(tr(exc.msg), icon="⚠️")
+        show_error(exc)
         return None
-    chips = "  ".join(f"`{p}` #{i}" for p, i in zip(q.pieces, q.ids, strict=True))
-    st.caption(_("Tokens: {chips}", chips=chips) + (f" — {tr(q.note)}" if q.note else ""))
+    st.caption(_("Tokens: {chips}", chips=token_chips(q.pieces, q.ids)) + (f" — {tr(q.note, escape=md)}" if q.note else ""))
     return q

@@ -45,3 +45,13 @@ def button(at: AppTest, label: str, key: str | None = None):
     found = [b for b in at.button if b.label == label and (key is None or b.key == key)]
     assert len(found) == 1, [b.label for b in at.button]
     return found[0]
+
+
+def plain(markdown: str) -> str:
+    """What a reader sees of a markdown body: rendered by CommonMark, tags dropped, entities decoded."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    return html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").render(markdown))).strip()

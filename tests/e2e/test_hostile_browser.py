@@ -1,0 +1,101 @@
+"""A hostile model, word and address in real Chromium, on every page: no dialog opens, no frame, object, link or
+image of theirs appears. And the files of a session are gone from the server's disk after it ends."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from andrea_viz.registry import available_pages
+from tests.checkpoint_files.hostile import BREAKOUT, EVIL, hostile_folder
+
+from .conftest import exceptions, open_page, serve, sidebar_model, wait_idle
+
+FOUND_MARKUP = """() => {
+  const main = document.querySelector('[data-testid=stAppViewContainer]') || document.body;
+  const bad = [];
+  for (const el of main.querySelectorAll('iframe, object, embed, script:not([src]), img, a[href], [srcdoc]')) {
+    const target = el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('data') || el.getAttribute('srcdoc') || '';
+    if (el.matches('iframe, object, embed, [srcdoc]') || target.includes('EVIL') || target.startsWith('javascript:'))
+      bad.push(el.outerHTML.slice(0, 200));
+  }
+  for (const el of main.querySelectorAll('.js-plotly-plot a, .js-plotly-plot text b'))
+    bad.push('plotly: ' + el.outerHTML.slice(0, 200));
+  for (const el of main.querySelectorAll('[data-testid=stMarkdownContainer] span[style*=color]'))
+    if (el.textContent.includes('RED')) bad.push('colour: ' + el.outerHTML.slice(0, 200));
+  return bad;
+}""".replace("EVIL", EVIL)
+
+
+@pytest.fixture(scope="module")
+def hostile_app(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ckpts")
+    _path, rel = hostile_folder(root)
+    with serve({"ANDREA_VIZ_CHECKPOINT_DIR": str(root)}) as (url, _pid):
+        yield url, rel
+
+
+PAGES = [p.url_path for p in available_pages()]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_markup_of_a_hostile_model_reaches_the_page(browser, hostile_app, path):
+    url, rel = hostile_app
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        open_page(page, f"{url}/{path}?model={quote('folder:' + rel)}&word={quote('#15')}")
+        assert "evil.npz" in sidebar_model(page)  # the hostile model is the one on screen
+        assert exceptions(page) == []
+        assert page.evaluate(FOUND_MARKUP) == []
+        assert dialogs == []
+    finally:
+        context.close()
+
+
+def test_a_typed_hostile_word_stays_text(browser, hostile_app):
+    url, rel = hostile_app
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        open_page(page, f"{url}/Forward_pass?model={quote('folder:' + rel)}")
+        box = page.get_by_role("textbox", name="A sentence")
+        box.fill(f"cat {BREAKOUT} [click](https://evil.invalid/x) <b>x</b> dog")
+        box.press("Enter")
+        page.locator("[data-testid=stMarkdownContainer]", has_text="click").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert page.evaluate(FOUND_MARKUP) == [] and dialogs == [] and exceptions(page) == []
+    finally:
+        context.close()
+
+
+def test_a_sessions_upload_is_deleted_from_disk_when_the_session_ends(browser, tmp_path):
+    import numpy as np
+
+    from andrea_viz.ui.session_files import BASE
+
+    np.savez(tmp_path / "mine.npz", wte=np.ones((30, 4), np.float32))
+    env = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "1", "ANDREA_VIZ_SWEEP_SECONDS": "1"}
+    with serve(env) as (url, pid):
+        context = browser.new_context()
+        page = context.new_page()
+        open_page(page, f"{url}/Checkpoint")
+        page.locator("[data-testid=stFileUploaderDropzoneInput]").first.set_input_files(str(tmp_path / "mine.npz"))
+        page.get_by_role("button", name="Read the upload").wait_for()
+        page.locator("button:not([disabled])", has_text="Read the upload").click()
+        page.get_by_text("What mine.npz holds").wait_for(timeout=60_000)
+        homes = list((BASE / str(pid)).iterdir())
+        assert len(homes) == 1 and list(homes[0].rglob("mine.npz"))
+        context.close()  # the session ends: its websocket closes, and the server forgets it after the TTL
+        deadline = time.monotonic() + 60
+        while homes[0].exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not homes[0].exists()
+    assert not Path(BASE / str(pid)).exists() or not any((BASE / str(pid)).iterdir())

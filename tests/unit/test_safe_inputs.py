@@ -1,0 +1,211 @@
+"""Untrusted text made inert, files sized before they are read, and inputs bounded (issue: no markup, no bomb)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+from andrea_viz import safe_text
+from andrea_viz.checkpoints import load_path
+from andrea_viz.checkpoints.folder import inside
+from andrea_viz.errors import CheckpointError, QueryError
+from tests.checkpoint_files.hostile import HOSTILE
+
+MD = MarkdownIt("commonmark")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("text", HOSTILE + ["*a* _b_ `c` <d> [e](f) ![g](h) \\ | ~ # + - . !"])
+def test_escaped_markdown_renders_as_the_text_itself(text):
+    html = MD.render(safe_text.md(text, limit=None))
+    for tag in ("<a ", "<img", "<em>", "<strong>", "<code>", "<iframe", "<script", "<h1>", "<object"):
+        assert tag not in html, (tag, html)
+    # the visible text is the cleaned string, character for character (entities decoded)
+    visible = MD.parseInline(safe_text.md(text, limit=None))[0].children
+    assert "".join(t.content for t in visible if t.type == "text") == safe_text.clean(text, limit=None)
+
+
+@pytest.mark.parametrize("text", HOSTILE + ["` `", "``", " lead", "trail "])
+def test_a_code_span_holds_the_text_exactly(text):
+    html = MD.renderInline(safe_text.md_code(text, limit=None))
+    assert html.count("<code>") == 1 and html.startswith("<code>") and html.endswith("</code>"), html
+    inner = MD.parseInline(safe_text.md_code(text, limit=None))[0].children[0].content
+    assert inner == safe_text.clean(text, limit=None)
+
+
+def test_plot_text_shows_html_as_typed_and_names_direction_and_control_characters():
+    assert safe_text.plot('<a href="x">cat</a> & <b>') == '&lt;a href="x"&gt;cat&lt;/a&gt; &amp; &lt;b&gt;'
+    assert safe_text.plot("\u202eevil\x00\n") == "U+202Eevil␀↵"
+    assert safe_text.plot("x" * 5000).endswith("…") and len(safe_text.plot("x" * 5000)) == safe_text.LIMIT + 1
+    arr = safe_text.plot_array(["cat", "<b>", "x" * 300])
+    assert list(arr) == ["cat", "&lt;b&gt;", "x" * safe_text.LIMIT + "…"]
+
+
+def _bomb(path: Path, method: int, rows: int = 65_536, d: int = 1024) -> None:
+    """An .npz whose one member declares a (rows, d) float32 table of zeros, as zipfile compresses it."""
+    hdr = io.BytesIO()
+    np.lib.format.write_array_header_1_0(hdr, {"descr": "<f4", "fortran_order": False, "shape": (rows, d)})
+    with zipfile.ZipFile(path, "w", compression=method) as z, z.open("wte.npy", "w", force_zip64=True) as f:
+        f.write(hdr.getvalue())
+        chunk = bytes(2**22)
+        for _ in range(rows * d * 4 // len(chunk)):
+            f.write(chunk)
+
+
+def test_a_bzip2_npz_bomb_is_refused_in_under_a_second(tmp_path):
+    _bomb(tmp_path / "bomb.npz", zipfile.ZIP_BZIP2)
+    assert (tmp_path / "bomb.npz").stat().st_size < 2_000  # 256 MB of zeros in about a kilobyte
+    t = time.perf_counter()
+    with pytest.raises(CheckpointError, match="bzip2"):
+        load_path(tmp_path / "bomb.npz")
+    assert time.perf_counter() - t < 1.0
+
+
+def test_a_deflated_npz_bomb_is_refused_by_its_ratio_before_reading(tmp_path):
+    _bomb(tmp_path / "bomb.npz", zipfile.ZIP_DEFLATED, rows=32_768)
+    t = time.perf_counter()
+    with pytest.raises(CheckpointError, match="does not compress like that"):
+        load_path(tmp_path / "bomb.npz")
+    assert time.perf_counter() - t < 1.0
+
+
+def test_a_real_compressed_npz_still_opens(tmp_path):
+    rng = np.random.default_rng(0)
+    np.savez_compressed(tmp_path / "t.npz", wte=rng.standard_normal((20_000, 1024)).astype(np.float32))
+    assert load_path(tmp_path / "t.npz").token_table.shape == (20_000, 1024)
+
+
+def test_tables_larger_than_the_bound_are_refused_from_their_shapes(tmp_path, monkeypatch):
+    np.save(tmp_path / "t.npy", np.zeros((100, 8), np.float32))
+    monkeypatch.setenv("ANDREA_VIZ_MAX_MODEL_BYTES", "3000")
+    with pytest.raises(CheckpointError, match="at most 3,000 bytes per model"):
+        load_path(tmp_path / "t.npy")
+    monkeypatch.setenv("ANDREA_VIZ_MAX_MODEL_BYTES", "3200")
+    assert load_path(tmp_path / "t.npy").vocab_size == 100
+
+
+def test_grow_refuses_a_fifo_and_a_device_as_corpus(tmp_path):
+    from andrea_viz.grow.trainer import read_corpus_file
+
+    os.mkfifo(tmp_path / "fifo")
+    for path, kind in ((tmp_path / "fifo", "a FIFO"), ("/dev/zero", "a device"), (tmp_path, "a folder")):
+        t = time.perf_counter()
+        with pytest.raises(QueryError, match=kind):
+            read_corpus_file(path)
+        assert time.perf_counter() - t < 1.0
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--corpus", str(tmp_path / "fifo"), "--out",
+                        str(tmp_path / "run")], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "is a FIFO" in r.stderr
+
+
+@pytest.mark.parametrize("raw", ["²", "-1", "2000000", "1e3", " 5", "9" * 50_000, "٣"])
+def test_an_address_integer_outside_its_range_or_form_is_refused(raw):
+    from andrea_viz.ui.url import int_in
+
+    with pytest.raises(ValueError):
+        int_in(0, 1_000_000)(raw)
+    assert int_in(0, 1_000_000)("42") == 42
+
+
+def test_a_huge_id_or_word_is_refused_before_it_is_tokenized():
+    import andrea_viz
+    from andrea_viz.geometry import resolve_ids
+
+    emb = andrea_viz.load("andrea-120m-init")
+    t = time.perf_counter()
+    for q in ("#" + "9" * 50_000, "a" * 100_000):
+        with pytest.raises(QueryError):
+            resolve_ids(emb, q)
+    assert time.perf_counter() - t < 0.5
+
+
+def test_files_beside_a_folder_model_must_lie_inside_the_checkpoint_folder(tmp_path):
+    root, outside = tmp_path / "ckpts", tmp_path / "secret"
+    (root / "bert").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "passwords.txt").write_text("root:hunter2\n")
+    np.save(root / "bert" / "t.npy", np.zeros((4, 4), np.float32))
+    (root / "bert" / "vocab.txt").symlink_to(outside / "passwords.txt")
+    for rel in ("bert", "bert/t.npy"):
+        with pytest.raises(CheckpointError, match="links to a file outside the checkpoint folder") as exc:
+            inside(root, rel)
+        assert str(tmp_path) not in str(exc.value)  # no server path in the sentence
+    with pytest.raises(CheckpointError) as exc:
+        inside(root, "../../etc/passwd")
+    assert "resolves outside the checkpoint folder" in str(exc.value) and str(tmp_path) not in str(exc.value)
+
+
+def test_a_tokenizer_found_outside_the_confining_folder_is_not_read(tmp_path):
+    """nanoGPT's meta.pkl is looked for in the run folder's parent: a model opened from the checkpoint folder
+    (or an upload) must not read it from outside."""
+    from tests.checkpoint_files import makers
+
+    meta = makers.nanogpt_char_prepare(tmp_path / "data" / "shakespeare_char", "First Citizen: speak, speak.\n" * 8)
+    (tmp_path / "out").mkdir()
+    makers.nanogpt_ckpt(tmp_path / "out" / "ckpt.pt", vocab_size=meta["vocab_size"], dataset="shakespeare_char")
+    opened = load_path(tmp_path / "out" / "ckpt.pt")
+    assert opened.token(meta["stoi"]["F"]) == "F"
+    confined = load_path(tmp_path / "out" / "ckpt.pt", confine=tmp_path / "out")
+    assert confined.token(meta["stoi"]["F"]) == f"#{meta['stoi']['F']}"
+
+
+def test_the_sweeper_removes_only_the_folders_of_sessions_that_ended(tmp_path):
+    from andrea_viz.ui import session_files
+
+    me = os.getpid()
+    for sid in ("alive", "gone"):
+        (tmp_path / str(me) / sid / "upload_x").mkdir(parents=True)
+    (tmp_path / "999999999" / "old" / "run").mkdir(parents=True)  # a server that no longer runs
+    ran = []
+    session_files._at_end["gone"] = [lambda: ran.append("cancelled")]
+    removed = session_files.sweep(knows=lambda sid: sid == "alive", base=tmp_path, pid=me)
+    assert removed == ["gone"] and ran == ["cancelled"]
+    assert (tmp_path / str(me) / "alive" / "upload_x").is_dir()
+    assert not (tmp_path / str(me) / "gone").exists() and not (tmp_path / "999999999").exists()
+
+
+PEAK_SCRIPT = r"""
+import sys, numpy as np
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field): return int(line.split()[1]) * 1024
+import andrea_viz
+from andrea_viz.geometry import anisotropy, neighbors
+from andrea_viz.lookup import block_average, value_stats
+base = rss("VmRSS:")
+emb = andrea_viz.load(sys.argv[1])
+neighbors(emb, "#5", k=10)
+emb.row_norms
+block_average(emb.token_table, 128, 64)
+value_stats(emb.token_table, None)
+anisotropy(emb)
+anisotropy(emb, centered=True)
+print((rss("VmHWM:") - base) / emb.token_table.nbytes)
+"""
+
+
+def test_a_large_table_peaks_within_one_and_a_half_times_its_size(tmp_path):
+    """A table above the derived-copy limit, opened and measured as the Home and Lookup pages do, in a fresh
+    process: the peak resident set (file pages included) stays within 1.5× the table."""
+    from andrea_viz.model import DERIVED_COPY_MAX
+
+    rows, d = 2 * DERIVED_COPY_MAX // (4 * 1024), 1024  # 512 MB: fixed-size work buffers count for little
+    a = np.lib.format.open_memmap(tmp_path / "big.npy", mode="w+", dtype=np.float32, shape=(rows, d))
+    rng = np.random.default_rng(0)
+    for i in range(0, rows, 16_384):
+        a[i:i + 16_384] = rng.standard_normal((min(16_384, rows - i), d), dtype=np.float32)
+    a.flush()
+    del a
+    r = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(tmp_path / "big.npy")], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout.strip()) <= 1.5, r.stdout
