@@ -45,6 +45,8 @@ def _valid_files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
         out["npy"] = ((d / "t.npy").read_bytes(), {})
         np.savez(d / "t.npz", wte=g.standard_normal((40, 8), np.float32), wpe=g.standard_normal((8, 8), np.float32))
         out["npz"] = ((d / "t.npz").read_bytes(), {})
+        makers.gguf_model(d / "m.gguf", V=300, d=32, qtype="Q8_0")
+        out["gguf"] = ((d / "m.gguf").read_bytes(), {})
     return out
 
 
@@ -308,3 +310,22 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
+
+
+# --- GGUF on its own: its header is long (metadata, the token list), so cuts and flips land everywhere in it
+@SETTINGS
+@given(st.data())
+def test_truncated_gguf(data):
+    raw, _ = VALID["gguf"]
+    load_bytes(raw[: data.draw(st.integers(0, len(raw) - 1))], "f.gguf")
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1, max_size=12))
+def test_flipped_bytes_in_gguf(flips):
+    raw, _ = VALID["gguf"]
+    header_end = raw.index(b"blk.0.attn_q.weight") + 64  # the tensor infos end the header
+    b = bytearray(raw)
+    for pos, val in flips:
+        b[pos % header_end] = val
+    load_bytes(bytes(b), "f.gguf")
