@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .i18n import Msg
 from .model import Embeddings
 
 PRECISIONS = ("bf16", "fp16", "int8", "q8_0", "q4_0")
@@ -196,39 +197,59 @@ def _cos(t: np.ndarray, i: int, j: int) -> float:
     return 0.0 if nu == 0 or nv == 0 else float(u @ v / (nu * nv))
 
 
-def compare(emb: Embeddings, precisions: tuple[str, ...] | list[str] = PRECISIONS, against: dict[str, Embeddings] | None = None,
-            k: int = K, backend: str = "auto", progress: Callable[[str, float], None] | None = None
-            ) -> dict[str, PrecisionResult]:
-    """Every token's Jaccard@k against ``emb``'s float32 table: for each precision named (as typed) and each
-    model of ``against`` (a name -> the same model read from another file, e.g. a GGUF of any type)."""
+def reference_neighbours(emb: Embeddings, k: int = K, backend: str = "auto",
+                         progress: Callable[[float], None] | None = None) -> np.ndarray:
+    """(V, k) the float32 table's exact neighbours, computed once per model and k."""
+    return emb.memo(("precision reference", k, backend),
+                    lambda: topk(unit_rows(emb.token_table), k, backend=backend, progress=progress))
+
+
+def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, backend: str = "auto",
+                  progress: Callable[[str, float], None] | None = None) -> PrecisionResult:
+    """One table of ``emb``'s shape (the token table at another precision) against the float32 table."""
     from .geometry import resolve_ids
     from .words import default_pairs
 
-    ref_table = emb.token_table
-    tables: dict[str, Callable[[], np.ndarray]] = {p: (lambda p=p: at_precision(ref_table, p)) for p in precisions}
-    for name, other in (against or {}).items():
-        if other.token_table.shape != ref_table.shape:
-            raise QueryError("{name} has a {v:,} × {d:,} token table but {ref} has {rv:,} × {rd:,}: compare one model at "
-                             "two precisions", name=name, v=other.vocab_size, d=other.d_model, ref=emb.name,
-                             rv=emb.vocab_size, rd=emb.d_model)
-        tables[name] = lambda other=other: other.token_table
+    if table.shape != emb.token_table.shape:
+        raise QueryError("{name} has a {v:,} × {d:,} token table but {ref} has {rv:,} × {rd:,}: compare one model at "
+                         "two precisions", name=name, v=table.shape[0], d=table.shape[1], ref=emb.name,
+                         rv=emb.vocab_size, rd=emb.d_model)
+    t0 = time.perf_counter()
+    reference = reference_neighbours(emb, k, backend, None if progress is None else (lambda f: progress("float32", f)))
+    ids = topk(unit_rows(table), k, backend=backend, progress=None if progress is None else (lambda f: progress(name, f)))
+    pairs = [(f"{a}/{b}", resolve_ids(emb, a)[1][0], resolve_ids(emb, b)[1][0]) for a, b in default_pairs(emb)]
+    return PrecisionResult(name, jaccard_rows(reference, ids), k,
+                           {label: (_cos(emb.token_table, i, j), _cos(table, i, j)) for label, i, j in pairs},
+                           time.perf_counter() - t0)
+
+
+def measure(emb: Embeddings, name: str, k: int = K, backend: str = "auto",
+            progress: Callable[[float, Msg], None] | None = None) -> PrecisionResult:
+    """``emb``'s token table at precision ``name`` (one of PRECISIONS) against its float32 table; ``progress(f,
+    text)`` as the app's progress bars take it."""
+    table = at_precision(emb.token_table, name)
+
+    def report(label: str, f: float) -> None:
+        if progress is not None:
+            progress(f / 2 if label == "float32" else 0.5 + f / 2, Msg("neighbours at {name}", name=label))
+
+    return measure_table(emb, name, table, k, backend, report)
+
+
+def compare(emb: Embeddings, precisions: tuple[str, ...] | list[str] = PRECISIONS,
+            against: dict[str, Embeddings] | None = None, k: int = K, backend: str = "auto",
+            progress: Callable[[str, float], None] | None = None) -> dict[str, PrecisionResult]:
+    """Every token's Jaccard@k against ``emb``'s float32 table: for each precision named (as typed) and each
+    model of ``against`` (a name -> the same model read from another file, e.g. a GGUF of any type)."""
     for p in precisions:
         if p.lower() not in PRECISIONS:
             raise QueryError("precision must be one of {allowed}; got {name!r}", allowed=", ".join(PRECISIONS), name=p)
-    pairs = [(f"{a}/{b}", resolve_ids(emb, a)[1][0], resolve_ids(emb, b)[1][0]) for a, b in default_pairs(emb)]
-
-    def report(label: str):
-        return None if progress is None else (lambda f: progress(label, f))
-
-    reference = topk(unit_rows(ref_table), k, backend=backend, progress=report("float32"))
-    out = {}
-    for name, make in tables.items():
-        t0 = time.perf_counter()
-        t = make()
-        ids = topk(unit_rows(t), k, backend=backend, progress=report(name))
-        out[name] = PrecisionResult(name, jaccard_rows(reference, ids), k,
-                                    {label: (_cos(ref_table, i, j), _cos(t, i, j)) for label, i, j in pairs},
-                                    time.perf_counter() - t0)
+    for name, other in (against or {}).items():
+        if other.token_table.shape != emb.token_table.shape:
+            measure_table(emb, name, other.token_table)  # raises the shape sentence before any search
+    out = {p: measure_table(emb, p, at_precision(emb.token_table, p), k, backend, progress) for p in precisions}
+    for name, other in (against or {}).items():
+        out[name] = measure_table(emb, name, other.token_table, k, backend, progress)
     return out
 
 

@@ -56,36 +56,37 @@ class _Walk:
     def __init__(self, buf, name: str):
         self.buf, self.name, self.pos, self.order = buf, name, 0, "<"
 
-    def need(self, n: int, what: str) -> int:
+    def need(self, n: int, field: str) -> int:
+        """Take n bytes for ``field`` (a key, a tensor, or the name of a header field in GGUF's spec)."""
         left = len(self.buf) - self.pos
         if n < 0 or n > left:
-            raise CheckpointError("{name}: the GGUF header's {what} needs {n:,} bytes at byte {pos:,} but only {left:,} "
-                                  "remain: the file is truncated or its header is wrong", name=self.name, what=what, n=n,
-                                  pos=self.pos, left=left)
+            raise CheckpointError("{name}: the GGUF header needs {n:,} bytes for {field} at byte {pos:,} but only {left:,} "
+                                  "remain: the file is truncated or its header is wrong", name=self.name, field=field,
+                                  n=n, pos=self.pos, left=left)
         p = self.pos
         self.pos += n
         return p
 
-    def uint(self, size: int, what: str) -> int:
-        p = self.need(size, what)
+    def uint(self, size: int, field: str) -> int:
+        p = self.need(size, field)
         return struct.unpack_from(self.order + {4: "I", 8: "Q"}[size], self.buf, p)[0]
 
-    def string(self, what: str) -> bytes:
-        n = self.uint(8, what)
-        p = self.need(n, what)
+    def string(self, field: str) -> bytes:
+        n = self.uint(8, field)
+        p = self.need(n, field)
         return bytes(self.buf[p : p + n])
 
     def value(self, vtype: int, key: str, depth: int = 0) -> bytes | None:
         """Skip one value of type ``vtype``; return its bytes when it is a small scalar or string (else None)."""
         if vtype in SCALAR_BYTES:
-            p = self.need(SCALAR_BYTES[vtype], f"value of {key}")
+            p = self.need(SCALAR_BYTES[vtype], key)
             return bytes(self.buf[p : self.pos])
         if vtype == STRING:
-            self.string(f"string {key}")
+            self.string(key)
             return None
         if vtype == ARRAY and depth == 0:
-            itype = self.uint(4, f"array type of {key}")
-            count = self.uint(8, f"array length of {key}")
+            itype = self.uint(4, key)
+            count = self.uint(8, key)
             least = SCALAR_BYTES.get(itype, 8 if itype == STRING else 12)  # a string is at least its length
             if count * least > len(self.buf) - self.pos:
                 raise CheckpointError("{name}: the GGUF key {key} declares {count:,} elements, at least {need:,} bytes, "
@@ -116,16 +117,16 @@ def check_header(path: Path) -> Header:
         if version not in VERSIONS:
             raise CheckpointError("{name} is GGUF version {version}; this app reads versions 2 and 3", name=path.name,
                                   version=version)
-        n_tensors, n_kv = w.uint(8, "tensor count"), w.uint(8, "key count")
-        for count, least, what in ((n_kv, 13, "metadata keys"), (n_tensors, 24, "tensors")):
+        n_tensors, n_kv = w.uint(8, "tensor_count"), w.uint(8, "metadata_kv_count")
+        for count, least, field in ((n_kv, 13, "metadata_kv_count"), (n_tensors, 24, "tensor_count")):
             if count * least > size:
-                raise CheckpointError("{name}: the GGUF header declares {count:,} {what}, more than its {size:,} bytes can "
-                                      "hold: the header lies or the file is cut", name=path.name, count=count, what=what,
+                raise CheckpointError("{name}: the GGUF header's {field} is {count:,}, more than its {size:,} bytes can "
+                                      "hold: the header lies or the file is cut", name=path.name, count=count, field=field,
                                       size=size)
         alignment = DEFAULT_ALIGNMENT
         for _ in range(n_kv):
-            key = w.string("key name").decode("utf-8", errors="replace")
-            vtype = w.uint(4, f"type of {key}")
+            key = w.string("metadata_kv").decode("utf-8", errors="replace")
+            vtype = w.uint(4, key)
             raw = w.value(vtype, key)
             if key == "general.alignment":
                 alignment = int.from_bytes(raw, "little" if w.order == "<" else "big") if vtype == UINT32 else 0
@@ -134,14 +135,14 @@ def check_header(path: Path) -> Header:
                                           name=path.name)
         tensors = []
         for _ in range(n_tensors):
-            tname = w.string("tensor name").decode("utf-8", errors="replace")
-            n_dims = w.uint(4, f"dimension count of {tname}")
+            tname = w.string("tensor_info").decode("utf-8", errors="replace")
+            n_dims = w.uint(4, tname)
             if not 1 <= n_dims <= MAX_DIMS:
                 raise CheckpointError("{name}: tensor {tensor} declares {n} dimensions; GGUF allows 1 to {most}",
                                       name=path.name, tensor=tname, n=n_dims, most=MAX_DIMS)
-            dims = tuple(w.uint(8, f"dimensions of {tname}") for _ in range(n_dims))
-            ttype = w.uint(4, f"type of {tname}")
-            offset = w.uint(8, f"offset of {tname}")
+            dims = tuple(w.uint(8, tname) for _ in range(n_dims))
+            ttype = w.uint(4, tname)
+            offset = w.uint(8, tname)
             tensors.append((tname, dims, ttype, offset))
         data_start = -(-w.pos // alignment) * alignment
     available = size - data_start

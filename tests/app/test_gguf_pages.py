@@ -33,3 +33,16 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     at.text_input[0].set_value("tuesday").run()
     no_exception(at)
     assert not at.error and info["tokens"].index("\u2581tuesday") not in list(at.dataframe[0].value["id"])
+
+
+def test_the_neighbours_page_measures_what_a_precision_keeps(app):
+    from .conftest import button
+
+    at = open_page(app("andrea-micro"), "4_Neighbours.py")
+    at.selectbox(key="nb:precision").set_value("q4_0").run()
+    button(at, "Compare every token").click().run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert 0 <= float(metrics["median Jaccard@10"]) <= 1
+    assert any("cos(cat, dog)" in c.value and "at q4_0" in c.value for c in at.caption)
+    assert len(at.dataframe[-1].value) == 20

@@ -119,7 +119,7 @@ def test_lying_counts_are_refused_before_anything_is_allocated(tmp_path):
     lies = {}
     b = bytearray(raw)
     b[8:16] = struct.pack("<Q", 2**62)  # tensor count
-    lies["tensors"] = (b, r"declares 4,611,686,018,427,387,904 tensors")
+    lies["tensors"] = (b, r"tensor_count is 4,611,686,018,427,387,904, more than")
     b = bytearray(raw)
     i = b.index(b"tokenizer.ggml.tokens") + len(b"tokenizer.ggml.tokens") + 4 + 4  # value type, array type, count
     b[i : i + 8] = struct.pack("<Q", 10**15)
