@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 def info_dict(emb: Embeddings) -> dict:
     p = emb.provenance
-    return {
+    return _gguf_facts(emb) | {
         "name": emb.name,
         "format": str(p.format),
         "vocab_size": emb.vocab_size,
@@ -46,12 +46,16 @@ def info_dict(emb: Embeddings) -> dict:
         "total_params": emb.card.get("total_params"),
         "layers": emb.card.get("layers"),
         "init_std": emb.card.get("init_std"),
-        "context_length": emb.card.get("context_length"),  # a GGUF's metadata (RoPE models have no position table)
-        "stored_type": emb.card.get("stored_type"),  # a GGUF token table's type (Q4_K, F16, …)
         "tokenizer": str(emb.tokenizer.description),
         "notes": [str(n) for n in (*p.assumptions, *p.notes)],
         "warnings": [str(w) for w in p.warnings],
     }
+
+
+def _gguf_facts(emb: Embeddings) -> dict:
+    """A GGUF's context length (from its metadata: RoPE models have no position table) and its token table's stored
+    type (Q4_K, F16, …); nothing for other formats."""
+    return {k: emb.card[k] for k in ("context_length", "stored_type") if k in emb.card}
 
 
 def _cmd_info(args: argparse.Namespace) -> int:

@@ -137,3 +137,17 @@ def test_lying_counts_are_refused_before_anything_is_allocated(tmp_path):
         with PeakResident() as peak, pytest.raises(CheckpointError, match=message):
             andrea_viz.load(tmp_path / f"{what}.gguf")
         assert peak.bytes < 32 * 2**20, what
+
+
+def test_info_json_says_the_stored_type_and_the_context(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    makers.gguf_model(tmp_path / "m.gguf", d=256, qtype="Q6_K", context=512)
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "info", str(tmp_path / "m.gguf"), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["stored_type"], d["context_length"], d["layers"], d["output"]) == ("Q6_K", 512, 2, "tied")
+    assert d["format"] == "GGUF v3 (llama)" and "SentencePiece" in d["tokenizer"]
