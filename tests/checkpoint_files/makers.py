@@ -233,22 +233,25 @@ def pack_k_blocks(qtype, rows: int, d: int, seed: int = 0) -> np.ndarray:
 
 def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokenizer: str = "llama",
                untied: bool = False, table: np.ndarray | None = None, layers: int = 2, context: int = 256,
-               seed: int = 0) -> dict:
+               seed: int = 0, arch: str = "llama", positions: int = 0, output_qtype: str = "F32",
+               big_endian: bool = False) -> dict:
     """A llama-architecture GGUF as llama.cpp's converters write one: metadata, the tokenizer, token_embd.weight in
     ``qtype`` (F32, F16, BF16, Q8_0, Q4_0 by gguf.quants.quantize; Q4_K, Q6_K packed by pack_k_blocks), and
-    output.weight when untied. Returns what was written: the raw bytes, the type and the tokens."""
+    output.weight when untied (in ``output_qtype``), position_embd.weight when ``positions`` > 0 (GPT-2, BERT).
+    Returns what was written: the raw bytes, the type and the tokens."""
     import gguf
     from gguf import quants
 
     qt = gguf.GGMLQuantizationType[qtype]
     g = np.random.default_rng(seed)
-    w = gguf.GGUFWriter(str(path), arch="llama")
-    w.add_name("tiny-llama")
+    w = gguf.GGUFWriter(str(path), arch=arch, endianess=gguf.GGUFEndian.BIG if big_endian else gguf.GGUFEndian.LITTLE)
+    w.add_name(f"tiny-{arch}")
     w.add_block_count(layers)
     w.add_context_length(context)
     w.add_embedding_length(d)
     w.add_head_count(2)
-    w.add_rope_freq_base(10000.0)
+    if not positions:
+        w.add_rope_freq_base(10000.0)
     if tokenizer == "llama":
         tokens, scores, types = spm_vocab(V)
         w.add_tokenizer_model("llama")
@@ -264,6 +267,13 @@ def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokeni
         w.add_tokenizer_model("gpt2")
         w.add_token_list(tokens)
         w.add_token_merges([m for m in merges.read_text().splitlines() if m and not m.startswith("#")])
+    elif tokenizer == "bert":
+        tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "dog", "kit", "##ten", "##s", "sat"]
+        tokens += [f"w{i}" for i in range(V - len(tokens))]
+        w.add_tokenizer_model("bert")
+        w.add_token_list(tokens)
+        w.add_token_types([3 if t.startswith("[") else 1 for t in tokens])
+        w.add_unk_token_id(1)
     else:
         tokens = []
     if table is None:
@@ -273,13 +283,18 @@ def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokeni
     else:
         raw = quants.quantize(table, qt)
     w.add_tensor("token_embd.weight", raw, raw_dtype=qt)
-    out = None
+    out = pos = None
+    if positions:
+        pos = g.standard_normal((positions, d)).astype(np.float32)
+        w.add_tensor("position_embd.weight", pos)
     if untied:
         out = g.standard_normal((V, d)).astype(np.float32)
-        w.add_tensor("output.weight", out)
+        oq = gguf.GGMLQuantizationType[output_qtype]
+        w.add_tensor("output.weight", quants.quantize(out, oq), raw_dtype=oq)
+        out = quants.dequantize(quants.quantize(out, oq), oq)
     w.add_tensor("blk.0.attn_q.weight", g.standard_normal((d, d)).astype(np.float32))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    return {"raw": raw, "qtype": qt, "tokens": tokens, "output": out, "table": table}
+    return {"raw": raw, "qtype": qt, "tokens": tokens, "output": out, "table": table, "positions": pos}

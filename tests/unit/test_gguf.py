@@ -151,3 +151,29 @@ def test_info_json_says_the_stored_type_and_the_context(tmp_path):
     d = json.loads(r.stdout)
     assert (d["stored_type"], d["context_length"], d["layers"], d["output"]) == ("Q6_K", 512, 2, "tied")
     assert d["format"] == "GGUF v3 (llama)" and "SentencePiece" in d["tokenizer"]
+
+
+def test_a_quantized_untied_output_table(tmp_path):
+    info = makers.gguf_model(tmp_path / "m.gguf", untied=True, output_qtype="Q8_0")
+    emb = andrea_viz.load(tmp_path / "m.gguf")
+    assert not emb.tied and np.array_equal(emb.output_table, info["output"])
+    assert "output.weight is stored as Q8_0" in emb.provenance.text()
+
+
+def test_a_bert_gguf_has_learned_positions_wordpiece_and_no_head(tmp_path):
+    info = makers.gguf_model(tmp_path / "b.gguf", V=120, d=32, arch="bert", tokenizer="bert", positions=40)
+    emb = andrea_viz.load(tmp_path / "b.gguf")
+    assert emb.position_kind == "learned" and np.array_equal(emb.position_table, info["positions"])
+    assert emb.output_kind == "none" and emb.card["family"] == "bert"
+    tokens = info["tokens"]
+    assert emb.tokenizer.lookup("Cat") == [tokens.index("cat")]
+    assert emb.tokenizer.encode("kittens") == [tokens.index(t) for t in ("kit", "##ten", "##s")]
+    assert emb.tokenizer.unknown_id == tokens.index("[UNK]")
+
+
+def test_a_big_endian_file(tmp_path):
+    info = makers.gguf_model(tmp_path / "be.gguf", qtype="F32", big_endian=True)
+    assert (tmp_path / "be.gguf").read_bytes()[4:8] == b"\0\0\0\3"
+    emb = andrea_viz.load(tmp_path / "be.gguf")
+    assert np.array_equal(emb.token_table, info["table"]) and emb.card["layers"] == 2
+    assert emb.tokenizer.lookup("dog") == [info["tokens"].index("\u2581dog")]
