@@ -14,6 +14,9 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     root.mkdir()
     info = makers.gguf_model(root / "tiny-q4_0.gguf", V=320, d=64, qtype="Q4_0")
     monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    from andrea_viz.checkpoints.folder import list_checkpoints
+
+    assert list_checkpoints(root) == ["tiny-q4_0.gguf"]
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
     at.query_params["model"] = "folder:tiny-q4_0.gguf"
     at.run()
@@ -27,6 +30,11 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     for page in PAGES[1:]:
         open_page(at, page.path.split("/", 1)[1])
         assert at.session_state["model"] != "minilm-l6", page.path
+    open_page(at, "8_Checkpoint.py")
+    at.selectbox(key="ckpt:rel").set_value("tiny-q4_0.gguf").run()
+    [b for b in at.button if b.label == "Read it"][0].click().run()
+    no_exception(at)
+    assert "**Format:** GGUF v3 (llama)" in " ".join(m.value for m in at.markdown)
     open_page(at, "4_Neighbours.py")
     assert at.text_input[0].value == "cat" and not at.error  # the word is found through the file's own tokenizer
     assert len(at.dataframe[0].value["token"]) == 10 and " cat" not in list(at.dataframe[0].value["token"])
