@@ -311,21 +311,3 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
 
-
-# --- GGUF on its own: its header is long (metadata, the token list), so cuts and flips land everywhere in it
-@SETTINGS
-@given(st.data())
-def test_truncated_gguf(data):
-    raw, _ = VALID["gguf"]
-    load_bytes(raw[: data.draw(st.integers(0, len(raw) - 1))], "f.gguf")
-
-
-@SETTINGS
-@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1, max_size=12))
-def test_flipped_bytes_in_gguf(flips):
-    raw, _ = VALID["gguf"]
-    header_end = raw.index(b"blk.0.attn_q.weight") + 64  # the tensor infos end the header
-    b = bytearray(raw)
-    for pos, val in flips:
-        b[pos % header_end] = val
-    load_bytes(bytes(b), "f.gguf")

@@ -5,12 +5,15 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from gguf import GGMLQuantizationType, quants
 
 import andrea_viz
 from andrea_viz import CheckpointError
-from andrea_viz.geometry import neighbors
+from andrea_viz.geometry import resolve
 from tests.checkpoint_files import makers
+from tests.unit.test_checkpoint_fuzz import SETTINGS, VALID, load_bytes
 
 QUANTIZED_BY_GGUF = ["F32", "F16", "BF16", "Q8_0", "Q4_0"]
 PACKED_HERE = ["Q4_K", "Q6_K"]
@@ -57,8 +60,9 @@ def test_the_metadata_tokenizer_encodes_a_word_to_the_id_the_file_says(tmp_path)
         assert emb.tokenizer.lookup(word) == [tokens.index("\u2581" + word)]
     assert emb.tokenizer.encode("the cat") == [tokens.index("\u2581the"), tokens.index("\u2581cat")]
     assert emb.tokenizer.encode("\n") == [tokens.index("\u2581"), tokens.index("<0x0A>")]  # byte fallback
-    q, found = neighbors(emb, "cat", k=5)
-    assert q.ids == (tokens.index("\u2581cat"),) and len(found) == 5 and emb.token(q.ids[0]) == " cat"
+    q = resolve(emb, "cat")
+    assert q.ids == (tokens.index("\u2581cat"),) and emb.token(q.ids[0]) == " cat"
+    assert np.array_equal(q.vector, emb.token_table[q.ids[0]])
 
 
 def test_a_gpt2_bpe_tokenizer_from_metadata(tmp_path):
@@ -177,3 +181,22 @@ def test_a_big_endian_file(tmp_path):
     emb = andrea_viz.load(tmp_path / "be.gguf")
     assert np.array_equal(emb.token_table, info["table"]) and emb.card["layers"] == 2
     assert emb.tokenizer.lookup("dog") == [info["tokens"].index("\u2581dog")]
+
+
+# --- fuzzing GGUF on its own (the shared fuzz tests draw it among every format): its header is long (metadata, the token list), so cuts and flips land everywhere in it
+@SETTINGS
+@given(st.data())
+def test_truncated_gguf(data):
+    raw, _ = VALID["gguf"]
+    load_bytes(raw[: data.draw(st.integers(0, len(raw) - 1))], "f.gguf")
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1, max_size=12))
+def test_flipped_bytes_in_gguf(flips):
+    raw, _ = VALID["gguf"]
+    header_end = raw.index(b"blk.0.attn_q.weight") + 64  # the tensor infos end the header
+    b = bytearray(raw)
+    for pos, val in flips:
+        b[pos % header_end] = val
+    load_bytes(bytes(b), "f.gguf")
