@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
 
@@ -145,33 +147,34 @@ def bert_wordpiece(tokens: list[str], unknown: str, source: str):
     return _hf(tok, tokens, "bert", source)
 
 
-def tokenizer_from_gguf(reader, source: str):
-    """The tokenizer in a GGUF file's metadata (``reader`` a ``gguf.GGUFReader``), or CheckpointError saying why not."""
-    from ..checkpoints.gguf_file import _field, string_list
+def tokenizer_from_gguf(meta: dict, source: str):
+    """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
+    CheckpointError saying why not."""
+    from ..checkpoints.gguf_file import field, string_list
 
-    model = _field(reader, "tokenizer.ggml.model")
-    tokens = string_list(reader, "tokenizer.ggml.tokens")
-    if not isinstance(model, str) or not tokens:
+    model = field(meta, "tokenizer.ggml.model", str)
+    tokens = string_list(meta, "tokenizer.ggml.tokens")
+    if model is None or not tokens:
         raise CheckpointError("{name} carries no tokenizer in its metadata (tokenizer.ggml.model and "
                               "tokenizer.ggml.tokens)", name=source)
-    types = _field(reader, "tokenizer.ggml.token_type")
-    types = types if isinstance(types, list) and len(types) == len(tokens) else None
-    unk = _field(reader, "tokenizer.ggml.unknown_token_id")
-    if not isinstance(unk, int) or not 0 <= unk < len(tokens):
+    types = meta.get("tokenizer.ggml.token_type")
+    types = [int(t) for t in types] if isinstance(types, np.ndarray) and types.size == len(tokens) else None
+    unk = field(meta, "tokenizer.ggml.unknown_token_id", int)
+    if unk is None or not 0 <= unk < len(tokens):
         unk = types.index(UNKNOWN) if types and UNKNOWN in types else None
     if model == "gpt2":
-        merges = string_list(reader, "tokenizer.ggml.merges")
+        merges = string_list(meta, "tokenizer.ggml.merges")
         if not merges:
             raise CheckpointError("{name}: a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges, and the file has none",
                                   name=source)
         return gpt2_bpe(tokens, merges, source)
     if model == "llama":
-        scores = _field(reader, "tokenizer.ggml.scores")
-        if not isinstance(scores, list) or len(scores) != len(tokens):
-            scores = [0.0] * len(tokens)
-        prefix = _field(reader, "tokenizer.ggml.add_space_prefix")
-        return SpmTokenizer(tokens, [float(s) for s in scores], types, source,
-                            add_space_prefix=prefix if isinstance(prefix, bool) else True, unknown_id=unk)
+        scores = meta.get("tokenizer.ggml.scores")
+        scores = [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == len(tokens) \
+            else [0.0] * len(tokens)
+        prefix = field(meta, "tokenizer.ggml.add_space_prefix", bool)
+        return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
+                            unknown_id=unk)
     if model == "bert" and unk is not None:
         return bert_wordpiece(tokens, tokens[unk], source)
     return GgufVocab(tokens, model, source, unk)

@@ -200,3 +200,29 @@ def test_flipped_bytes_in_gguf(flips):
     for pos, val in flips:
         b[pos % header_end] = val
     load_bytes(bytes(b), "f.gguf")
+
+
+@pytest.mark.parametrize("kind", [dict(tokenizer="llama", qtype="Q4_0"), dict(tokenizer="gpt2", qtype="BF16"),
+                                  dict(tokenizer="bert", arch="bert", positions=16, qtype="F16", V=120, d=32),
+                                  dict(tokenizer="llama", qtype="F32", big_endian=True, untied=True)])
+def test_the_header_reads_as_ggufs_own_reader_reads_it(tmp_path, kind):
+    """GGUFReader is the slow reference: every key, every tensor's shape, type, offset and bytes."""
+    from gguf import GGUFReader
+
+    from andrea_viz.checkpoints.gguf_file import Tensor, read_header
+
+    makers.gguf_model(tmp_path / "m.gguf", **kind)
+    header = read_header(tmp_path / "m.gguf")
+    reader = GGUFReader(tmp_path / "m.gguf")
+    assert reader.data_offset == header.data_start
+    keys = [k for k in reader.fields if not k.startswith("GGUF.")]
+    assert keys == list(header.meta)
+    for k in keys:
+        want, got = reader.fields[k].contents(), header.meta[k]
+        got = got.tolist() if isinstance(got, np.ndarray) else got
+        assert got == pytest.approx(want) if isinstance(want, float) else got == want, k
+    assert [(t.name, tuple(int(x) for x in t.shape), int(t.tensor_type), t.data_offset) for t in reader.tensors] == \
+        [(n, dims, q, header.data_start + off) for n, dims, q, off in header.tensors]
+    for t, (n, dims, q, off) in zip(reader.tensors, header.tensors, strict=True):
+        mine = Tensor(n, dims, GGMLQuantizationType(q), header.data_start + off, header.order).mapped(tmp_path / "m.gguf")
+        assert np.array_equal(mine.reshape(t.data.shape), t.data), n
