@@ -230,15 +230,17 @@ class Tensor:
         d = self.dims[0]
         if type_name(self.qtype) in ("F32", "F64", "F16"):
             return data if data.dtype == np.dtype("=f4") else np.asarray(data, dtype=np.float32)
-        out = np.empty((data.shape[0], d), np.float32)
-        step = max(1, ROW_BLOCK_BYTES // max(1, data.shape[1]))
-        try:
-            for a in range(0, data.shape[0], step):
-                out[a : a + step] = quants.dequantize(np.asarray(data[a : a + step]), self.qtype).reshape(-1, d)
+        try:  # one row first: a type gguf cannot dequantize is said before the table is allocated
+            first = quants.dequantize(np.asarray(data[:1]), self.qtype).reshape(-1, d)
         except NotImplementedError:
             raise CheckpointError("{name}: tensor {tensor} is stored as {type}, which gguf {version} cannot dequantize",
                                   name=path.name, tensor=self.name, type=type_name(self.qtype),
                                   version=_gguf_version()) from None
+        out = np.empty((data.shape[0], d), np.float32)
+        out[:1] = first
+        step = max(1, ROW_BLOCK_BYTES // max(1, data.shape[1]))
+        for a in range(1, data.shape[0], step):
+            out[a : a + step] = quants.dequantize(np.asarray(data[a : a + step]), self.qtype).reshape(-1, d)
         return out
 
 
