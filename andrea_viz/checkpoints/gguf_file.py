@@ -16,6 +16,7 @@ here. ``output.weight`` is absent when the head is tied. The tokenizer lives in 
 
 from __future__ import annotations
 
+import math
 import mmap
 import struct
 from dataclasses import dataclass
@@ -163,7 +164,7 @@ def read_header(path: Path) -> Header:
             raise CheckpointError("{name}: tensor {tensor} is {type} with rows of {n:,} values, not a whole number of its "
                                   "{block}-value blocks", name=path.name, tensor=tname, type=qtype.name, n=dims[0],
                                   block=block)
-        n_bytes = int(np.prod(dims, dtype=np.float64)) // block * type_bytes
+        n_bytes = math.prod(dims) // block * type_bytes  # exact, however large the header says
         if offset + n_bytes > available:
             raise CheckpointError("{name}: tensor {tensor} ({type}, shape {shape}) needs bytes {start:,} to {end:,} of the "
                                   "data, but the file holds only {available:,}: it is truncated or its header lies",
