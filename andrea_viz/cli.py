@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 def info_dict(emb: Embeddings) -> dict:
     p = emb.provenance
-    return {
+    return _gguf_facts(emb) | {
         "name": emb.name,
         "format": str(p.format),
         "vocab_size": emb.vocab_size,
@@ -50,6 +50,12 @@ def info_dict(emb: Embeddings) -> dict:
         "notes": [str(n) for n in (*p.assumptions, *p.notes)],
         "warnings": [str(w) for w in p.warnings],
     }
+
+
+def _gguf_facts(emb: Embeddings) -> dict:
+    """A GGUF's context length (from its metadata: RoPE models have no position table) and its token table's stored
+    type (Q4_K, F16, …); nothing for other formats."""
+    return {k: emb.card[k] for k in ("context_length", "stored_type") if k in emb.card}
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -170,6 +176,41 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     for t in d["tokens"]:
         ov = "—" if t["overlap"] is None else f"{t['overlap']:.1f}"
         print(f"  {t['token']!r:<24} #{t['id']:<7} drift {t['drift']:.4f}  overlap {ov}")
+    return 0
+
+
+def _cmd_precision(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .precision import PRECISIONS, compare, result_json
+
+    emb = load(args.source, tokenizer=args.tokenizer)
+    dtypes = args.dtypes if args.dtypes is not None else ([] if args.against else list(PRECISIONS))
+    against = {Path(f).name: load(f) for f in args.against or ()}
+
+    def progress(label: str, f: float) -> None:
+        if not args.json:
+            print(f"  {label:<12} {f:4.0%}", file=sys.stderr, end="\r" if f < 1 else "\n", flush=True)
+
+    results = compare(emb, dtypes, against, k=args.k, progress=progress)
+    d = {name: result_json(emb, r, args.worst) for name, r in results.items()}
+    if args.json:
+        print(json.dumps(d, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{emb.name}: {emb.vocab_size:,} × {emb.d_model}, each token's {args.k} nearest by cosine against float32")
+    for name, r in results.items():
+        pairs = ", ".join(f"cos({p.replace('/', ', ')}) {a:+.3f} → {b:+.3f}" for p, (a, b) in r.pairs.items())
+        print(f"  {name:<12} Jaccard@{args.k} median {r.median:.2f}, 5th percentile {r.p05:.2f}; {r.seconds:.1f} s"
+              + (f"; {pairs}" if pairs else ""))
+        worst = ", ".join(f"{emb.token(int(i))!r} {r.jaccard[i]:.2f}" for i in r.worst(8))
+        print(f"  {'':<12} lost most: {worst}")
+    return 0
+
+
+def _cmd_bench_precision(args: argparse.Namespace) -> int:
+    from .bench.precision import run
+
+    run(repeats=args.repeats, precision=args.dtype)
     return 0
 
 
@@ -308,6 +349,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=20, help="how many tokens to list, largest drift first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_drift)
+
+    p = sub.add_parser("precision", help="what bf16, fp16, int8, Q8_0, Q4_0 (or a GGUF file) keep of each token's "
+                                         "nearest neighbours")
+    p.add_argument("source", help="the model at full precision (its float32 table is the reference)")
+    p.add_argument("--dtypes", nargs="*", metavar="DTYPE", help="bf16 fp16 int8 q8_0 q4_0 (default: all five, or none "
+                   "when --against is given)")
+    p.add_argument("--against", action="append", metavar="FILE.gguf",
+                   help="the same model read from another file (a GGUF of any type); repeat for several")
+    p.add_argument("-k", type=int, default=10, help="neighbours compared per token (default 10)")
+    p.add_argument("--worst", type=int, default=100, help="how many of the tokens that lost most to list")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_precision)
+
+    p = sub.add_parser("bench-precision", help="exact top-10 of every MiniLM row at one precision, beside plain numpy")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--dtype", default="q4_0", help="the precision timed (default q4_0)")
+    p.set_defaults(func=_cmd_bench_precision)
 
     p = sub.add_parser("catalogs", help="bring the translation catalogues (.po) in step with the msgids in the code")
     p.set_defaults(func=_cmd_catalogs)

@@ -6,6 +6,8 @@ from andrea_viz import ui
 from andrea_viz.geometry import ANISOTROPY_PAIRS, MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbors
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import neighbours as plots
+from andrea_viz.precision import K as PRECISION_K
+from andrea_viz.precision import PRECISIONS, measure
 from andrea_viz.safe_text import md
 
 emb = ui.page_setup(__file__)
@@ -64,3 +66,25 @@ elif q is not None:
         st.metric(_("Overlap (Jaccard@{k})", k=k), num(jaccard([n.id for n in nin], [n.id for n in nout]), ".2f"),
                   help=_("shared ids ÷ all ids of the two lists: 1 when the tables agree"))
         st.plotly_chart(ui.cached(emb, plots.input_output_of), key="nb:hist")
+
+st.subheader(_("What a lower precision keeps"))
+st.markdown(_("Store the table in fewer bits and read it back: for every token, the share of its {k} nearest by cosine "
+              "that are still its {k} nearest (Jaccard@{k}, exact over the whole table, against float32). Q8_0 and "
+              "Q4_0 are GGUF's blocks of 32 values with one scale, made by the gguf package itself.", k=PRECISION_K))
+p1, p2 = st.columns([1, 3], vertical_alignment="bottom")
+chosen = p1.selectbox(_("Precision"), PRECISIONS, index=PRECISIONS.index("q4_0"), key="nb:precision")
+wanted = st.session_state.setdefault("nb:precision:asked", set())
+if p2.button(_("Compare every token"), key="nb:precision:go"):
+    wanted.add((emb.key, chosen))
+if (emb.key, chosen) in wanted:
+    with ui.explain_errors():
+        r = ui.cached_with_progress(emb, measure, chosen, label=_("Searching every token's neighbours:"))
+        m1, m2, m3 = st.columns(3)
+        m1.metric(_("median Jaccard@{k}", k=r.k), num(r.median, ".2f"))
+        m2.metric(_("5th percentile"), num(r.p05, ".2f"))
+        m3.metric(_("tokens that kept all {k}", k=r.k), num(float((r.jaccard == 1).mean()), ".0%"))
+        for label, (full, low) in r.pairs.items():
+            st.caption(_("cos({pair}): {full:+.3f} at float32, {low:+.3f} at {name}", pair=label.replace("/", ", "),
+                         full=full, low=low, name=chosen))
+        st.dataframe([{_("token"): emb.token(int(i)), "id": int(i), "Jaccard": round(float(r.jaccard[i]), 2)}
+                      for i in r.worst(20)], hide_index=True, width="content")

@@ -17,7 +17,7 @@ from ..errors import CheckpointError
 from ..i18n import Msg, N_
 from ..model import Embeddings
 from ..tokenizer import Tokenizer, tokenizer_from_files
-from . import andrea_bin, hf_folder, llmc, numpy_file, safetensors_file, torch_file
+from . import andrea_bin, gguf_file, hf_folder, llmc, numpy_file, safetensors_file, torch_file
 from .tables import Found, build, choose_tables, token_rows
 
 HEAD_BYTES = 64
@@ -55,6 +55,7 @@ def _read_zip(path: Path, found: Found) -> None:
 FORMATS: tuple[Format, ...] = (
     Format("zip", N_("zip archive (.npz or PyTorch)"), lambda h, s: h.startswith(b"PK\x03\x04"), _read_zip),
     Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy),
+    Format("gguf", N_("GGUF (llama.cpp)"), gguf_file.looks_like, gguf_file.read),
     Format("llmc", N_("llm.c .bin"), llmc.looks_like, llmc.read),
     Format("andrea", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_like, andrea_bin.read),
     Format("safetensors", N_("safetensors"), safetensors_file.looks_like, safetensors_file.read),
@@ -63,7 +64,7 @@ FORMATS: tuple[Format, ...] = (
     Format("andrea-damaged", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_damaged, andrea_bin.read),
 )
 EXPECTED = N_("safetensors, a Hugging Face model folder, a PyTorch .pt/.pth/.bin state dict, an ANDREA .bin, an llm.c "
-              ".bin, .npy or .npz")
+              ".bin, GGUF, .npy or .npz")
 
 
 def sniff(path: Path) -> Format:
@@ -111,6 +112,8 @@ def _tokenizer(explicit, path: Path, V: int, found: Found, confine: Path | None)
     with tokens as #id and a warning that says why."""
     if explicit is not None and not isinstance(explicit, str | Path):
         explicit = [Path(p) for p in explicit] or None
+    if explicit is None and found.tokenizer is not None:  # the file carries its own (GGUF)
+        return found.tokenizer
     candidate = explicit if explicit is not None else find_tokenizer(path, found, confine)
     if candidate is None:
         return None

@@ -29,12 +29,14 @@ TOKEN_KEYS = [
     "bert.embeddings.word_embeddings.weight",  # Hugging Face BertFor*
     "embeddings.word_embeddings.weight",  # Hugging Face BertModel, MiniLM
     "embed_tokens.weight", "word_embeddings.weight", "token_embedding.weight",
+    "token_embd.weight",  # GGUF (llama.cpp)
     "wte", "token_embedding", "tok_embeddings", "embed_tokens", "embedding", "embeddings",  # .npz names
 ]
 POSITION_KEYS = [
     "transformer.wpe.weight", "wpe.weight",
     "bert.embeddings.position_embeddings.weight", "embeddings.position_embeddings.weight",
     "position_embeddings.weight", "position_embedding.weight",
+    "position_embd.weight",  # GGUF (llama.cpp's GPT-2, StarCoder, BERT)
     "wpe", "position_embedding", "pos_embedding", "position_embeddings",
 ]
 OUTPUT_KEYS = ["lm_head.weight", "output.weight", "lm_head", "output", "unembedding"]
@@ -74,6 +76,7 @@ class Found:
     vocab_rows: int | None = None
     step: int | None = None
     tokenizer_reason: Msg | None = None  # why a tokenizer that was given or found could not be used
+    tokenizer: Tokenizer | None = None  # one the file itself carries (GGUF's metadata)
 
     def add(self, name: str, shape: tuple[int, ...], dtype: str, read: Callable[[], np.ndarray]) -> None:
         self.shapes[name] = tuple(int(s) for s in shape)
@@ -267,7 +270,8 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
         tensors=tuple((n, s, found.dtypes[n]) for n, s in found.shapes.items()), roles=tuple(roles),
         warnings=tuple(found.warnings),
     )
-    card = {k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std")}
+    card = {k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
+                                                                 "context_length", "stored_type")}
     if found.step is not None:
         card["step"] = found.step
     shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again

@@ -183,3 +183,118 @@ def llmc_bin(path: Path, V: int = 100, Vp: int = 128, maxT: int = 32, C: int = 1
         wte = ((wte.view(np.uint32) >> 16) << 16).view(np.float32)
         wpe = ((wpe.view(np.uint32) >> 16) << 16).view(np.float32)
     return wte[:V], wpe
+
+
+# --- GGUF, written by the gguf package's own GGUFWriter -------------------------------------------
+SPM_WORDS = ["cat", "dog", "the", "sat", "tuesday", "kit", "ten"]
+
+
+def spm_vocab(V: int) -> tuple[list[str], list[float], list[int]]:
+    """A llama-style SentencePiece vocabulary: <unk> <s> </s>, the 256 byte tokens, then ▁, letters and the
+    merges that build ▁cat, ▁dog, … (longer pieces score higher, as SentencePiece BPE's do), padded to V."""
+    tokens, scores, types = ["<unk>", "<s>", "</s>"], [0.0, 0.0, 0.0], [2, 3, 3]
+    tokens += [f"<0x{b:02X}>" for b in range(256)]
+    scores += [0.0] * 256
+    types += [6] * 256
+    pieces = ["\u2581"] + sorted({c for w in SPM_WORDS for c in w})
+    for w in SPM_WORDS:
+        pieces += ["\u2581" + w[:n] for n in range(1, len(w) + 1)]
+    for p in dict.fromkeys(pieces):
+        tokens.append(p)
+        scores.append(-100.0 + len(p))
+        types.append(1)
+    n = 0
+    while len(tokens) < V:
+        tokens.append(f"\u2581w{n}")
+        scores.append(-1000.0)
+        types.append(1)
+        n += 1
+    return tokens[:V], scores[:V], types[:V]
+
+
+def pack_k_blocks(qtype, rows: int, d: int, seed: int = 0) -> np.ndarray:
+    """(rows, bytes) of Q4_K or Q6_K blocks packed by hand (gguf's quants.quantize does not make K-quants): random
+    quants and 6-bit scales, with small finite fp16 super-block scales, in llama.cpp's block_q4_K / block_q6_K layout."""
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+    g = np.random.default_rng(seed)
+    block, size = GGML_QUANT_SIZES[qtype]
+    n = rows * d // block
+    raw = g.integers(0, 256, (n, size), dtype=np.uint8)
+    if qtype == GGMLQuantizationType.Q4_K:  # d (f16), dmin (f16), 12 bytes of scales and mins, 128 bytes of quants
+        raw[:, 0:2] = g.uniform(0.005, 0.015, n).astype(np.float16).view(np.uint8).reshape(n, 2)
+        raw[:, 2:4] = g.uniform(0.001, 0.004, n).astype(np.float16).view(np.uint8).reshape(n, 2)
+    elif qtype == GGMLQuantizationType.Q6_K:  # 128 bytes low bits, 64 high bits, 16 int8 scales, d (f16) last
+        raw[:, size - 2 : size] = g.uniform(0.0005, 0.002, n).astype(np.float16).view(np.uint8).reshape(n, 2)
+    else:
+        raise ValueError(qtype)
+    return raw.reshape(rows, -1)
+
+
+def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokenizer: str = "llama",
+               untied: bool = False, table: np.ndarray | None = None, layers: int = 2, context: int = 256,
+               seed: int = 0, arch: str = "llama", positions: int = 0, output_qtype: str = "F32",
+               big_endian: bool = False) -> dict:
+    """A llama-architecture GGUF as llama.cpp's converters write one: metadata, the tokenizer, token_embd.weight in
+    ``qtype`` (F32, F16, BF16, Q8_0, Q4_0 by gguf.quants.quantize; Q4_K, Q6_K packed by pack_k_blocks), and
+    output.weight when untied (in ``output_qtype``), position_embd.weight when ``positions`` > 0 (GPT-2, BERT).
+    Returns what was written: the raw bytes, the type and the tokens."""
+    import gguf
+    from gguf import quants
+
+    qt = gguf.GGMLQuantizationType[qtype]
+    g = np.random.default_rng(seed)
+    w = gguf.GGUFWriter(str(path), arch=arch, endianess=gguf.GGUFEndian.BIG if big_endian else gguf.GGUFEndian.LITTLE)
+    w.add_name(f"tiny-{arch}")
+    w.add_block_count(layers)
+    w.add_context_length(context)
+    w.add_embedding_length(d)
+    w.add_head_count(2)
+    if not positions:
+        w.add_rope_freq_base(10000.0)
+    if tokenizer == "llama":
+        tokens, scores, types = spm_vocab(V)
+        w.add_tokenizer_model("llama")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_unk_token_id(0)
+    elif tokenizer == "gpt2":
+        vocab, merges, _ = byte_level_bpe(path.parent / "bpe")
+        by_id = sorted(json.loads(vocab.read_text()).items(), key=lambda kv: kv[1])
+        tokens = [t for t, _ in by_id]
+        tokens += [f"<pad{i}>" for i in range(V - len(tokens))]
+        w.add_tokenizer_model("gpt2")
+        w.add_token_list(tokens)
+        w.add_token_merges([m for m in merges.read_text().splitlines() if m and not m.startswith("#")])
+    elif tokenizer == "bert":
+        tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "dog", "kit", "##ten", "##s", "sat"]
+        tokens += [f"w{i}" for i in range(V - len(tokens))]
+        w.add_tokenizer_model("bert")
+        w.add_token_list(tokens)
+        w.add_token_types([3 if t.startswith("[") else 1 for t in tokens])
+        w.add_unk_token_id(1)
+    else:
+        tokens = []
+    if table is None:
+        table = g.standard_normal((V, d)).astype(np.float32) * np.float32(0.05)
+    if qtype in ("Q4_K", "Q6_K"):
+        raw = pack_k_blocks(qt, V, d, seed)
+    else:
+        raw = quants.quantize(table, qt)
+    w.add_tensor("token_embd.weight", raw, raw_dtype=qt)
+    out = pos = None
+    if positions:
+        pos = g.standard_normal((positions, d)).astype(np.float32)
+        w.add_tensor("position_embd.weight", pos)
+    if untied:
+        out = g.standard_normal((V, d)).astype(np.float32)
+        oq = gguf.GGMLQuantizationType[output_qtype]
+        w.add_tensor("output.weight", quants.quantize(out, oq), raw_dtype=oq)
+        out = quants.dequantize(quants.quantize(out, oq), oq)
+    w.add_tensor("blk.0.attn_q.weight", g.standard_normal((d, d)).astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return {"raw": raw, "qtype": qt, "tokens": tokens, "output": out, "table": table, "positions": pos}

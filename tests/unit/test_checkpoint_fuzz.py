@@ -45,6 +45,8 @@ def _valid_files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
         out["npy"] = ((d / "t.npy").read_bytes(), {})
         np.savez(d / "t.npz", wte=g.standard_normal((40, 8), np.float32), wpe=g.standard_normal((8, 8), np.float32))
         out["npz"] = ((d / "t.npz").read_bytes(), {})
+        makers.gguf_model(d / "m.gguf", V=300, d=32, qtype="Q8_0")
+        out["gguf"] = ((d / "m.gguf").read_bytes(), {})
     return out
 
 
@@ -308,3 +310,4 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
+

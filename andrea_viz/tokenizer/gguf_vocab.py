@@ -1,0 +1,180 @@
+"""The tokenizer a GGUF file carries in its metadata: ``tokenizer.ggml.model``, ``.tokens``, ``.merges``,
+``.scores`` and ``.token_type``.
+
+- ``gpt2``: GPT-2's byte-level BPE, its vocabulary and merges given to the ``tokenizers`` package (with
+  GPT-2's own pre-tokenizer; a model whose ``tokenizer.ggml.pre`` splits text otherwise may cut long
+  text differently, never a single word);
+- ``llama``: SentencePiece BPE as llama.cpp runs it: spaces become ``▁`` (one is put in front when
+  ``add_space_prefix``, the default), the adjacent pair with the highest score is merged first, and a
+  piece left outside the vocabulary falls back to its ``<0xNN>`` byte tokens;
+- ``bert``: WordPiece (``##`` continuations, lower-cased) through the ``tokenizers`` package;
+- any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` /
+  ``Ġ`` form), with no encoding of longer text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import CheckpointError, QueryError
+from ..i18n import Msg
+
+SPACE = "\u2581"  # ▁, SentencePiece's space
+UNKNOWN, CONTROL, BYTE = 2, 3, 6  # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
+
+
+class GgufVocab:
+    """A GGUF vocabulary without an encoder: exact look-ups only."""
+
+    def __init__(self, tokens: list[str], model: str, source: str, unknown_id: int | None = None):
+        self.tokens = tokens
+        self.vocab_size = len(tokens)
+        self.model = model
+        self.unknown_id = unknown_id
+        self._ids: dict[str, int] = {}
+        for i, t in enumerate(tokens):
+            self._ids.setdefault(t, i)
+        self.description = Msg("GGUF metadata of {name}: tokenizer.ggml.model = {model}, {n:,} tokens (words are found "
+                               "as exact tokens)", name=source, model=model, n=self.vocab_size)
+
+    def token(self, token_id: int) -> str:
+        i = int(token_id)
+        return self.tokens[i].replace(SPACE, " ") if 0 <= i < self.vocab_size else f"#{i}"
+
+    def encode(self, text: str) -> list[int]:
+        if text in self._ids:
+            return [self._ids[text]]
+        raise QueryError("this GGUF tokenizer ({model}) is not one the app can run on text; “{text}” is not one of its "
+                         "tokens", model=self.model, text=text[:60])
+
+    def lookup(self, word: str) -> list[int]:
+        w = word.strip()
+        for form in (w, SPACE + w, "\u0120" + w):
+            if form in self._ids:
+                return [self._ids[form]]
+        return self.encode(w)
+
+
+class SpmTokenizer(GgufVocab):
+    """llama.cpp's SentencePiece BPE (``llm_tokenizer_spm``): merge by score, fall back to bytes."""
+
+    def __init__(self, tokens: list[str], scores: list[float], types: list[int] | None, source: str,
+                 add_space_prefix: bool = True, unknown_id: int | None = None):
+        super().__init__(tokens, "llama", source, unknown_id)
+        self.scores = scores
+        self.add_space_prefix = add_space_prefix
+        self._bytes = {}
+        for i, t in enumerate(tokens):
+            if (types is None or types[i] == BYTE) and len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+                try:
+                    self._bytes.setdefault(int(t[3:5], 16), i)
+                except ValueError:
+                    pass
+        self.description = Msg("GGUF metadata of {name}: SentencePiece BPE (tokenizer.ggml.model = llama), {n:,} tokens",
+                               name=source, n=self.vocab_size)
+
+    def encode(self, text: str) -> list[int]:
+        if not text:
+            return []
+        text = (" " + text if self.add_space_prefix else text).replace(" ", SPACE)
+        pieces = list(text)
+        while len(pieces) > 1:  # the adjacent pair whose merge is a token with the highest score; ties: leftmost
+            best, at = None, -1
+            for j in range(len(pieces) - 1):
+                i = self._ids.get(pieces[j] + pieces[j + 1])
+                if i is not None and (best is None or self.scores[i] > best):
+                    best, at = self.scores[i], j
+            if at < 0:
+                break
+            pieces[at : at + 2] = [pieces[at] + pieces[at + 1]]
+        ids = []
+        for p in pieces:
+            if p in self._ids:
+                ids.append(self._ids[p])
+                continue
+            for b in p.encode("utf-8"):
+                if b in self._bytes:
+                    ids.append(self._bytes[b])
+                elif self.unknown_id is not None:
+                    ids.append(self.unknown_id)
+                    break
+                else:
+                    raise QueryError("“{text}” holds a character that this vocabulary has neither as a token nor as byte "
+                                     "tokens", text=text[:60])
+        return ids
+
+    def lookup(self, word: str) -> list[int]:
+        return self.encode(word.strip())
+
+
+def _hf(tok, tokens: list[str], model: str, source: str):
+    from .hf import HFTokenizer
+
+    t = HFTokenizer(source, tok, source)
+    t.description = Msg("GGUF metadata of {name}: tokenizer.ggml.model = {model}, {n:,} tokens", name=source, model=model,
+                        n=len(tokens))
+    return t
+
+
+def _vocab(tokens: list[str]) -> dict[str, int]:
+    vocab: dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        vocab.setdefault(t, i)
+    return vocab
+
+
+def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    pairs = [tuple(m.split(" ", 1)) for m in merges if " " in m]
+    try:
+        tok = Tokenizer(models.BPE(vocab=_vocab(tokens), merges=pairs))
+    except Exception as exc:
+        raise CheckpointError("{name}: the GGUF tokenizer's tokens and merges do not make a BPE: {detail}", name=source,
+                              detail=(str(exc).splitlines() or [type(exc).__name__])[0][:200]) from exc
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return _hf(tok, tokens, "gpt2", source)
+
+
+def bert_wordpiece(tokens: list[str], unknown: str, source: str):
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    tok = Tokenizer(models.WordPiece(_vocab(tokens), unk_token=unknown))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    return _hf(tok, tokens, "bert", source)
+
+
+def tokenizer_from_gguf(meta: dict, source: str):
+    """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
+    CheckpointError saying why not."""
+    from ..checkpoints.gguf_file import field, string_list
+
+    model = field(meta, "tokenizer.ggml.model", str)
+    tokens = string_list(meta, "tokenizer.ggml.tokens")
+    if model is None or not tokens:
+        raise CheckpointError("{name} carries no tokenizer in its metadata (tokenizer.ggml.model and "
+                              "tokenizer.ggml.tokens)", name=source)
+    types = meta.get("tokenizer.ggml.token_type")
+    types = [int(t) for t in types] if isinstance(types, np.ndarray) and types.size == len(tokens) else None
+    unk = field(meta, "tokenizer.ggml.unknown_token_id", int)
+    if unk is None or not 0 <= unk < len(tokens):
+        unk = types.index(UNKNOWN) if types and UNKNOWN in types else None
+    if model == "gpt2":
+        merges = string_list(meta, "tokenizer.ggml.merges")
+        if not merges:
+            raise CheckpointError("{name}: a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges, and the file has none",
+                                  name=source)
+        return gpt2_bpe(tokens, merges, source)
+    if model == "llama":
+        scores = meta.get("tokenizer.ggml.scores")
+        scores = [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == len(tokens) \
+            else [0.0] * len(tokens)
+        prefix = field(meta, "tokenizer.ggml.add_space_prefix", bool)
+        return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
+                            unknown_id=unk)
+    if model == "bert" and unk is not None:
+        return bert_wordpiece(tokens, tokens[unk], source)
+    return GgufVocab(tokens, model, source, unk)
