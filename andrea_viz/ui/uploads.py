@@ -17,6 +17,7 @@ from ..model import Embeddings
 from ..safe_text import md
 from . import session_files, state
 
+UPLOAD_ERROR = "_upload_error"  # session_state: why the last upload could not be read, shown once
 CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
 
 
@@ -133,7 +134,7 @@ def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
     hands the script a copy of each) die with its locals instead of living on in the page's globals."""
-    from .errors import explain_errors
+    from .errors import show_error
 
     ups = st.file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
                    accept_multiple_files=True,
@@ -144,25 +145,27 @@ def upload_form(result_key: str) -> None:
                     help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "
                            "tokens show as #id."))
+    failed = st.session_state.pop(UPLOAD_ERROR, None)
+    if failed is not None:  # the last upload could not be read: its sentence, under the new empty uploaders
+        show_error(failed)
     if not st.button(_("Read the upload"), type="primary", disabled=not ups):
         return
-    with explain_errors():
-        folders: list[Path] = []
-        try:
-            path = spool_many(ups)
-            folders.append(path.parent)
-            tok_folder = session_files.new_folder("tokenizer_") if toks else None
-            tok_path = [spool(t, tok_folder) for t in toks] or None
-            folders += [tok_folder] if tok_folder else []
-        finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
-            let_go("ckpt:file")
-            let_go("ckpt:tok")
-            del ups, toks
-        try:
-            emb = load_checkpoint(path, tok_path, path.name, confine=path.parent)
-        except CheckpointError:
-            discard(folders)
-            raise
+    folders: list[Path] = []
+    try:
+        path = spool_many(ups)
+        folders.append(path.parent)
+        tok_folder = session_files.new_folder("tokenizer_") if toks else None
+        tok_path = [spool(t, tok_folder) for t in toks] or None
+        folders += [tok_folder] if tok_folder else []
+        emb = load_checkpoint(path, tok_path, path.name, confine=path.parent)
+    except CheckpointError as exc:
+        discard(folders)  # what was loaded before stays, with its files
+        st.session_state[UPLOAD_ERROR] = exc
+    else:
         keep("checkpoint", folders)
         st.session_state[result_key] = emb.key
-        st.rerun()
+    finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
+        let_go("ckpt:file")
+        let_go("ckpt:tok")
+        del ups, toks
+    st.rerun()  # the new, empty uploaders are drawn only by the next run: a file chosen now would be lost
