@@ -98,3 +98,48 @@ def without_dims(emb: Embeddings, dims: tuple[int, ...]) -> Embeddings:
         return replace(emb, token_table=t, key=f"{emb.key}|without:{','.join(map(str, dims))}")
 
     return emb.memo(("anatomy", "without", dims), make)
+
+
+@dataclass(frozen=True)
+class View:
+    """One way of measuring cosines: the raw table, the mean-centred one, or the table without some dimensions."""
+
+    name: str  # "raw" | "centred" | "removed"
+    anisotropy: float
+    neighbours: list  # geometry.Neighbor of the word, or [] when it cannot be looked up
+    pairs: list[tuple[str, str, float]]  # (a, b, cosine) for the lesson's pairs the model knows
+
+
+def pair_cosines(emb: Embeddings, pairs, centered: bool = False) -> list[tuple[str, str, float]]:
+    from ..errors import QueryError
+    from ..geometry import cosine, mean_row, resolve
+
+    out = []
+    for a, b in pairs:
+        try:
+            va, vb = resolve(emb, a).vector, resolve(emb, b).vector
+        except QueryError:
+            continue
+        if centered:
+            va, vb = va - mean_row(emb), vb - mean_row(emb)
+        out.append((a, b, cosine(va, vb)))
+    return out
+
+
+def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[View]:
+    """Raw, mean-centred, and with the ``remove`` dimensions that carry most of the average cosine zeroed:
+    each with its anisotropy, the word's k nearest and the lesson's pairs."""
+    from ..errors import QueryError
+    from ..geometry import ANISOTROPY_PAIRS, anisotropy, neighbors
+    from ..quiz import LESSON_PAIRS
+
+    stripped = without_dims(emb, stats_of(emb).top(remove))
+    out = []
+    for name, model, centred in (("raw", emb, False), ("centred", emb, True), ("removed", stripped, False)):
+        try:
+            found = neighbors(model, word, k, "cosine", "input", centred)[1] if word else []
+        except QueryError:
+            found = []
+        out.append(View(name, anisotropy(model, ANISOTROPY_PAIRS, 0, centred), found,
+                        pair_cosines(model, LESSON_PAIRS, centred)))
+    return out

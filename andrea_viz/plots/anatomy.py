@@ -1,0 +1,61 @@
+"""Pictures of the table's anatomy: every row's under-trained score, each dimension's part of the cosine."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..i18n import _
+from .style import BLUE, GREY, ORANGE, RED, layout
+
+
+def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | None, marked_label: str,
+                     rest_label: str, title: str) -> go.Figure:
+    """Every row's score as a histogram, the ``marked`` rows (a boolean mask) stacked in their own colour."""
+    bins = {"start": float(scores.min()), "end": float(scores.max()) + 1e-9,
+            "size": max(float(scores.max() - scores.min()) / 80, 1e-9)}
+    fig = go.Figure()
+    groups = [(np.ones(scores.size, bool) if marked is None else ~marked, rest_label, BLUE)]
+    if marked is not None:
+        groups.append((marked, marked_label, RED))
+    for mask, name, colour in groups:
+        fig.add_trace(go.Histogram(x=scores[mask], xbins=bins, name=name, marker={"color": colour, "line": {"width": 0}},
+                                   hovertemplate=_("score %{x}<br>%{y:,} rows") + "<extra></extra>"))
+    fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"},
+                  annotation_text=_("threshold {t:.3f}", t=threshold))
+    fig.update_layout(barmode="stack", yaxis={"type": "log"}, legend={"orientation": "h", "y": -0.25})
+    return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows (log scale)"), height=380)
+
+
+def undertrained_of(emb, reference_text: str | None) -> go.Figure:
+    from ..anatomy.report import undertrained_of as compute
+
+    u = compute(emb, reference_text)
+    r = u.ranked
+    if u.truth is not None:
+        marked, label = u.truth.never_in_batch, _("never in a batch (the run's record)")
+    else:
+        marked = np.zeros(r.scores.size, bool)
+        marked[list(r.reference.ids)] = True
+        label = _("reference rows")
+    return scores_histogram(r.scores, r.threshold, marked if marked.any() else None, label, _("other rows"),
+                            _("Every row's score"))
+
+
+def dimension_parts(contribution: np.ndarray, top: tuple[int, ...], title: str) -> go.Figure:
+    colours = np.full(contribution.size, GREY, dtype=object)
+    colours[list(top)] = RED
+    fig = go.Figure(go.Bar(x=np.arange(contribution.size), y=contribution, marker={"color": colours, "line": {"width": 0}},
+                           hovertemplate=_("dimension %{x}: %{y:+.5f}") + "<extra></extra>"))
+    return layout(fig, title, x=_("dimension"), y=_("part of the average cosine"), height=340)
+
+
+def dimension_parts_of(emb, remove: int) -> go.Figure:
+    from ..anatomy.dims import stats_of
+
+    st = stats_of(emb)
+    return dimension_parts(st.contribution, st.top(remove),
+                           _("Each dimension's part of the average cosine {c:+.4f} (the top {k} in red)",
+                             c=st.avg_cosine, k=remove))
+
+
