@@ -38,7 +38,7 @@ with ui.explain_errors():
     c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))
     c[2].metric(_("Rows at or above it"), num(int(r.flagged.size)))
     if u.auroc is not None:
-        c[3].metric("AUROC", num(u.auroc, ".4f"), help=_("How well the score, computed from this snapshot alone, "
+        c[3].metric(_("AUROC"), num(u.auroc, ".4f"), help=_("How well the score, computed from this snapshot alone, "
                                                          "separates the ids the run never put in a batch from the rest "
                                                          "(1 = perfectly), outside the reference set."))
     st.caption(_("Threshold: {why}", why=r.why))

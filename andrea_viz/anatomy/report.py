@@ -27,7 +27,7 @@ class Undertrained:
 def undertrained_of(emb: Embeddings, reference_text: str | None = None) -> Undertrained:
     """Scores, threshold and ranking from the table and the reference set (automatic, or ``reference_text``:
     one id a line); the Grow run's truth read only afterwards, to measure them."""
-    ref = (reference.parse_ids(reference_text, emb.vocab_size, "the ids given") if reference_text
+    ref = (reference.parse_ids(reference_text, emb.vocab_size, Msg("the reference ids typed here")) if reference_text
            else reference.automatic(emb.tokenizer, emb.vocab_size))
     r = undertrained.rank(emb, ref)
     truth = grow_truth(emb)
