@@ -9,7 +9,6 @@ from andrea_viz.anatomy.reference import REASONS
 from andrea_viz.anatomy.report import hub_views, undertrained_of
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import anatomy as plots
-from andrea_viz.ui.models import OUTPUT_KIND_LABELS
 
 emb = ui.page_setup(__file__)
 st.title(_("Inside the table"))
@@ -25,14 +24,23 @@ with st.expander(_("Reference ids (optional): one id a line, replacing the set f
 with ui.explain_errors():
     u = ui.cached(emb, undertrained_of, ref_text)
     r, ref = u.ranked, u.reference
-    (st.info if ref.found else st.warning)(tr(ref.note))
+    note = tr(ref.note)
+    (st.info if ref.found else st.warning)(note[:1].upper() + note[1:])
     INDICATOR = {"norm": _("the input rows' length"), "cosine": _("cosine to the reference rows after removing the "
                                                                   "first principal component")}
-    st.markdown(_("Indicator: **{indicator}**, because this model's output table is {kind}. {why}",
-                  indicator=INDICATOR[r.indicator], kind=tr(OUTPUT_KIND_LABELS[emb.output_kind]),
-                  why=_("A tied table is trained as an output at every step, so its lengths say little; the direction "
-                        "the never-trained rows share does.") if r.indicator == "cosine" else
-                  _("An input row that no batch held keeps its starting length while trained rows move together.")))
+    if r.indicator == "cosine":
+        why = _("This model's output is tied to the token table, which the softmax trains at every step, so lengths "
+                "say little; the direction the never-trained rows share does.")
+    elif emb.output_kind == "tied":
+        why = _("This model's output is tied, but without a reference set the cosine indicator cannot run, so the "
+                "lengths are used.")
+    elif emb.output_kind == "untied":
+        why = _("This model's output table is separate (untied): an input row that no batch held keeps its starting "
+                "length while trained rows move together.")
+    else:
+        why = _("This model has no output head: an input row that no batch held keeps its starting length while "
+                "trained rows move together.")
+    st.markdown(_("Indicator: **{indicator}**. {why}", indicator=INDICATOR[r.indicator], why=why))
     c = st.columns(4)
     c[0].metric(_("Reference rows"), num(len(ref.ids)))
     c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))

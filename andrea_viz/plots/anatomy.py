@@ -21,10 +21,10 @@ def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | 
     for mask, name, colour in groups:
         fig.add_trace(go.Histogram(x=scores[mask], xbins=bins, name=name, marker={"color": colour, "line": {"width": 0}},
                                    hovertemplate=_("score %{x}<br>%{y:,} rows") + "<extra></extra>"))
-    fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"},
+    fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"}, annotation_position="top left",
                   annotation_text=_("threshold {t:.3f}", t=threshold))
-    fig.update_layout(barmode="stack", yaxis={"type": "log"}, legend={"orientation": "h", "y": -0.25})
-    return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows (log scale)"), height=380)
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.25})
+    return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
 
 
 def undertrained_of(emb, reference_text: str | None) -> go.Figure:
