@@ -82,6 +82,8 @@ for col, k in zip(c, ks, strict=True):
     col.metric(_("Share of the top {k}", k=k), num(stats.share(k), ".1%"))
 remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1), min(3, emb.d_model - 1))
 st.plotly_chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
+with ui.explain_errors():
+    st.plotly_chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
 st.dataframe([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
                round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
                _("part of the average cosine"): round(float(stats.contribution[k]), 5)} for k in stats.top(10)],

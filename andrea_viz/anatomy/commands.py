@@ -126,6 +126,10 @@ def _cmd_hubs(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.anatomy import run
 
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     run()
     return 0
 
@@ -157,4 +161,5 @@ def add_parsers(sub, tokenizer_help: str) -> None:
     p.set_defaults(func=_cmd_hubs)
 
     p = sub.add_parser("bench-anatomy", help="indicators and dimension stats of a 128,256 × 4,096 bf16 table, MiniLM's hubs")
+    p.add_argument("--threads", type=_whole, help="torch's CPU threads (default: torch's own choice)")
     p.set_defaults(func=_cmd_bench)

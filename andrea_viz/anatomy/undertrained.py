@@ -74,8 +74,25 @@ def norm_score(table) -> np.ndarray:
     return (1.0 - n / med) if med > 0 else np.zeros_like(n)
 
 
+def _covariance_times(t, mean, q, block: int = 512):
+    """(Xcᵀ Xc q, (Xc q)ᵀ (Xc q)) for the centred rows Xc = t − mean, in one pass over row blocks (each block
+    is read once and used twice while it is in cache)."""
+    import torch
+
+    y = torch.zeros_like(q)
+    g = torch.zeros(q.shape[1], q.shape[1], dtype=q.dtype, device=q.device)
+    mq = mean @ q
+    for a in range(0, t.shape[0], block):
+        x = t[a:a + block]
+        z = x @ q - mq[None, :]  # (b, 4) centred rows times q
+        y += x.T @ z - mean[:, None] * z.sum(dim=0)[None, :]
+        g += z.T @ z
+    return y, g
+
+
 def first_pc(table, seed: int = 0, iterations: int = PC_ITERATIONS) -> np.ndarray:
-    """(d,) the first principal direction of the centred rows (block power iteration, 4 vectors, seeded)."""
+    """(d,) the first principal direction of the centred rows (block power iteration with 4 vectors, seeded,
+    then the best direction inside the subspace found)."""
     import torch
 
     t = _as_torch(table)
@@ -83,15 +100,15 @@ def first_pc(table, seed: int = 0, iterations: int = PC_ITERATIONS) -> np.ndarra
     g = torch.Generator(device="cpu").manual_seed(seed)
     q, _r = torch.linalg.qr(torch.randn(t.shape[1], 4, generator=g).to(t.device))  # (d, 4) orthonormal
     for _ in range(iterations):
-        z = t @ q - (mean @ q)[None, :]  # (V, 4) centred rows times q
-        q_new = t.T @ z - mean[:, None] * z.sum(dim=0)[None, :]  # (d, 4) = Xcᵀ Xc q
-        q_new, _r = torch.linalg.qr(q_new)
-        done = float(torch.abs(q_new[:, 0] @ q[:, 0])) > 1 - 1e-7
-        q = q_new
-        if done:  # the leading direction has settled
+        y, gram = _covariance_times(t, mean, q)
+        q_new, _r = torch.linalg.qr(y)
+        done = float(torch.abs(q_new[:, 0] @ q[:, 0])) > 1 - 1e-6
+        if done:  # the leading direction has settled: the Ritz step below uses this q and its Gram matrix
             break
-    z = t @ q - (mean @ q)[None, :]
-    w, v = torch.linalg.eigh(z.T @ z)  # the best direction inside the subspace
+        q = q_new
+    else:
+        y, gram = _covariance_times(t, mean, q)
+    _w, v = torch.linalg.eigh(gram)  # qᵀ Xcᵀ Xc q: the best direction inside the subspace of q
     pc = q @ v[:, -1]
     return (pc / torch.linalg.vector_norm(pc)).cpu().numpy()
 
@@ -108,12 +125,16 @@ def cosine_score(table, reference_ids, seed: int = 0) -> np.ndarray:
     ref = t[idx]
     m = (ref - (ref @ pc)[:, None] * pc[None, :]).mean(dim=0)
     m = m / torch.linalg.vector_norm(m).clamp_min(1e-30)
+    # r_i = x_i − (x_i·pc) pc, so r_i·m = x_i·m − (x_i·pc)(pc·m) and ‖r_i‖² = ‖x_i‖² − (x_i·pc)²: no copy of the rows
+    both = torch.stack([m, pc], dim=1)  # (d, 2)
+    pm = float(pc @ m)
     out = torch.empty(t.shape[0], dtype=torch.float64, device=t.device)
-    step = 8192
-    for s in range(0, t.shape[0], step):
-        r = t[s:s + step]
-        r = r - (r @ pc)[:, None] * pc[None, :]
-        out[s:s + step] = ((r @ m) / torch.linalg.vector_norm(r, dim=1).clamp_min(1e-30)).double()
+    step = 1024
+    for a in range(0, t.shape[0], step):
+        x = t[a:a + step]
+        xm, xp = (x @ both).double().unbind(dim=1)
+        sq = torch.linalg.vector_norm(x, dim=1).double() ** 2 - xp * xp
+        out[a:a + step] = (xm - xp * pm) / sq.clamp_min(0).sqrt().clamp_min(1e-30)
     return out.cpu().numpy()
 
 

@@ -47,7 +47,7 @@ def run(hubs_on_device: bool = True) -> dict:
     from ..loading import load
 
     threads = torch.get_num_threads()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} ({threads} threads), "
+    print(f"load average {os.getloadavg()[0]:.1f}; machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} ({threads} threads), "
           f"CUDA {'yes: ' + torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no'}", flush=True)
     table, reserved = make_table()
     bf16 = table
@@ -70,8 +70,8 @@ def run(hubs_on_device: bool = True) -> dict:
           f"{t2 - t1:.2f} s, dimension stats {t3 - t2:.2f} s; together {t3 - t0:.2f} s (target 10 s)", flush=True)
     out["auroc"] = {"norm": undertrained.auroc(norm, positive, keep), "cosine": undertrained.auroc(cos, positive, keep)}
     print(f"   AUROC on the {scored.size} reserved ids not given as reference: norm {out['auroc']['norm']:.4f}, "
-          f"cosine {out['auroc']['cosine']:.4f}; top dimensions {st.top(3)} carry {st.share(2):.0%} of the average "
-          f"cosine {st.avg_cosine:+.4f}", flush=True)
+          f"cosine {out['auroc']['cosine']:.4f}; the top dimension ({st.top(1)[0]}) carries {st.share(1):.0%} of the "
+          f"average cosine {st.avg_cosine:+.4f}", flush=True)
     emb = load("minilm-l6")
     t = time.perf_counter()
     h = hubs.hubs(emb.token_table, 10, on="cpu")

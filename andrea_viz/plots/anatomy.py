@@ -59,3 +59,29 @@ def dimension_parts_of(emb, remove: int) -> go.Figure:
                              c=st.avg_cosine, k=remove))
 
 
+
+
+def marked_overview_of(emb, reference_text: str | None, remove: int) -> go.Figure:
+    """The Lookup page's overview of the whole table, with the rows at or above the threshold marked in a strip at
+    its left and the top ``remove`` dimensions of the average cosine marked along its top."""
+    from ..anatomy.dims import stats_of
+    from ..anatomy.report import undertrained_of as compute
+    from .lookup import overview_of
+
+    fig = go.Figure(overview_of(emb, 0))
+    fig.layout.shapes, fig.layout.annotations = (), ()  # no looked-up row here
+    flagged = compute(emb, reference_text).ranked.flagged
+    x_strip = -max(1.0, emb.d_model / 60)
+    fig.add_scatter(x=np.full(flagged.size, x_strip), y=flagged, mode="markers", name=_("at or above the threshold"),
+                    marker={"color": RED, "symbol": "line-ew-open", "size": 9, "line": {"width": 2, "color": RED}},
+                    hovertemplate="#%{y}<extra></extra>")
+    top = stats_of(emb).top(remove)
+    if top:
+        fig.add_scatter(x=list(top), y=np.full(len(top), -emb.vocab_size / 60), mode="markers",
+                        name=_("without the top {k} dimensions", k=remove),
+                        marker={"color": ORANGE, "symbol": "triangle-down", "size": 11},
+                        hovertemplate="%{x}<extra></extra>")
+    fig.update_layout(title={"text": _("The whole table: rows at or above the threshold (left) and the top {k} "
+                                       "dimensions (top)", k=remove)},
+                      legend={"orientation": "h", "y": -0.15}, showlegend=True)
+    return fig
