@@ -86,7 +86,7 @@ with ui.explain_errors():
     st.plotly_chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
 st.dataframe([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
                round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
-               _("part of the average cosine"): round(float(stats.contribution[k]), 5)} for k in stats.top(10)],
+               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)],
              hide_index=True, width="content")
 q = ui.token_picker(emb, key="anatomy:word", url_name="word")
 VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}

@@ -47,6 +47,7 @@ def dimension_parts(contribution: np.ndarray, top: tuple[int, ...], title: str) 
     colours[list(top)] = RED
     fig = go.Figure(go.Bar(x=np.arange(contribution.size), y=contribution, marker={"color": colours, "line": {"width": 0}},
                            hovertemplate=_("dimension %{x}: %{y:+.5f}") + "<extra></extra>"))
+    fig.update_yaxes(exponentformat="none")  # 0.0003, not plotly's SI "300µ"
     return layout(fig, title, x=_("dimension"), y=_("part of the average cosine"), height=340)
 
 
