@@ -230,3 +230,11 @@ def test_hubs_on_a_seeded_sample_count_neighbours_among_the_sample():
 def test_a_table_too_large_for_an_exact_pass_is_told_apart():
     assert hubs.fits_exact(30_522, 384, "cpu") and not hubs.fits_exact(128_256, 4_096, "cpu")
     assert hubs.fits_exact(128_256, 4_096, "cuda")
+
+
+def test_a_tied_model_without_a_reference_set_falls_back_to_the_norm():
+    tied = type("E", (), {"token_table": _table(), "output_kind": "tied"})()
+    assert undertrained.indicator_for(tied, reference.ReferenceSet((), source="none")) == "norm"
+    assert undertrained.indicator_for(tied, reference.ReferenceSet((3,))) == "cosine"
+    r = undertrained.rank(tied, reference.ReferenceSet((3, 4)))
+    assert r.indicator == "cosine" and r.threshold == pytest.approx(np.quantile(r.scores[[3, 4]], 0.1))
