@@ -422,6 +422,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--folder", help="where to write the test files (default: the system temp folder)")
     p.set_defaults(func=_cmd_bench_load)
+
+    from .anatomy.commands import add_parsers as add_anatomy
+
+    add_anatomy(sub, TOKENIZER_HELP)
     return parser
 
 

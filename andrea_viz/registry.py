@@ -55,6 +55,8 @@ PAGES = [
              N_("train a small ANDREA here and watch its token table turn from noise into word classes")),
     PageInfo("pages/10_Compare.py", N_("Compare"), ":material/compare_arrows:",
              N_("two checkpoints of one vocabulary: how far each token moved, which neighbours stayed")),
+    PageInfo("pages/11_Anatomy.py", N_("Anatomy"), ":material/biotech:",
+             N_("rows that never trained, dimensions that dominate every cosine, and hubs")),
 ]
 BY_FILE = {Path(p.path).name: p for p in PAGES}
 

@@ -1,0 +1,64 @@
+"""What the Anatomy page and the commands show, computed once per model and arguments (all hashable)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..i18n import Msg
+from ..model import Embeddings
+from . import dims, hubs, reference, undertrained
+from .truth import GrowTruth, grow_truth
+
+
+@dataclass(frozen=True)
+class Undertrained:
+    ranked: undertrained.Ranked
+    truth: GrowTruth | None
+    auroc: float | None  # on the ids outside the reference set, when the truth is known
+
+    @property
+    def reference(self) -> reference.ReferenceSet:
+        return self.ranked.reference
+
+
+def undertrained_of(emb: Embeddings, reference_text: str | None = None) -> Undertrained:
+    """Scores, threshold and ranking from the table and the reference set (automatic, or ``reference_text``:
+    one id a line); the Grow run's truth read only afterwards, to measure them."""
+    ref = (reference.parse_ids(reference_text, emb.vocab_size, Msg("the reference ids typed here")) if reference_text
+           else reference.automatic(emb.tokenizer, emb.vocab_size))
+    r = undertrained.rank(emb, ref)
+    truth = grow_truth(emb)
+    a = None
+    if truth is not None:
+        keep = np.ones(emb.vocab_size, bool)
+        keep[list(ref.ids)] = False
+        a = undertrained.auroc(r.scores, truth.never_in_batch, keep)
+    return Undertrained(r, truth, a)
+
+
+@dataclass(frozen=True)
+class HubViews:
+    raw: hubs.Hubs
+    centred: hubs.Hubs
+    removed: hubs.Hubs
+    dims_removed: tuple[int, ...]
+
+    def overlap(self, other: hubs.Hubs, n: int = 20) -> int:
+        """How many of the raw table's top n hubs are also among ``other``'s top n."""
+        return len({i for i, _c in self.raw.top(n)} & {i for i, _c in other.top(n)})
+
+
+def hub_views(emb: Embeddings, k: int = 10, remove: int = 3, sample: int | None = None, seed: int = 0,
+              progress: Callable[[float, Msg], None] | None = None) -> HubViews:
+    """k-occurrence of the raw, the mean-centred and the table without its top ``remove`` dimensions."""
+    removed = dims.stats_of(emb).top(remove)
+    out = []
+    names = (Msg("raw table"), Msg("mean-centred"), Msg("without the top {k} dimensions", k=remove))
+    for n, (variant, name) in enumerate(zip(hubs.VARIANTS, names, strict=True)):
+        table = hubs.variant_table(emb.token_table, variant, removed)
+        step = None if progress is None else (lambda f, n=n, name=name: progress((n + f) / 3, name))
+        out.append(hubs.hubs(table, k, sample=sample, seed=seed, progress=step))
+    return HubViews(*out, removed)

@@ -1,0 +1,88 @@
+"""Pictures of the table's anatomy: every row's under-trained score, each dimension's part of the cosine."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..i18n import _
+from .style import BLUE, GREY, ORANGE, RED, layout
+
+
+def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | None, marked_label: str,
+                     rest_label: str, title: str) -> go.Figure:
+    """Every row's score as a histogram, the ``marked`` rows (a boolean mask) stacked in their own colour."""
+    bins = {"start": float(scores.min()), "end": float(scores.max()) + 1e-9,
+            "size": max(float(scores.max() - scores.min()) / 80, 1e-9)}
+    fig = go.Figure()
+    groups = [(np.ones(scores.size, bool) if marked is None else ~marked, rest_label, BLUE)]
+    if marked is not None:
+        groups.append((marked, marked_label, RED))
+    for mask, name, colour in groups:
+        fig.add_trace(go.Histogram(x=scores[mask], xbins=bins, name=name, marker={"color": colour, "line": {"width": 0}},
+                                   hovertemplate=_("score %{x}<br>%{y:,} rows") + "<extra></extra>"))
+    fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"}, annotation_position="top left",
+                  annotation_text=_("threshold {t:.3f}", t=threshold))
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.25})
+    return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
+
+
+def undertrained_of(emb, reference_text: str | None) -> go.Figure:
+    from ..anatomy.report import undertrained_of as compute
+
+    u = compute(emb, reference_text)
+    r = u.ranked
+    if u.truth is not None:
+        marked, label = u.truth.never_in_batch, _("never in a batch (the run's record)")
+    else:
+        marked = np.zeros(r.scores.size, bool)
+        marked[list(r.reference.ids)] = True
+        label = _("reference rows")
+    return scores_histogram(r.scores, r.threshold, marked if marked.any() else None, label, _("other rows"),
+                            _("Every row's score"))
+
+
+def dimension_parts(contribution: np.ndarray, top: tuple[int, ...], title: str) -> go.Figure:
+    colours = np.full(contribution.size, GREY, dtype=object)
+    colours[list(top)] = RED
+    fig = go.Figure(go.Bar(x=np.arange(contribution.size), y=contribution, marker={"color": colours, "line": {"width": 0}},
+                           hovertemplate=_("dimension %{x}: %{y:+.5f}") + "<extra></extra>"))
+    fig.update_yaxes(exponentformat="none")  # 0.0003, not plotly's SI "300µ"
+    return layout(fig, title, x=_("dimension"), y=_("part of the average cosine"), height=340)
+
+
+def dimension_parts_of(emb, remove: int) -> go.Figure:
+    from ..anatomy.dims import stats_of
+
+    st = stats_of(emb)
+    return dimension_parts(st.contribution, st.top(remove),
+                           _("Each dimension's part of the average cosine {c:+.4f} (the top {k} in red)",
+                             c=st.avg_cosine, k=remove))
+
+
+
+
+def marked_overview_of(emb, reference_text: str | None, remove: int) -> go.Figure:
+    """The Lookup page's overview of the whole table, with the rows at or above the threshold marked in a strip at
+    its left and the top ``remove`` dimensions of the average cosine marked along its top."""
+    from ..anatomy.dims import stats_of
+    from ..anatomy.report import undertrained_of as compute
+    from .lookup import overview_of
+
+    fig = go.Figure(overview_of(emb, 0))
+    fig.layout.shapes, fig.layout.annotations = (), ()  # no looked-up row here
+    flagged = compute(emb, reference_text).ranked.flagged
+    x_strip = -max(1.0, emb.d_model / 60)
+    fig.add_scatter(x=np.full(flagged.size, x_strip), y=flagged, mode="markers", name=_("at or above the threshold"),
+                    marker={"color": RED, "symbol": "line-ew-open", "size": 9, "line": {"width": 2, "color": RED}},
+                    hovertemplate="#%{y}<extra></extra>")
+    top = stats_of(emb).top(remove)
+    if top:
+        fig.add_scatter(x=list(top), y=np.full(len(top), -emb.vocab_size / 60), mode="markers",
+                        name=_("without the top {k} dimensions", k=remove),
+                        marker={"color": ORANGE, "symbol": "triangle-down", "size": 11},
+                        hovertemplate="%{x}<extra></extra>")
+    fig.update_layout(title={"text": _("The whole table: rows at or above the threshold (left) and the top {k} "
+                                       "dimensions (top)", k=remove)},
+                      legend={"orientation": "h", "y": -0.15}, showlegend=True)
+    return fig

@@ -1,0 +1,135 @@
+"""Inside the table: rows that never trained, dimensions that dominate, and hubs."""
+
+import streamlit as st
+
+from andrea_viz import ui
+from andrea_viz.anatomy import hubs
+from andrea_viz.anatomy.dims import stats_of, views
+from andrea_viz.anatomy.reference import REASONS
+from andrea_viz.anatomy.report import hub_views, undertrained_of
+from andrea_viz.i18n import _, num, tr
+from andrea_viz.plots import anatomy as plots
+
+emb = ui.page_setup(__file__)
+st.title(_("Inside the table"))
+st.markdown(_("Rows that never trained, dimensions that dominate every cosine, and hubs: three things a trained table "
+              "of {V:,} rows × {d:,} dimensions carries that no single row shows.", V=emb.vocab_size, d=emb.d_model))
+
+# --- 1. rows that never trained ---------------------------------------------------------------------------
+st.header(_("Rows that never trained"))
+st.markdown(_("Backpropagation moves a row only when its id is in a batch. A row whose token the training data never "
+              "held keeps its initial values, or decays. Magikarp's indicators find such rows from the table alone."))
+with st.expander(_("Reference ids (optional): one id a line, replacing the set found from the tokenizer")):
+    ref_text = st.text_area(_("Reference ids"), key=f"anatomy:ref:{emb.key}", height=100).strip() or None
+with ui.explain_errors():
+    u = ui.cached(emb, undertrained_of, ref_text)
+    r, ref = u.ranked, u.reference
+    note = tr(ref.note)
+    (st.info if ref.found else st.warning)(note[:1].upper() + note[1:])
+    INDICATOR = {"norm": _("the input rows' length"), "cosine": _("cosine to the reference rows after removing the "
+                                                                  "first principal component")}
+    if r.indicator == "cosine":
+        why = _("This model's output is tied to the token table, which the softmax trains at every step, so lengths "
+                "say little; the direction the never-trained rows share does.")
+    elif emb.output_kind == "tied":
+        why = _("This model's output is tied, but without a reference set the cosine indicator cannot run, so the "
+                "lengths are used.")
+    elif emb.output_kind == "untied":
+        why = _("This model's output table is separate (untied): an input row that no batch held keeps its starting "
+                "length while trained rows move together.")
+    else:
+        why = _("This model has no output head: an input row that no batch held keeps its starting length while "
+                "trained rows move together.")
+    st.markdown(_("Indicator: **{indicator}**. {why}", indicator=INDICATOR[r.indicator], why=why))
+    c = st.columns(4)
+    c[0].metric(_("Reference rows"), num(len(ref.ids)))
+    c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))
+    c[2].metric(_("Rows at or above it"), num(int(r.flagged.size)))
+    if u.auroc is not None:
+        c[3].metric(_("AUROC"), num(u.auroc, ".4f"), help=_("How well the score, computed from this snapshot alone, "
+                                                         "separates the ids the run never put in a batch from the rest "
+                                                         "(1 = perfectly), outside the reference set."))
+    st.caption(_("Threshold: {why}", why=r.why))
+    n_top = st.slider(_("Rows listed"), 10, min(500, emb.vocab_size), min(50, emb.vocab_size))
+    reason = {m: tr(m) for m in REASONS}
+    norms = emb.row_norms
+    rows = []
+    for rank, i in enumerate(r.order[:n_top], 1):
+        i = int(i)
+        row = {_("rank"): rank, _("token"): emb.token(i), "id": i, _("score"): round(float(r.scores[i]), 4),
+               _("at or above the threshold"): bool(r.scores[i] >= r.threshold), _("why"): tr(r.describe(i, norms)),
+               _("reference"): reason.get(ref.reasons.get(i), "")}
+        if u.truth is not None:
+            if u.truth.counts is not None:
+                row[_("count in the corpus")] = int(u.truth.counts[i])
+            row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
+        rows.append(row)
+    st.dataframe(rows, hide_index=True, width="stretch", height=320)
+    if u.truth is not None:
+        st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
+                     "score to check it; the score never reads them."))
+    st.plotly_chart(ui.cached(emb, plots.undertrained_of, ref_text), key="anatomy:scores")
+
+# --- 2. dimensions that dominate ----------------------------------------------------------------------------
+st.header(_("Dimensions that dominate"))
+stats = ui.cached(emb, stats_of)
+st.markdown(_("The average cosine of two different rows, {c:+.4f} here, is a sum over the {d:,} dimensions. A few "
+              "\"rogue\" dimensions with a large shared mean or spread can carry most of it: they are the stripes in "
+              "the table's heatmap, and they make every pair look alike.", c=stats.avg_cosine, d=emb.d_model))
+ks = [k for k in (1, 3, 10) if k <= emb.d_model]
+c = st.columns(len(ks))
+for col, k in zip(c, ks, strict=True):
+    col.metric(_("Share of the top {k}", k=k), num(stats.share(k), ".1%"))
+remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1), min(3, emb.d_model - 1))
+st.plotly_chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
+with ui.explain_errors():
+    st.plotly_chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
+st.dataframe([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
+               round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
+               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)],
+             hide_index=True, width="content")
+q = ui.token_picker(emb, key="anatomy:word", url_name="word")
+VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}
+cols = st.columns(3)
+for col, v in zip(cols, ui.cached(emb, views, q.text if q is not None else None, remove), strict=True):
+    with col:
+        st.subheader(VIEW[v.name])
+        st.metric(_("Anisotropy"), num(v.anisotropy, "+.4f"))
+        if v.pairs:
+            st.dataframe([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs], hide_index=True,
+                         width="stretch")
+        if v.neighbours:
+            st.dataframe([{_("token"): n.token, "cos": round(n.score, 3)} for n in v.neighbours], hide_index=True,
+                         width="stretch")
+
+# --- 3. hubs ----------------------------------------------------------------------------------------------------
+st.header(_("Hubs"))
+st.markdown(_("A hub is a token in many other tokens' lists of 10 nearest. Its k-occurrence counts those lists, "
+              "exactly, over all {V:,} rows.", V=emb.vocab_size))
+exact = hubs.fits_exact(emb.vocab_size, emb.d_model)
+sample = None
+if not exact:
+    st.warning(_("An exact pass over every pair of the {V:,} rows is too large for this machine.", V=emb.vocab_size))
+    sample = hubs.SAMPLE_ROWS
+quick = exact and hubs.exact_cost(emb.vocab_size, emb.d_model) < 1e10
+label = (_("Count the hubs of all {V:,} rows", V=emb.vocab_size) if exact else
+         _("Count the hubs of a seeded sample of {n:,} rows", n=sample))
+key = f"anatomy:hubs:{emb.key}:{remove}"
+if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
+    st.session_state[key] = True
+    with ui.explain_errors():
+        h = ui.cached_with_progress(emb, hub_views, 10, remove, sample, label=_("Counting neighbours:"))
+        if sample is not None:
+            st.info(_("A seeded sample of {n:,} rows (seed 0): each row's 10 nearest are searched among the sample.",
+                      n=h.raw.ids.size))
+        cols = st.columns(3)
+        for col, name, hv in zip(cols, ("raw", "centred", "removed"), (h.raw, h.centred, h.removed), strict=True):
+            with col:
+                st.subheader(VIEW[name])
+                st.metric(_("Skewness of the counts"), num(hv.skewness, ".2f"),
+                          help=_("About 0 when every token is in about 10 lists; large when a few are in very many."))
+                if name != "raw":
+                    st.caption(_("{n} of the raw table's 20 largest hubs are still among the 20 largest",
+                                 n=h.overlap(hv)))
+                st.dataframe([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)],
+                             hide_index=True, width="stretch")
