@@ -292,6 +292,13 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
     return main(repeats=args.repeats)
 
 
+def _cmd_bench_memory(args: argparse.Namespace) -> int:
+    from .bench.memory import run
+
+    run(gb=args.gb, d=args.d, folder=args.folder)
+    return 0
+
+
 def _cmd_bench_load(args: argparse.Namespace) -> int:
     from .bench.load import run
 
@@ -417,6 +424,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench-gpu", help="the GPU check: build the CUDA kernel, compare it with the reference, benchmark it")
     p.add_argument("--repeats", type=int, default=50)
     p.set_defaults(func=_cmd_bench_gpu)
+
+    p = sub.add_parser("bench-memory", help="peak memory of a large table used as the pages use it, against its size")
+    p.add_argument("--gb", type=float, default=4.0, help="size of the float32 table (default 4)")
+    p.add_argument("-d", type=int, default=4096, help="its width (default 4,096)")
+    p.add_argument("--folder", help="where to write it (default: the temporary folder)")
+    p.set_defaults(func=_cmd_bench_memory)
 
     p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")
     p.add_argument("--repeats", type=int, default=3)

@@ -173,39 +173,14 @@ def test_the_sweeper_removes_only_the_folders_of_sessions_that_ended(tmp_path):
     assert not (tmp_path / str(me) / "gone").exists() and not (tmp_path / "999999999").exists()
 
 
-PEAK_SCRIPT = r"""
-import sys, numpy as np
-def rss(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field): return int(line.split()[1]) * 1024
-import andrea_viz
-from andrea_viz.geometry import anisotropy, neighbors
-from andrea_viz.lookup import block_average, value_stats
-base = rss("VmRSS:")
-emb = andrea_viz.load(sys.argv[1])
-neighbors(emb, "#5", k=10)
-emb.row_norms
-block_average(emb.token_table, 128, 64)
-value_stats(emb.token_table, None)
-anisotropy(emb)
-anisotropy(emb, centered=True)
-print((rss("VmHWM:") - base) / emb.token_table.nbytes)
-"""
-
-
 def test_a_large_table_peaks_within_one_and_a_half_times_its_size(tmp_path):
-    """A table above the derived-copy limit, opened and measured as the Home and Lookup pages do, in a fresh
-    process: the peak resident set (file pages included) stays within 1.5× the table."""
+    """A table above the derived-copy limit, opened and used as the Home, Lookup and Neighbours pages do, in a
+    fresh process: the peak resident set (file pages included) stays within 1.5× the table after every step."""
+    from andrea_viz.bench.memory import peaks, write_table
     from andrea_viz.model import DERIVED_COPY_MAX
 
     rows, d = 2 * DERIVED_COPY_MAX // (4 * 1024), 1024  # 512 MB: fixed-size work buffers count for little
-    a = np.lib.format.open_memmap(tmp_path / "big.npy", mode="w+", dtype=np.float32, shape=(rows, d))
-    rng = np.random.default_rng(0)
-    for i in range(0, rows, 16_384):
-        a[i:i + 16_384] = rng.standard_normal((min(16_384, rows - i), d), dtype=np.float32)
-    a.flush()
-    del a
-    r = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(tmp_path / "big.npy")], capture_output=True, text=True,
-                       timeout=300, cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    assert float(r.stdout.strip()) <= 1.5, r.stdout
+    write_table(tmp_path / "big.npy", rows, d)
+    out = peaks(tmp_path / "big.npy")
+    assert out["table"] == rows * d * 4
+    assert max(out["peaks"].values()) <= 1.5, out["peaks"]
