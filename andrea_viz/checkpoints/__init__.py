@@ -38,6 +38,7 @@ def _read_zip(path: Path, found: Found) -> None:
     try:
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
+            packed = [i.filename for i in z.infolist() if i.compress_type != zipfile.ZIP_STORED]
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise CheckpointError("{name} starts like a zip archive (.pt or .npz) but is damaged: {detail}", name=path.name,
                               detail=str(exc)) from exc
@@ -45,6 +46,10 @@ def _read_zip(path: Path, found: Found) -> None:
         found.format = Msg(N_("numpy .npz"))
         numpy_file.read_npz(path, found)
     elif any(n.endswith("data.pkl") for n in names):
+        if packed:  # torch.save stores its members uncompressed; a compressed one could inflate without bound
+            raise CheckpointError("{name} is a PyTorch archive with compressed members ({members}); torch.save writes "
+                                  "them uncompressed, and only such files are read", name=path.name,
+                                  members=", ".join(packed[:3]))
         found.format = Msg(N_("PyTorch state dict"))
         torch_file.read(path, found)
     else:

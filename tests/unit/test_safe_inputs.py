@@ -184,3 +184,15 @@ def test_a_large_table_peaks_within_one_and_a_half_times_its_size(tmp_path):
     out = peaks(tmp_path / "big.npy")
     assert out["table"] == rows * d * 4
     assert max(out["peaks"].values()) <= 1.5, out["peaks"]
+
+
+def test_a_pytorch_archive_with_compressed_members_is_refused_unread(tmp_path):
+    import torch
+
+    torch.save({"wte": torch.randn(10, 4)}, tmp_path / "m.pt")
+    assert load_path(tmp_path / "m.pt").vocab_size == 10
+    with zipfile.ZipFile(tmp_path / "m.pt") as zi, zipfile.ZipFile(tmp_path / "c.pt", "w", zipfile.ZIP_DEFLATED) as zo:
+        for info in zi.infolist():
+            zo.writestr(info.filename, zi.read(info))
+    with pytest.raises(CheckpointError, match="compressed members"):
+        load_path(tmp_path / "c.pt")
