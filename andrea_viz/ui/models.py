@@ -173,7 +173,7 @@ def model_card(emb: Embeddings) -> None:
                      if emb.card.get("layers") else "", _("parameters"): num(emb.card["total_params"])})
     st.dataframe(rows, hide_index=True, width="content")
     with st.expander(_("Where these tables came from"), expanded=False):
-        st.markdown(_("**Format:** {format}", format=emb.provenance.format))
+        st.markdown(_("**Format:** {format}", format=tr_md(emb.provenance.format)))
         if emb.provenance.file:
             st.markdown(_("**File:** `{file}`", file=in_code(Path(emb.provenance.file).name)))
         st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=tr_md(emb.tokenizer.description)))

@@ -13,7 +13,7 @@ def checkpoint_report(emb: Embeddings) -> None:
     p = emb.provenance
     positions = "—" if emb.context is None else f"{num(emb.context)} × {emb.d_model}"
     st.markdown(_("**Format:** {format}  \n**Tables:** token {V:,} × {d}, positions {positions} ({kind}), output "
-                  "{output}  \n**Tokenizer:** {tokenizer}", format=p.format, V=emb.vocab_size, d=emb.d_model,
+                  "{output}  \n**Tokenizer:** {tokenizer}", format=tr_md(p.format), V=emb.vocab_size, d=emb.d_model,
                   positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=tr_md(emb.tokenizer.description)))
     for w in p.warnings:
         st.warning(tr(w, escape=md), icon="⚠️")

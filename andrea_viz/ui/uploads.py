@@ -12,7 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from ..checkpoints import load_path
 from ..checkpoints.folder import checkpoint_dir
 from ..errors import CheckpointError
-from ..i18n import _
+from ..i18n import _, tr_md
 from ..model import Embeddings
 from ..safe_text import md
 from . import session_files, state
@@ -114,7 +114,7 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confi
         except CheckpointError:
             status.update(label=_("{name} could not be read.", name=md(display_name)), state="error")
             raise
-        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=emb.provenance.format,
+        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=tr_md(emb.provenance.format),
                               V=emb.vocab_size, d=emb.d_model), state="complete")
     user_models()[emb.key] = emb
     return emb

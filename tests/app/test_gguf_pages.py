@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 from andrea_viz.registry import PAGES
 from tests.checkpoint_files import makers
 
-from .conftest import ROOT, no_exception, open_page
+from .conftest import ROOT, no_exception, open_page, plain
 
 
 def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
@@ -24,7 +24,7 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     assert at.query_params["model"] == "folder:tiny-q4_0.gguf"
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Vocabulary V"], metrics["d_model"], metrics["Output table"]) == ("320", "64", "tied")
-    text = " ".join(m.value for m in at.markdown)
+    text = " ".join(plain(m.value) for m in at.markdown)  # what a reader sees (names are escaped for markdown)
     assert "GGUF v3 (llama)" in text and "token_embd.weight is stored as Q4_0" in text
     assert "SentencePiece BPE" in text
     for page in PAGES[1:]:
@@ -34,7 +34,7 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     at.selectbox(key="ckpt:rel").set_value("tiny-q4_0.gguf").run()
     [b for b in at.button if b.label == "Read it"][0].click().run()
     no_exception(at)
-    assert "**Format:** GGUF v3 (llama)" in " ".join(m.value for m in at.markdown)
+    assert "Format: GGUF v3 (llama)" in " ".join(plain(m.value) for m in at.markdown)
     open_page(at, "4_Neighbours.py")
     assert at.text_input[0].value == "cat" and not at.error  # the word is found through the file's own tokenizer
     assert len(at.dataframe[0].value["token"]) == 10 and " cat" not in list(at.dataframe[0].value["token"])
