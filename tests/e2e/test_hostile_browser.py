@@ -41,39 +41,36 @@ def hostile_app(tmp_path_factory):
 PAGES = [p.url_path for p in available_pages()]
 
 
+@pytest.fixture
+def watched(browser):
+    """A page of its own context, and the dialogs it opened (none, or the test fails)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    yield page, dialogs
+    context.close()
+
+
 @pytest.mark.parametrize("path", PAGES)
-def test_no_markup_of_a_hostile_model_reaches_the_page(browser, hostile_app, path):
-    url, rel = hostile_app
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    try:
-        open_page(page, f"{url}/{path}?model={quote('folder:' + rel)}&word={quote('#15')}")
-        assert "evil.npz" in sidebar_model(page)  # the hostile model is the one on screen
-        assert exceptions(page) == []
-        assert page.evaluate(FOUND_MARKUP) == []
-        assert dialogs == []
-    finally:
-        context.close()
+def test_no_markup_of_a_hostile_model_reaches_the_page(watched, hostile_app, path):
+    (url, rel), (page, dialogs) = hostile_app, watched
+    open_page(page, f"{url}/{path}?model={quote('folder:' + rel)}&word={quote('#15')}")
+    assert "evil.npz" in sidebar_model(page)  # the hostile model is the one on screen
+    assert exceptions(page) == []
+    assert page.evaluate(FOUND_MARKUP) == []
+    assert dialogs == []
 
 
-def test_a_typed_hostile_word_stays_text(browser, hostile_app):
-    url, rel = hostile_app
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    try:
-        open_page(page, f"{url}/Forward_pass?model={quote('folder:' + rel)}")
-        box = page.get_by_role("textbox", name="A sentence")
-        box.fill(f"cat {BREAKOUT} [click](https://evil.invalid/x) <b>x</b> dog")
-        box.press("Enter")
-        page.locator("[data-testid=stMarkdownContainer]", has_text="click").first.wait_for(timeout=60_000)
-        wait_idle(page)
-        assert page.evaluate(FOUND_MARKUP) == [] and dialogs == [] and exceptions(page) == []
-    finally:
-        context.close()
+def test_a_typed_hostile_word_stays_text(watched, hostile_app):
+    (url, rel), (page, dialogs) = hostile_app, watched
+    open_page(page, f"{url}/Forward_pass?model={quote('folder:' + rel)}")
+    box = page.get_by_role("textbox", name="A sentence")
+    box.fill(f"cat {BREAKOUT} [click](https://evil.invalid/x) <b>x</b> dog")
+    box.press("Enter")
+    page.locator("[data-testid=stMarkdownContainer]", has_text="click").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert page.evaluate(FOUND_MARKUP) == [] and dialogs == [] and exceptions(page) == []
 
 
 def test_a_sessions_upload_is_deleted_from_disk_when_the_session_ends(browser, tmp_path):
