@@ -37,6 +37,7 @@ def hostile_folder(root: Path) -> tuple[Path, str]:
     file and its path relative to root (as ``?model=folder:`` names it)."""
     from tokenizers import Tokenizer
     from tokenizers.models import WordLevel
+    from tokenizers.normalizers import Replace
     from tokenizers.pre_tokenizers import WhitespaceSplit
 
     folder = root / FOLDER
@@ -45,6 +46,7 @@ def hostile_folder(root: Path) -> tuple[Path, str]:
     for t in WORDS + HOSTILE:
         vocab.setdefault(t, len(vocab))
     tok = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = Replace("mat", BREAKOUT)  # the default sentence's last word becomes the break-out: no typing needed
     tok.pre_tokenizer = WhitespaceSplit()
     tok.save(str(folder / "tokenizer.json"))
     rng = np.random.default_rng(0)
