@@ -17,7 +17,7 @@ from .projection import METHODS
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow.trainer import DEFAULT_PRESET, PRESETS
-from .geometry import METRICS, analogy, neighbors
+from .geometry import METRICS, analogy, neighbours
 from .loading import load
 from .model import Embeddings
 
@@ -77,7 +77,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _cmd_neighbors(args: argparse.Namespace) -> int:
     emb = load(args.source, tokenizer=args.tokenizer)
-    q, found = neighbors(emb, args.word, k=args.k, metric=args.metric)
+    q, found = neighbours(emb, args.word, k=args.k, metric=args.metric)
     if args.json:
         print(json.dumps({
             "query": q.text,

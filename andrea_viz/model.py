@@ -132,20 +132,6 @@ class Embeddings:
         """(V,) float32: the length of every token row (computed once)."""
         return self.memo(("row_norms",), lambda: np.linalg.norm(self.token_table, axis=1).astype(np.float32))
 
-    @property
-    def unit_table(self) -> np.ndarray:
-        """(V, d) float32: every token row scaled to length 1, all-zero rows staying zero (computed once)."""
-
-        def compute() -> np.ndarray:
-            norms = self.row_norms.copy()
-            norms[norms == 0] = 1.0
-            with np.errstate(invalid="ignore", divide="ignore"):  # rows holding NaN or Inf stay non-finite
-                unit = self.token_table / norms[:, None]
-            unit.flags.writeable = False
-            return unit
-
-        return self.memo(("unit_table",), compute)
-
     def token(self, token_id: int) -> str:
         return self.tokenizer.token(int(token_id))
 

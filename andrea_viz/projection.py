@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
-from .geometry import neighbors, resolve_ids
+from .geometry import nearest, neighbours, resolve_ids
 from .i18n import Msg
 from .model import Embeddings
 
@@ -98,7 +98,7 @@ def build_sample(emb: Embeddings, n: int | str, include: tuple[str, ...] = (), s
         for i in ids:
             chosen.setdefault(i, "query" if j == 0 else "included")
         if j == 0:
-            for nb in neighbors(emb, word, k=k)[1]:
+            for nb in neighbours(emb, word, k=k)[1]:
                 chosen.setdefault(nb.id, f"neighbour of {word}")
     for name, ids in group_ids(emb).items():
         for i in ids:
@@ -284,38 +284,16 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
 
 
-def knn(X: np.ndarray, k: int, block: int = 1024) -> np.ndarray:
-    """(N, k) indices of each row's k nearest other rows (Euclidean), exact, nearest first."""
-    X = X.astype(np.float32)
-    sq = np.einsum("ij,ij->i", X, X)
-    out = np.empty((X.shape[0], k), dtype=np.int64)
-    for s in range(0, X.shape[0], block):
-        d = sq[s : s + block, None] - 2 * X[s : s + block] @ X.T + sq[None, :]
-        d[np.arange(d.shape[0]), np.arange(s, s + d.shape[0])] = np.inf
-        part = np.argpartition(d, k - 1, axis=1)[:, :k]
-        order = np.take_along_axis(d, part, 1).argsort(axis=1, kind="stable")
-        out[s : s + block] = np.take_along_axis(part, order, 1)
-    return out
-
-
-def unit(X: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (zero rows stay zero): Euclidean neighbours of these are cosine neighbours."""
-    n = np.linalg.norm(X, axis=1, keepdims=True)
-    n[n == 0] = 1.0
-    return (X / n).astype(np.float32)
-
-
 def trust_scores(X: np.ndarray, Y: np.ndarray, k: int = TRUST_K, max_points: int = TRUST_SAMPLE,
                  seed: int = 0) -> tuple[np.ndarray, float]:
     """Per point: the share of its k nearest neighbours in the full space (by cosine, as everywhere in the
     app) that stay among its k nearest in the map. Above ``max_points`` a seeded subset is scored
     (neighbours within that subset) and the others get NaN. Returns (scores (N,), mean)."""
-    X = unit(X)
     n = X.shape[0]
     if n <= k:
         raise QueryError("a trust score with k = {k} needs more than {k} points, got {n}", k=k, n=n)
     idx = np.arange(n) if n <= max_points else np.sort(np.random.default_rng(seed).choice(n, max_points, replace=False))
-    a, b = knn(X[idx], k), knn(Y[idx], k)
+    a, b = nearest(X[idx], k), nearest(Y[idx], k, metric="euclidean")
     kept = np.array([len(set(r1) & set(r2)) / k for r1, r2 in zip(a, b, strict=True)])
     out = np.full(n, np.nan)
     out[idx] = kept
@@ -363,6 +341,12 @@ class ProjectionResult:
     trust: np.ndarray  # (N,) share of 10 nearest neighbours kept, NaN where not scored
     trust_mean: float
 
+    def true_nearest(self, emb: Embeddings, index: int, k: int = TRUST_K) -> np.ndarray:
+        """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
+        cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
+        found = nearest(emb.token_table[self.sample.ids], k, np.array([index]))[0]
+        return found[found >= 0]
+
 
 def project_model(emb: Embeddings, method: str = "pca", n: int | str = 5000, include: tuple[str, ...] = (),
                   seed: int = 0, dims: int = 2, axes: tuple[int, ...] | None = None, perplexity: float = 30.0,
@@ -385,15 +369,3 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = 5000, inc
         progress(1.0, Msg("scoring how many neighbours each point keeps"))
     trust, mean = trust_scores(X, proj.coords, seed=seed)
     return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean)
-
-
-def true_neighbours(emb: Embeddings, result: ProjectionResult, index: int, k: int = TRUST_K) -> np.ndarray:
-    """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
-    cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
-    X = unit(emb.token_table[result.sample.ids])
-    d = ((X - X[index]) ** 2).sum(axis=1)
-    d[index] = np.inf
-    d[~np.isfinite(d)] = np.inf
-    k = min(k, int(np.isfinite(d).sum()))
-    part = np.argpartition(d, k - 1)[:k] if k < d.size else np.arange(d.size)
-    return part[np.argsort(d[part], kind="stable")]

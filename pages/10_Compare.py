@@ -6,7 +6,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.compare import ALIGNMENTS, aligned_map, drift
 from andrea_viz.errors import QueryError
-from andrea_viz.geometry import neighbors
+from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
 from andrea_viz.plots.compare import arrows_map, drift_histogram
 from andrea_viz.words import default_word
@@ -75,7 +75,7 @@ with ui.explain_errors():
     n1, n2 = st.columns(2)
     for col, model, name in ((n1, a, "A"), (n2, b, "B")):
         with col, ui.explain_errors():
-            _q, found = ui.cached(model, neighbors, word, k)
+            _q, found = ui.cached(model, neighbours, word, k)
             col.markdown(f"**{name}**")
             col.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found],
                           hide_index=True, width="stretch")

@@ -7,7 +7,7 @@ from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.projection import projection_scatter
 from andrea_viz.projection import (
     ALL, LARGE_MAP, METHODS, TRUST_SAMPLE, coordinates_csv, project_model, projector_metadata, projector_tsv,
-    true_neighbours, umap_is_warm, warm_umap,
+    umap_is_warm, warm_umap,
 )
 
 emb = ui.page_setup(__file__)
@@ -88,7 +88,7 @@ with ui.explain_errors():
                       if (i == wanted if wanted is not None else t == chosen)), None)
         if index is None:
             st.caption(_("“{word}” is not in this map.", word=chosen))
-    lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: true_neighbours(emb, result, index)
+    lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
     fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..compare import aligned_map, pair_cosines, unchanged_rows
 from ..errors import QueryError
-from ..geometry import neighbors, resolve_ids
+from ..geometry import neighbours, resolve_ids
 from ..i18n import _, num, tr
 from ..lookup import value_stats
 from ..plots import lookup as lookup_plots
@@ -86,7 +86,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
     word = st.text_input(_("Neighbours of a word at this step"), default_word(tl.last) or f"#{V - 2}",
                          key=f"{key}:word")
     try:
-        query, found = neighbors(emb, word, k=10)
+        query, found = neighbours(emb, word, k=10)
         st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
                       for r, n in enumerate(found, 1)], hide_index=True, width="content")
     except QueryError as exc:

@@ -235,7 +235,7 @@ TABLE = _table_bytes()
 def use_tokenizer(name: str, data: bytes) -> None:
     """Load the table with this tokenizer file; look up a word. Only the library's own errors may leave."""
     from andrea_viz.errors import QueryError
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / name).write_bytes(data)
@@ -248,20 +248,20 @@ def use_tokenizer(name: str, data: bytes) -> None:
             return
         for word in ("cat", "zqx", "the cats", "#3"):
             try:
-                neighbors(emb, word, k=3)
+                neighbours(emb, word, k=3)
             except QueryError as exc:
                 assert str(exc).strip()
 
 
 def test_every_valid_tokenizer_file_loads():
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "t.npy").write_bytes(TABLE)
         for name, data in TOKENIZERS.items():
             (Path(d) / name).write_bytes(data)
             emb = andrea_viz.load(Path(d) / "t.npy", tokenizer=Path(d) / name)
-            assert len(neighbors(emb, "cat", k=3)[1]) == 3, name
+            assert len(neighbours(emb, "cat", k=3)[1]) == 3, name
 
 
 @SETTINGS
@@ -293,7 +293,7 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     import sys
 
     from andrea_viz.errors import QueryError
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     d = json.loads(TOKENIZERS["tokenizer.json"])
     d["model"]["unk_token"] = "[NOPE]"
@@ -303,7 +303,7 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     reason = r"cannot encode a text with an unknown word .*'\[NOPE\]'"
     assert any(re.search(reason, str(w)) for w in emb.provenance.warnings) and emb.token(3) == "#3"
     with pytest.raises(QueryError, match=reason):
-        neighbors(emb, "zzz")
+        neighbours(emb, "zzz")
     r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
