@@ -158,3 +158,14 @@ def test_project_cli_umap_writes_the_whole_table(tmp_path):
     rows = list(csv.reader(out.open(), delimiter="\t"))
     assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 555
     assert sorted(int(r[0]) for r in rows[1:]) == list(range(555))
+
+
+def test_pca_says_which_solver_it_used_and_the_randomized_one_agrees_with_the_exact():
+    rng = np.random.default_rng(0)
+    narrow, wide = pca(rng.standard_normal((300, 64)).astype(np.float32)), None
+    assert "exact" in narrow.note and "1,024" not in str(narrow.note)
+    X = (rng.standard_normal((400, 8)) @ rng.standard_normal((8, 1100)) * [1.0] + 0.01 * rng.standard_normal((400, 1100)))
+    wide = pca(X.astype(np.float32), (0, 1))
+    assert "randomized" in wide.note
+    exact = PCA(2, svd_solver="full").fit(X)
+    np.testing.assert_allclose(wide.explained_variance_ratio, exact.explained_variance_ratio_, rtol=1e-3)
