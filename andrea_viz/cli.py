@@ -20,10 +20,9 @@ from .grow.trainer import DEFAULT_PRESET, PRESETS
 from .geometry import METRICS, analogy, neighbours
 from .loading import load
 from .model import Embeddings
+from .tokenizer import TOKENIZER_HELP
 
 
-TOKENIZER_HELP = ("tokenizer.json, vocab.txt, harris_segments.json, meta.pkl or gpt2_tokenizer.bin; give it twice for "
-                  "GPT-2's vocab.json and merges.txt")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -15,6 +15,7 @@ from ..checkpoints import load_path
 from ..errors import CheckpointError
 from ..i18n import _
 from ..model import Embeddings
+from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import state
 
 SPOOL_DIR = Path(tempfile.gettempdir()) / "andrea_viz_uploads"
@@ -54,8 +55,7 @@ def _write(uploaded, path: Path) -> None:
     uploaded.close()
 
 
-SIDECARS = {"config.json", "run.json", "harris_segments.json", "tokenizer.json", "vocab.txt", "meta.pkl",
-            "gpt2_tokenizer.bin", "trainer_state.json"}
+SIDECARS = {"config.json", "run.json", "trainer_state.json", *TOKENIZER_FILES}
 
 
 def spool_many(files: list, slot: str) -> Path:
@@ -131,7 +131,7 @@ def upload_form(result_key: str) -> None:
                    accept_multiple_files=True,
                    help=_("Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
                           "harris_segments.json or meta.pkl when it has them. Larger files: use the folder."))
-    toks = st.file_uploader(_("Tokenizer (optional)"), type=["json", "txt", "pkl", "bin"], key=uploader_key("ckpt:tok"),
+    toks = st.file_uploader(_("Tokenizer (optional)"), type=list(TOKENIZER_SUFFIXES), key=uploader_key("ckpt:tok"),
                     accept_multiple_files=True,
                     help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "

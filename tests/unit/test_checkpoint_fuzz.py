@@ -308,3 +308,17 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
+
+
+def test_each_tokenizer_kind_is_recognised_by_its_bytes_alone_and_by_no_other_kind(tmp_path):
+    from andrea_viz.tokenizer import TOKENIZER_KINDS
+    from andrea_viz.tokenizer.files import _json
+
+    assert sorted(k.file for k in TOKENIZER_KINDS) == sorted(TOKENIZERS)  # a real file of every kind in the table
+    for kind in TOKENIZER_KINDS:
+        p = tmp_path / "renamed.dat"  # not its usual name nor its suffix
+        raw = TOKENIZERS[kind.file]
+        p.write_bytes(raw)
+        assert [k.file for k in TOKENIZER_KINDS if k.sniff(raw, _json(raw), p)] == [kind.file]
+        tok, _notes = kind.read(p, raw, _json(raw), 300)
+        assert tok.encode("cat") and tok.token(tok.encode("cat")[0])
