@@ -25,7 +25,7 @@ from .errors import CheckpointError
 from .family import FAMILY, count_shape, init_std
 from .grow.snapshots import list_snapshots
 from .i18n import Msg, N_
-from .model import Embeddings, Provenance
+from .model import Card, Embeddings, Provenance
 from .tokenizer import ByteTokenizer
 
 INIT_SEED = 0
@@ -87,8 +87,8 @@ def andrea_init(name: str) -> Embeddings:
                     d=shape.d, T=shape.T),
             ),
         ),
-        card={"layers": shape.L, "heads": shape.heads, "family": "ANDREA", "size": shape.name, "untrained": True,
-              "init_std": init_std(shape.d), "total_params": count_shape(shape).total},
+        card=Card(layers=shape.L, heads=shape.heads, family="ANDREA", size=shape.name, untrained=True,
+                  init_std=init_std(shape.d), total_params=count_shape(shape).total),
     )
 
 
@@ -121,7 +121,7 @@ def andrea_micro() -> Embeddings:
     """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments)."""
     step, path = list_snapshots(MICRO_DIR)[-1]
     emb = load_path(path, name=MICRO)
-    return replace(emb, key=MICRO, card={**emb.card, "family": "ANDREA", "trained": True})
+    return replace(emb, key=MICRO, card=emb.card.but(family="ANDREA", trained=True))
 
 
 @dataclass(frozen=True)

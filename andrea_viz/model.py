@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -11,6 +12,40 @@ from .i18n import Msg, N_
 from .tokenizer import Tokenizer
 
 POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
+
+
+@dataclass(frozen=True)
+class Card(Mapping):
+    """What is known about the whole model beyond its embedding tables; a field nobody knows is None (or
+    False) and is then not a key. A read-only mapping too: ``card["total_params"]``, ``card.get("layers")``."""
+
+    family: str | None = None  # "ANDREA", "BERT", "GPT-2", …
+    size: str | None = None  # a family member's name, e.g. "ANDREA-120M"
+    layers: int | None = None
+    heads: int | None = None
+    init_std: float | None = None  # the standard deviation the model's own code initialised with
+    total_params: int | None = None
+    step: int | None = None  # the training step of a snapshot
+    untrained: bool = False
+    trained: bool = False  # trained by this app (andrea-micro)
+
+    def _known(self) -> list[str]:
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None and getattr(self, f.name) is not False]
+
+    def __getitem__(self, key: str):
+        if key not in self._known():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._known())
+
+    def __len__(self) -> int:
+        return len(self._known())
+
+    def but(self, **changes) -> Card:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -74,9 +109,11 @@ class Embeddings:
     tokenizer: Tokenizer
     provenance: Provenance
     key: str = ""
-    card: dict = field(default_factory=dict)
+    card: Card = field(default_factory=Card)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.card, Card):  # a plain dict of card fields is accepted and typed here
+            object.__setattr__(self, "card", Card(**self.card))
         tok = _readonly_f32(N_("token table"), self.token_table)
         d = tok.shape[1]
         pos = _readonly_f32(N_("position table"), self.position_table, d)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CheckpointError
@@ -163,6 +163,4 @@ def load_path(path: Path, tokenizer=None, name: str | None = None) -> Embeddings
         if name and name != path.name:  # an upload: say the user's file name, not the temporary one
             raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, name)) from exc
         raise
-    if name:
-        object.__setattr__(emb, "name", name)
-    return emb
+    return replace(emb, name=name) if name else emb

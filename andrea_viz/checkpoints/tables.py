@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
-from ..model import Embeddings, Provenance
+from ..model import Card, Embeddings, Provenance
 from ..tokenizer import IdTokenizer, Tokenizer
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
@@ -245,11 +245,9 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
         tensors=tuple((n, s, found.dtypes[n]) for n, s in found.shapes.items()), roles=tuple(roles),
         warnings=tuple(found.warnings),
     )
-    card = {k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std")}
-    if found.step is not None:
-        card["step"] = found.step
     shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again
-    card["total_params"] = total_params(found, wte.size if shared else 0)
+    card = Card(**{k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std")},
+                step=found.step, total_params=total_params(found, wte.size if shared else 0))
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
                       output_table=out, tied=tied,
                       tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),
