@@ -52,9 +52,6 @@ class Timeline:
             self.models[i] = load_path(self.snapshots[i].path)
         return self.models[i]
 
-    def at_step(self, step: int) -> Embeddings:
-        return self.model(self.steps.index(step))
-
     @property
     def first(self) -> Embeddings:
         return self.model(0)

@@ -86,12 +86,10 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
 
     # CPU side
     np_ids, np_wte, np_wpe = ids.numpy(), wte.float().numpy(), wpe.float().numpy()
-    if not cpu:
-        pass
-    elif dtype == "float32":
+    if cpu and dtype == "float32":
         t = median_seconds(lambda: np_wte[np_ids] + np_wpe[None, :T], repeats, warmup)
         record("numpy", BACKENDS["numpy"].label, t, nbytes, np_wte[np_ids] + np_wpe[None, :T])
-    else:
+    elif cpu:
         record("numpy", BACKENDS["numpy"].label, None, nbytes, note="numpy has no bfloat16/float16 path here")
 
     def eager(i=ids, w=wte, p=wpe):

@@ -91,11 +91,11 @@ class Choice:
     output_why: Msg | None = None
 
 
-def _pick(found: Found, keys: list[str], want_2d: bool = True) -> tuple[str | None, Msg | None]:
+def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
     by_clean = {strip_prefixes(n): n for n in found.shapes}
     for k in keys:
         n = by_clean.get(k)
-        if n is not None and (not want_2d or len(found.shapes[n]) == 2):
+        if n is not None and len(found.shapes[n]) == 2:
             if n == k:
                 return n, Msg("its name is {key!r}", key=k)
             return n, Msg("its name is {key!r} (after removing the prefix {prefix!r})", key=k, prefix=n[: len(n) - len(k)])
