@@ -4,6 +4,7 @@ declared shape is checked against the bytes that hold it before anything is allo
 from __future__ import annotations
 
 import zipfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +15,21 @@ from .tables import Found
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def _header(fp) -> tuple[tuple[int, ...], np.dtype, bool]:
-    version = np.lib.format.read_magic(fp)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-    elif version in ((2, 0), (3, 0)):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-    else:
-        raise CheckpointError("unsupported .npy version {version}", version=str(version))
+DAMAGED_ZIP = (zipfile.BadZipFile, NotImplementedError, EOFError, OSError, ValueError)  # a bad CRC, method or member
+
+
+def _header(fp, name: str) -> tuple[tuple[int, ...], np.dtype, bool]:
+    try:
+        version = np.lib.format.read_magic(fp)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+        else:
+            raise CheckpointError("unsupported .npy version {version}", version=str(version))
+    except (ValueError, EOFError, SyntaxError, TypeError, zipfile.BadZipFile) as exc:  # numpy's own complaints
+        raise CheckpointError("{name}: the .npy header cannot be read ({detail}); the file is truncated or damaged",
+                              name=name, detail=str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__) from exc
     if dtype.hasobject:
         raise CheckpointError("the array holds Python objects; only numeric tables are read (no pickles)")
     return shape, dtype, fortran
@@ -37,26 +45,36 @@ def _check_size(name: str, shape, dtype: np.dtype, available: int) -> None:
 
 def read_npy(path: Path, found: Found) -> None:
     with open(path, "rb") as f:
-        shape, dtype, _ = _header(f)
+        shape, dtype, _ = _header(f, path.name)
         data_start = f.tell()
     _check_size(path.name, shape, dtype, path.stat().st_size - data_start)
     found.add(path.stem, shape, str(dtype), lambda: np.load(path, mmap_mode="r", allow_pickle=False))
 
 
 def read_npz(path: Path, found: Found) -> None:
-    with zipfile.ZipFile(path) as z:
-        infos = [i for i in z.infolist() if i.filename.endswith(".npy")]
-        if not infos:
-            raise CheckpointError("{name} is a zip archive without .npy members: not an .npz of tables", name=path.name)
-        for info in infos:
-            with z.open(info) as fp:
-                shape, dtype, _ = _header(fp)
-                header_len = fp.tell()
-            _check_size(info.filename, shape, dtype, info.file_size - header_len)
-            name = info.filename[: -len(".npy")]
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = [i for i in z.infolist() if i.filename.endswith(".npy")]
+            if not infos:
+                raise CheckpointError("{name} is a zip archive without .npy members: not an .npz of tables",
+                                      name=path.name)
+            for info in infos:
+                with z.open(info) as fp:
+                    shape, dtype, _ = _header(fp, f"{path.name}/{info.filename}")
+                    header_len = fp.tell()
+                _check_size(info.filename, shape, dtype, info.file_size - header_len)
+                found.add(info.filename[: -len(".npy")], shape, str(dtype), partial(_read_member, path, info.filename))
+    except DAMAGED_ZIP as exc:
+        raise _damaged(path, exc) from exc
 
-            def read_one(member=info.filename):
-                with zipfile.ZipFile(path) as zz, zz.open(member) as fp:
-                    return np.lib.format.read_array(fp, allow_pickle=False)
 
-            found.add(name, shape, str(dtype), read_one)
+def _damaged(path: Path, exc: Exception) -> CheckpointError:
+    return CheckpointError("{name} is a damaged .npz: {detail}", name=path.name, detail=str(exc)[:200] or type(exc).__name__)
+
+
+def _read_member(path: Path, member: str) -> np.ndarray:
+    try:
+        with zipfile.ZipFile(path) as z, z.open(member) as fp:
+            return np.lib.format.read_array(fp, allow_pickle=False)
+    except DAMAGED_ZIP as exc:
+        raise _damaged(path, exc) from exc

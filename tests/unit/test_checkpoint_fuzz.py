@@ -1,5 +1,5 @@
 """Random and damaged files: the only exception that leaves andrea_viz.load is CheckpointError with a
-message, nothing hangs, and no declared size makes the loader allocate more than the file holds.
+message, a reader's own (the dispatcher's catch-all, SAFETY_NET, never has to turn a foreign one into it), nothing hangs, and no declared size makes the loader allocate more than the file holds.
 
 Memory is the process's peak resident size (Linux's VmHWM, reset before each load through
 /proc/self/clear_refs), so numpy's and torch's allocations count, not only Python's."""
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import andrea_viz
 from andrea_viz import CheckpointError
+from andrea_viz.checkpoints import SAFETY_NET
 from tests.checkpoint_files import makers
 
 SETTINGS = settings(max_examples=40, deadline=10_000, suppress_health_check=[HealthCheck.too_slow],
@@ -81,12 +82,15 @@ def load_bytes(data: bytes, name: str, sidecars: dict[str, bytes] | None = None,
         p.write_bytes(data)
         for n, b in (sidecars or {}).items():
             (Path(d) / n).write_bytes(b)
+        net = sum(SAFETY_NET.values())
         with PeakResident() as peak:
             try:
                 emb = andrea_viz.load(p, tokenizer=Path(d) / tokenizer if tokenizer else None)
                 assert emb.token_table.ndim == 2
             except CheckpointError as exc:
                 assert str(exc).strip(), "a CheckpointError must carry a message"
+                # the reader said what is wrong in its own sentence: the dispatcher's catch-all did not have to
+                assert sum(SAFETY_NET.values()) == net, f"a foreign exception reached the safety net: {exc}"
         assert peak.bytes < BOUND + 8 * len(data), f"peak +{peak.bytes:,} bytes for a {len(data):,}-byte file"
 
 
@@ -241,11 +245,14 @@ def use_tokenizer(name: str, data: bytes) -> None:
         (Path(d) / name).write_bytes(data)
         np_path = Path(d) / "t.npy"
         np_path.write_bytes(TABLE)
+        net = sum(SAFETY_NET.values())
         try:
             emb = andrea_viz.load(np_path, tokenizer=Path(d) / name)
         except CheckpointError as exc:
             assert str(exc).strip()
             return
+        finally:
+            assert sum(SAFETY_NET.values()) == net, "a tokenizer reader let a foreign exception through"
         for word in ("cat", "zqx", "the cats", "#3"):
             try:
                 neighbours(emb, word, k=3)
