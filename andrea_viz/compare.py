@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import QueryError
 from .geometry import cosine, nearest, resolve, unit_rows
+from .i18n import Msg
 from .model import Embeddings
 
 ALIGNMENTS = ("procrustes", "none")
@@ -80,7 +81,7 @@ class Drift:
 
 
 def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, sample: int = OVERLAP_SAMPLE,
-          seed: int = 0, progress: Callable[[float, str], None] | None = None) -> Drift:
+          seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Drift:
     """How far each token moved between table A and table B (same V and d)."""
     if align not in ALIGNMENTS:
         raise QueryError("align must be one of {allowed}; got {align!r}", allowed=", ".join(ALIGNMENTS), align=align)
@@ -94,10 +95,10 @@ def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, 
     r = None
     a32 = a.astype(np.float32)
     if align == "procrustes":
-        report(0.05, "fitting the rotation")
+        report(0.05, Msg("fitting the rotation"))
         r = procrustes(a32, b)
         a32 = a32 @ r.astype(np.float32)
-    report(0.15, "drift of every token")
+    report(0.15, Msg("drift of every token"))
     with np.errstate(invalid="ignore", divide="ignore"):
         cos = np.einsum("ij,ij->i", unit_rows(a32.astype(np.float64)), unit_rows(b.astype(np.float64)))
     d = 1.0 - cos
@@ -106,14 +107,14 @@ def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, 
     d[~(np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1))] = np.nan
     V = a.shape[0]
     ids = np.arange(V) if V <= sample else np.sort(np.random.default_rng(seed).choice(V, sample, replace=False))
-    report(0.3, "nearest neighbours in A")
+    report(0.3, Msg("nearest neighbours in A"))
     na = nearest(a, k, ids)
-    report(0.65, "nearest neighbours in B")
+    report(0.65, Msg("nearest neighbours in B"))
     nb = nearest(b, k, ids)
     overlap = np.full(V, np.nan)
     overlap[ids] = [len(set(x) & set(y) - {-1}) / k for x, y in zip(na, nb, strict=True)]
     overlap[np.isnan(d)] = np.nan  # a row that is not finite has no neighbours to keep
-    report(1.0, "done")
+    report(1.0, Msg("done"))
     return Drift(d, overlap, ids, align, k, r, time.perf_counter() - t)
 
 

@@ -1,11 +1,11 @@
 """Trained vectors in 2-D or 3-D: exact PCA, t-SNE and UMAP, a sample that keeps the words asked for (or
 the whole table), and a trust score for how much of each point's neighbourhood survives the projection.
 
-Method choices, measured with ``bench-geometry`` (2 cores): t-SNE is openTSNE's Barnes-Hut with exact
-affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy) and the FFT gradient; UMAP is
-umap-learn on the cosine metric with 120 epochs from a PCA start, which maps MiniLM's whole table
-(30,522 rows) in about 11 s at trustworthiness 0.65 once numba has compiled (UMAP's default 200 epochs
-took 17.5 s for 0.653). With a seed, umap-learn runs single-threaded, which makes it reproducible.
+Method choices (``python -m andrea_viz bench-geometry`` prints today's times and trust scores): t-SNE is
+openTSNE's Barnes-Hut with exact affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy)
+and the FFT gradient; UMAP is umap-learn on the cosine metric with 120 epochs from a PCA start, which keeps
+about the trustworthiness of its default 200 epochs in clearly less time once numba has compiled. With a
+seed, umap-learn runs single-threaded, which makes it reproducible.
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     t = time.perf_counter()
     report = progress or (lambda f, s: None)
     if not umap_is_warm():
-        report(0.02, Msg("compiling UMAP's numba code: once per server, about 15–30 s"))
+        report(0.02, Msg("compiling UMAP's numba code: once per server"))
         warm_umap(background=False)
     import umap
 

@@ -18,7 +18,7 @@ st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sa
 ui.offer_trained_example(emb, "proj")
 if not umap_is_warm():
     warm_umap()  # numba compiles in the background, once per server, while you read
-    st.caption(_("UMAP is getting ready: its numba code compiles once per server (about 15–30 s), in the background."))
+    st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
 
 LABELS = {name: _(m.label) for name, m in METHODS.items()}
 with st.form("projection"):
@@ -52,7 +52,8 @@ points = V if whole else int(n)
 if points > LARGE_MAP:
     st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon="⏳")
 if method == "tsne" and points > TSNE_EXACT_MAX:
-    st.info(_("t-SNE of {n:,} points takes about a minute here; UMAP maps the whole table in about 11 s.", n=points))
+    st.info(_("t-SNE of {n:,} points is slow: above {exact:,} points it switches to approximate neighbours. UMAP maps "
+              "the whole table much faster.", n=points, exact=TSNE_EXACT_MAX))
 include = tuple(w.strip() for w in words.split(",") if w.strip())
 settings = settings_for(method, n=size, include=include, seed=int(seed), dims=int(dims), axes=axes,
                         perplexity=float(perplexity), n_iter=int(n_iter))  # only what this method reads: its cache key

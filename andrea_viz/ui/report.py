@@ -6,6 +6,7 @@ import streamlit as st
 
 from ..i18n import _, num, tr
 from ..model import Embeddings
+from .models import OUTPUT_KIND_LABELS, POSITION_KIND_LABELS
 
 
 def checkpoint_report(emb: Embeddings) -> None:
@@ -13,7 +14,8 @@ def checkpoint_report(emb: Embeddings) -> None:
     positions = "—" if emb.context is None else f"{num(emb.context)} × {emb.d_model}"
     st.markdown(_("**Format:** {format}  \n**Tables:** token {V:,} × {d}, positions {positions} ({kind}), output "
                   "{output}  \n**Tokenizer:** {tokenizer}", format=p.format, V=emb.vocab_size, d=emb.d_model,
-                  positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=emb.tokenizer.description))
+                  positions=positions, kind=tr(POSITION_KIND_LABELS[emb.position_kind]),
+                  output=tr(OUTPUT_KIND_LABELS[emb.output_kind]), tokenizer=emb.tokenizer.description))
     for w in p.warnings:
         st.warning(tr(w), icon="⚠️")
     st.markdown("**" + _("Taken as the model's tables") + "**")
