@@ -9,7 +9,7 @@ from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
 from andrea_viz.plots.compare import arrows_map, drift_histogram
-from andrea_viz.words import default_word
+from andrea_viz.words import tracked_word
 
 LIST = 15  # tokens listed as moved most and least
 
@@ -71,7 +71,7 @@ with ui.explain_errors():
         coords[0], coords[1], [b.token(int(i)) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
         label=None), key="cmp:map")
 
-    word = st.text_input(_("A word's neighbours in A and in B"), default_word(b) or f"#{int(most[0])}", key="cmp:word")
+    word = st.text_input(_("A word's neighbours in A and in B"), tracked_word(b) or f"#{int(most[0])}", key="cmp:word")
     n1, n2 = st.columns(2)
     for col, model, name in ((n1, a, "A"), (n2, b, "B")):
         with col, ui.explain_errors():

@@ -43,7 +43,7 @@ for col, kind in zip(st.columns(2), kinds, strict=False):
     with col:
         st.markdown(_("**Learned**: trained like the token table") if kind == "learned"
                     else _("**Sinusoidal**: a fixed sin/cos formula, never trained"))
-        st.plotly_chart(ui.cached(emb, plots.table_of, kind), key=f"pos:table:{kind}")
+        st.plotly_chart(ui.cached(emb, plots.position_table_figure, kind), key=f"pos:table:{kind}")
         st.plotly_chart(ui.cached(emb, plots.cosines_of, kind), key=f"pos:cos:{kind}")
         st.plotly_chart(ui.cached(emb, plots.path_of, kind), key=f"pos:path:{kind}")
 st.plotly_chart(ui.cached(emb, plots.norms_of), key="pos:norms")

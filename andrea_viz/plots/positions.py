@@ -125,7 +125,7 @@ def sum_of(emb, word: str, kind: str, t: int) -> go.Figure:
     return three_rows(resolve(emb, word).vector, position_table_of(emb, kind)[t], word, t)
 
 
-def table_of(emb, kind: str) -> go.Figure:
+def position_table_figure(emb, kind: str) -> go.Figure:
     from ..positions import position_table_of
 
     table = position_table_of(emb, kind)

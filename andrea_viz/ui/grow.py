@@ -96,7 +96,7 @@ def live_progress() -> None:
               help=_("Stops after the current step; the snapshots written so far are kept and open."))
 
 
-def explore(step: int) -> None:
+def explore_step(step: int) -> None:
     """Copy the snapshot of ``step`` (with its config and segments) and make it the model of every page."""
     tl = timeline()
     if tl is None:

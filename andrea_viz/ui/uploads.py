@@ -17,6 +17,7 @@ from ..i18n import _
 from ..model import Embeddings
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import state
+from .errors import explain_errors, show_error
 
 SPOOL_DIR = Path(tempfile.gettempdir()) / "andrea_viz_uploads"
 CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
@@ -111,12 +112,13 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str) -> Em
     return emb
 
 
-def explore(path: Path, name: str) -> None:
-    """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page."""
+def explore_checkpoint(path: Path, name: str) -> None:
+    """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page; a
+    checkpoint that cannot be read says why on the page."""
     try:
         emb = load_checkpoint(path, None, name)
     except CheckpointError as exc:
-        st.session_state["_explore_error"] = exc
+        show_error(exc)
         return
     st.session_state[state.MODEL] = emb.key
 
@@ -125,8 +127,6 @@ def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
     hands the script a copy of each) die with its locals instead of living on in the page's globals."""
-    from .errors import explain_errors
-
     ups = st.file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
                    accept_multiple_files=True,
                    help=_("Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
