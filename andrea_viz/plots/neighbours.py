@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..geometry import Neighbour
+from ..geometry import analogy, input_output_cosines, neighbours
 from ..i18n import N_, _, num, tr
 from .style import GREY, PURPLE, RED, layout
 
@@ -36,23 +37,17 @@ def input_output_histogram(cos: np.ndarray) -> go.Figure:
 
 # --- figures from hashable arguments (cached by the app per model and language) ---
 def neighbours_of(emb, word: str, k: int, metric: str, centered: bool) -> go.Figure:
-    from ..geometry import neighbours
-
     query, found = neighbours(emb, word, k=k, metric=metric, centered=centered)
     return neighbour_bars(found, query.text, metric)
 
 
 def analogy_of(emb, a: str, b: str, c: str, k: int) -> go.Figure:
-    from ..geometry import analogy
-
     _inputs, answers = analogy(emb, a, b, c, k=k)
     return neighbour_bars(answers, f"{a} − {b} + {c}", "cosine",
                           title=_("{a} − {b} + {c} ≈ ? (the three inputs excluded)", a=a, b=b, c=c))
 
 
 def spaces_of(emb, word: str, k: int, space: str) -> go.Figure:
-    from ..geometry import neighbours
-
     _q, found = neighbours(emb, word, k=k, metric="cosine", space=space)
     title = (_("Input table: nearest to “{word}”", word=word) if space == "input" else
              _("Output table: nearest to “{word}”", word=word))
@@ -60,6 +55,4 @@ def spaces_of(emb, word: str, k: int, space: str) -> go.Figure:
 
 
 def input_output_of(emb) -> go.Figure:
-    from ..geometry import input_output_cosines
-
     return input_output_histogram(emb.memo(("input_output_cosines",), lambda: input_output_cosines(emb)))
