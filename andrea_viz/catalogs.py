@@ -57,7 +57,7 @@ SAME_IN_LANGUAGE = {
 
 
 @dataclass(frozen=True)
-class Found:
+class FoundMsgid:
     msgid: str
     file: str
     line: int
@@ -67,9 +67,9 @@ def _literal(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def extract(root: Path = ROOT) -> dict[str, list[Found]]:
+def extract(root: Path = ROOT) -> dict[str, list[FoundMsgid]]:
     """msgid -> where it is used, over the library and the pages."""
-    out: dict[str, list[Found]] = {}
+    out: dict[str, list[FoundMsgid]] = {}
     files = [p for s in SOURCES for p in ((root / s).rglob("*.py") if (root / s).is_dir() else [root / s])]
     for path in sorted(files):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -79,7 +79,7 @@ def extract(root: Path = ROOT) -> dict[str, list[Found]]:
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             msgid = _literal(node.args[0]) if name in KEYWORDS else None
             if msgid:
-                out.setdefault(msgid, []).append(Found(msgid, str(path.relative_to(root)), node.lineno))
+                out.setdefault(msgid, []).append(FoundMsgid(msgid, str(path.relative_to(root)), node.lineno))
     return out
 
 

@@ -17,13 +17,12 @@ from .projection import METHODS
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow.trainer import DEFAULT_PRESET, PRESETS
-from .geometry import METRICS, analogy, neighbors
+from .geometry import METRICS, analogy, neighbours
 from .loading import load
 from .model import Embeddings
+from .tokenizer import TOKENIZER_HELP
 
 
-TOKENIZER_HELP = ("tokenizer.json, vocab.txt, harris_segments.json, meta.pkl or gpt2_tokenizer.bin; give it twice for "
-                  "GPT-2's vocab.json and merges.txt")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,7 +82,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _cmd_neighbors(args: argparse.Namespace) -> int:
     emb = load(args.source, tokenizer=args.tokenizer)
-    q, found = neighbors(emb, args.word, k=args.k, metric=args.metric)
+    q, found = neighbours(emb, args.word, k=args.k, metric=args.metric)
     if args.json:
         print(json.dumps({
             "query": q.text,
@@ -182,7 +181,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
 def _cmd_precision(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .precision import PRECISIONS, compare, result_json
+    from .precision import PRECISIONS, compare_precisions, result_json
 
     emb = load(args.source, tokenizer=args.tokenizer)
     dtypes = args.dtypes if args.dtypes is not None else ([] if args.against else list(PRECISIONS))
@@ -192,7 +191,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"  {label:<12} {f:4.0%}", file=sys.stderr, end="\r" if f < 1 else "\n", flush=True)
 
-    results = compare(emb, dtypes, against, k=args.k, progress=progress)
+    results = compare_precisions(emb, dtypes, against, k=args.k, progress=progress)
     d = {name: result_json(emb, r, args.worst) for name, r in results.items()}
     if args.json:
         print(json.dumps(d, indent=2, ensure_ascii=False))

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
-from .geometry import cosine, resolve
+from .geometry import cosine, nearest, resolve, unit_rows
+from .i18n import Msg
 from .model import Embeddings
 
 ALIGNMENTS = ("procrustes", "none")
 OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
-BLOCK_ROWS = 512  # rows per matrix product in the neighbour search
 
 
 def unchanged_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,27 +57,6 @@ def procrustes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return r
 
 
-def _unit(a: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(a, axis=1, keepdims=True)
-    n[n == 0] = 1.0
-    return a / n
-
-
-def knn_ids(table: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
-    """(len(ids), k) the k nearest rows by cosine of each of ``ids``, themselves excluded, exact."""
-    unit = _unit(table.astype(np.float32))
-    unit[~np.isfinite(unit).all(axis=1)] = 0.0
-    out = np.empty((ids.size, k), np.int64)
-    for s in range(0, ids.size, BLOCK_ROWS):
-        chunk = ids[s : s + BLOCK_ROWS]
-        sim = unit[chunk] @ unit.T  # (chunk, V)
-        sim[np.arange(chunk.size), chunk] = -np.inf
-        part = np.argpartition(-sim, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(sim, part, 1), axis=1, kind="stable")
-        out[s : s + chunk.size] = np.take_along_axis(part, order, 1)
-    return out
-
-
 @dataclass(frozen=True)
 class Drift:
     drift: np.ndarray  # (V,) 1 − cos(a_i·R, b_i); NaN for rows that are not finite
@@ -102,7 +81,7 @@ class Drift:
 
 
 def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, sample: int = OVERLAP_SAMPLE,
-          seed: int = 0, progress: Callable[[float, str], None] | None = None) -> Drift:
+          seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Drift:
     """How far each token moved between table A and table B (same V and d)."""
     if align not in ALIGNMENTS:
         raise QueryError("align must be one of {allowed}; got {align!r}", allowed=", ".join(ALIGNMENTS), align=align)
@@ -116,25 +95,26 @@ def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, 
     r = None
     a32 = a.astype(np.float32)
     if align == "procrustes":
-        report(0.05, "fitting the rotation")
+        report(0.05, Msg("fitting the rotation"))
         r = procrustes(a32, b)
         a32 = a32 @ r.astype(np.float32)
-    report(0.15, "drift of every token")
+    report(0.15, Msg("drift of every token"))
     with np.errstate(invalid="ignore", divide="ignore"):
-        cos = np.einsum("ij,ij->i", _unit(a32.astype(np.float64)), _unit(b.astype(np.float64)))
+        cos = np.einsum("ij,ij->i", unit_rows(a32.astype(np.float64)), unit_rows(b.astype(np.float64)))
     d = 1.0 - cos
     if align == "none":  # a row that did not change at all has drift exactly 0, not 1 − (1 − 1e-16)
         d[(a == b).all(axis=1)] = 0.0
     d[~(np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1))] = np.nan
     V = a.shape[0]
     ids = np.arange(V) if V <= sample else np.sort(np.random.default_rng(seed).choice(V, sample, replace=False))
-    report(0.3, "nearest neighbours in A")
-    na = knn_ids(a, ids, k)
-    report(0.65, "nearest neighbours in B")
-    nb = knn_ids(b, ids, k)
+    report(0.3, Msg("nearest neighbours in A"))
+    na = nearest(a, k, ids)
+    report(0.65, Msg("nearest neighbours in B"))
+    nb = nearest(b, k, ids)
     overlap = np.full(V, np.nan)
-    overlap[ids] = [len(set(x) & set(y)) / k for x, y in zip(na, nb, strict=True)]
-    report(1.0, "done")
+    overlap[ids] = [len(set(x) & set(y) - {-1}) / k for x, y in zip(na, nb, strict=True)]
+    overlap[np.isnan(d)] = np.nan  # a row that is not finite has no neighbours to keep
+    report(1.0, Msg("done"))
     return Drift(d, overlap, ids, align, k, r, time.perf_counter() - t)
 
 

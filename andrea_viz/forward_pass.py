@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,9 +17,6 @@ import numpy as np
 from .errors import QueryError
 from .i18n import Msg, N_
 from .model import Embeddings
-
-BACKENDS = ("cuda", "cpu", "torch", "numpy")
-
 
 @dataclass(frozen=True)
 class BackendStatus:
@@ -28,46 +26,24 @@ class BackendStatus:
     label: str  # a msgid
 
 
-LABELS = {"cuda": N_("CUDA kernel (compiled)"), "cpu": N_("CPU kernel (compiled C++, OpenMP)"),
-          "torch": N_("torch: F.embedding + add"), "numpy": N_("numpy reference")}
+def _kernel_status(name: str) -> tuple[bool, Msg | str]:
+    """A compiled kernel's availability (compiled the first time this process asks; cached after)."""
+    import cuda_ext
+
+    mod, why = cuda_ext.load_kernel(name)
+    if mod is None and why.startswith("no GPU"):
+        return False, Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.split("(", 1)[-1].rstrip(")"))
+    if mod is None:
+        return False, Msg("the compiled kernel is not available: {reason}", reason=why)
+    return True, why
 
 
-def status_of(name: str) -> BackendStatus:
-    """One backend's availability and, when not available, the reason. For ``cuda`` and ``cpu`` this
-    compiles the kernel if this process has not tried yet (slow the first time, cached after)."""
-    if name in ("cuda", "cpu"):
-        import cuda_ext
-
-        mod, why = cuda_ext.load_kernel(name)
-        if mod is None and why.startswith("no GPU"):
-            why = Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.split("(", 1)[-1].rstrip(")"))
-        elif mod is None:
-            why = Msg("the compiled kernel is not available: {reason}", reason=why)
-        return BackendStatus(name, mod is not None, why, LABELS[name])
-    if name == "torch":
-        try:
-            import torch  # noqa: F401
-        except ImportError as exc:
-            return BackendStatus(name, False, Msg("torch is not installed: {detail}", detail=str(exc)), LABELS[name])
-    return BackendStatus(name, True, "", LABELS[name])
-
-
-def backend_status() -> list[BackendStatus]:
-    """Every backend, fastest first."""
-    return [status_of(name) for name in BACKENDS]
-
-
-def choose_backend(backend: str = "auto") -> str:
-    """``auto``: the first available in BACKENDS order; a named one only builds and checks itself."""
-    if backend == "auto":
-        return next(name for name in BACKENDS if status_of(name).available)
-    if backend not in BACKENDS:
-        raise QueryError("backend must be auto or one of {allowed}; got {backend!r}", allowed=", ".join(BACKENDS),
-                         backend=backend)
-    status = status_of(backend)
-    if not status.available:
-        raise QueryError("the {backend} backend is not available here: {reason}", backend=backend, reason=status.reason)
-    return backend
+def _torch_status() -> tuple[bool, Msg | str]:
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        return False, Msg("torch is not installed: {detail}", detail=str(exc))
+    return True, ""
 
 
 def check_ids(ids: np.ndarray, V: int, T_max: int | None) -> np.ndarray:
@@ -130,48 +106,106 @@ def _device_tables(emb: Embeddings, positions: bool, T: int):
     return wte, emb.memo(("cuda zeros", T), lambda: torch.zeros(T, emb.d_model, device="cuda"))
 
 
-def _run(backend: str, emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
-    """(x, seconds of the computation alone). On the GPU the time comes from CUDA events around the
-    kernel; the tables are already on the device, and only the ids go there and x comes back."""
+def _tables(emb: Embeddings, T: int, positions: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(V, d) token table and (≥T, d) position rows: the model's, or zeros for the token part alone."""
+    return emb.token_table, emb.position_table if positions else np.zeros((T, emb.d_model), np.float32)
+
+
+def _run_numpy(emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
     T = ids.shape[1]
-    wte = emb.token_table
-    wpe = emb.position_table if positions else np.zeros((T, emb.d_model), np.float32)
-    if backend == "numpy":
-        t = time.perf_counter()
-        if out is None:
-            x = forward_numpy(ids, wte, wpe)
-        else:
-            x = np.add(np.take(wte, ids, axis=0), wpe[None, :T], out=out)
-        return x, time.perf_counter() - t
+    wte, wpe = _tables(emb, T, positions)
+    t = time.perf_counter()
+    x = forward_numpy(ids, wte, wpe) if out is None else np.add(np.take(wte, ids, axis=0), wpe[None, :T], out=out)
+    return x, time.perf_counter() - t
+
+
+def _run_torch(emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
     import torch
 
-    t_ids, t_wte, t_wpe = _torch_view(ids), _torch_view(wte), _torch_view(wpe)
+    T = ids.shape[1]
+    wte, wpe = (_torch_view(a) for a in _tables(emb, T, positions))
     t_out = _torch_view(out) if out is not None else None
-    if backend == "torch":
-        t = time.perf_counter()
-        x = torch.add(torch.nn.functional.embedding(t_ids, t_wte), t_wpe[:T], out=t_out)
-        return x.numpy(), time.perf_counter() - t
+    t = time.perf_counter()
+    x = torch.add(torch.nn.functional.embedding(_torch_view(ids), wte), wpe[:T], out=t_out)
+    return x.numpy(), time.perf_counter() - t
+
+
+def _run_cpu(emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
     import cuda_ext
 
-    mod, _ = cuda_ext.load_kernel(backend)
-    if backend == "cpu":
-        t = time.perf_counter()
-        x = mod.forward_cpu(t_ids, t_wte, t_wpe, out=t_out)
-        return x.numpy(), time.perf_counter() - t
-    g_wte, g_wpe = _device_tables(emb, positions, T)
-    g_ids = t_ids.to("cuda")
+    mod, _ = cuda_ext.load_kernel("cpu")
+    wte, wpe = (_torch_view(a) for a in _tables(emb, ids.shape[1], positions))
+    t_out = _torch_view(out) if out is not None else None
+    t = time.perf_counter()
+    x = mod.forward_cpu(_torch_view(ids), wte, wpe, out=t_out)
+    return x.numpy(), time.perf_counter() - t
+
+
+def _run_cuda(emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """One checked launch, timed by CUDA events around it (the time includes reading back its 8-byte
+    bad-id flag); the tables are already on the device, and only the ids go there and x comes back."""
+    import cuda_ext
+    import torch
+
+    mod, _ = cuda_ext.load_kernel("cuda")
+    g_wte, g_wpe = _device_tables(emb, positions, ids.shape[1])
+    g_ids = _torch_view(ids).to("cuda")
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    x = mod.forward_cuda(g_ids, g_wte, g_wpe, False)
+    x = mod.forward_cuda(g_ids, g_wte, g_wpe, True)  # checked: an id outside the table is reported, not read
     end.record()
     end.synchronize()
-    seconds = start.elapsed_time(end) / 1e3
-    mod.forward_cuda(g_ids, g_wte, g_wpe, True)  # the checked call: reports an id outside the table
     x = x.cpu().numpy()
     if out is not None:
         out[...] = x
         x = out
-    return x, seconds
+    return x, start.elapsed_time(end) / 1e3
+
+
+Runner = Callable[[Embeddings, np.ndarray, bool, "np.ndarray | None"], tuple[np.ndarray, float]]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One way to compute x: its label (a msgid), whether it is available here (and why not), and its runner
+    ``run(emb, ids (B, T) int64 already checked, positions, out) -> (x, seconds of the computation alone)``."""
+
+    label: str
+    status: Callable[[], tuple[bool, Msg | str]]
+    run: Runner
+
+
+BACKENDS: dict[str, Backend] = {  # fastest first: "auto" takes the first available
+    "cuda": Backend(N_("CUDA kernel (compiled)"), lambda: _kernel_status("cuda"), _run_cuda),
+    "cpu": Backend(N_("CPU kernel (compiled C++, OpenMP)"), lambda: _kernel_status("cpu"), _run_cpu),
+    "torch": Backend(N_("torch: F.embedding + add"), _torch_status, _run_torch),
+    "numpy": Backend(N_("numpy reference"), lambda: (True, ""), _run_numpy),
+}
+
+
+def status_of(name: str) -> BackendStatus:
+    """One backend's availability and, when not available, the reason. For ``cuda`` and ``cpu`` this
+    compiles the kernel if this process has not tried yet (slow the first time, cached after)."""
+    available, why = BACKENDS[name].status()
+    return BackendStatus(name, available, "" if available else why, BACKENDS[name].label)
+
+
+def backend_status() -> list[BackendStatus]:
+    """Every backend, fastest first."""
+    return [status_of(name) for name in BACKENDS]
+
+
+def choose_backend(backend: str = "auto") -> str:
+    """``auto``: the first available in BACKENDS order; a named one only builds and checks itself."""
+    if backend == "auto":
+        return next(name for name in BACKENDS if status_of(name).available)
+    if backend not in BACKENDS:
+        raise QueryError("backend must be auto or one of {allowed}; got {backend!r}", allowed=", ".join(BACKENDS),
+                         backend=backend)
+    status = status_of(backend)
+    if not status.available:
+        raise QueryError("the {backend} backend is not available here: {reason}", backend=backend, reason=status.reason)
+    return backend
 
 
 MIN_BYTES_FOR_BANDWIDTH = 4_000_000  # below this a call's time is mostly overhead, and GB/s means nothing
@@ -214,7 +248,7 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
         raise QueryError("out must be a contiguous float32 array of shape {want}; got {shape} {dtype}",
                          want=str((B, T, emb.d_model)), shape=str(out.shape), dtype=str(out.dtype))
     name = choose_backend(backend)
-    x, seconds = _run(name, emb, a, positions, out)
+    x, seconds = BACKENDS[name].run(emb, a, positions, out)
     return ForwardResult(x[0] if squeeze else x, name, seconds, bytes_moved(B, T, emb.d_model))
 
 

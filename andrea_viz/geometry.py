@@ -60,21 +60,26 @@ def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
     return emb.memo(("mean", space), lambda: table_of(emb, space).mean(axis=0, dtype=np.float64).astype(np.float32))
 
 
-def _unit(a: np.ndarray) -> np.ndarray:
+def unit_rows(a: np.ndarray) -> np.ndarray:
+    """Rows (the last axis) scaled to length 1, in float32 or wider (float64 stays float64): all-zero rows
+    stay zero and rows holding NaN or Inf stay non-finite. The one row normaliser of the library."""
+    a = np.asarray(a)
+    a = a.astype(np.result_type(a.dtype, np.float32), copy=False)
     n = np.linalg.norm(a, axis=-1, keepdims=True)
     n[n == 0] = 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (a / n).astype(np.float32)
+        return a / n
 
 
-def unit_rows(emb: Embeddings, space: str = "input", centered: bool = False) -> np.ndarray:
-    """(V, d) float32 rows scaled to length 1, optionally after subtracting the mean row."""
-    if space == "input" and not centered:
-        return emb.unit_table
+def unit_space(emb: Embeddings, space: str = "input", centered: bool = False) -> np.ndarray:
+    """(V, d) float32 rows of a space scaled to length 1, optionally after subtracting the mean row
+    (computed once per model, read-only)."""
 
     def compute() -> np.ndarray:
         t = table_of(emb, space)
-        return _unit(t - mean_row(emb, space) if centered else t)
+        u = unit_rows(t - mean_row(emb, space) if centered else t)
+        u.flags.writeable = False
+        return u
 
     return emb.memo(("unit", space, centered), compute)
 
@@ -143,7 +148,7 @@ def resolve(emb: Embeddings, query: str | int, space: str = "input") -> Query:
 
 
 @dataclass(frozen=True)
-class Neighbor:
+class Neighbour:
     id: int
     token: str
     score: float
@@ -164,7 +169,7 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
             norms = emb.row_norms
             with np.errstate(invalid="ignore", divide="ignore"):
                 return (emb.token_table @ v) / np.where(norms == 0, 1.0, norms).astype(np.float32)
-        return unit_rows(emb, space, centered) @ v
+        return unit_space(emb, space, centered) @ v
     if centered:
         raise QueryError("mean-centring applies to cosine similarity only; choose metric cosine")
     table = table_of(emb, space)
@@ -177,21 +182,68 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
 
 
 def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, ...] = ()) -> np.ndarray:
-    """Indices of the k best values, best first; ties broken by the smaller index."""
-    v = values.astype(np.float64, copy=True)
-    bad = -np.inf if largest else np.inf
-    if exclude:
-        v[list(exclude)] = bad
-    v[~np.isfinite(v)] = bad
-    k = max(0, min(k, int(np.isfinite(v).sum())))  # rows with NaN or Inf are never neighbours
-    if k == 0:
-        return np.zeros(0, dtype=np.int64)
+    """Indices of the k best values, best first, ties broken by the smaller index: the one exact top-k.
+
+    ``values`` (V,) gives (≤ k,) indices; values that are NaN or Inf are never chosen, so fewer come back when
+    fewer are finite. ``values`` (n, V) gives (n, k), one row per row, padded with -1 where a row has fewer
+    than k finite values. ``exclude``: columns never chosen (in every row).
+    """
+    v = np.array(values, dtype=np.result_type(np.asarray(values).dtype, np.float32))  # a copy
+    one = v.ndim == 1
+    v = v.reshape(1, -1) if one else v
+    bad = np.inf  # the key sorts ascending: the best first, the excluded and non-finite last
     key = -v if largest else v
-    part = np.argpartition(key, k - 1)[:k] if k < v.size else np.arange(v.size)
-    cut = key[part].max()
-    cand = np.flatnonzero(key <= cut)  # every index tied with the k-th value, so ties go by index
-    order = np.lexsort((cand, key[cand]))
-    return cand[order][:k]
+    key[~np.isfinite(key)] = bad
+    if exclude:
+        key[:, list(exclude)] = bad
+    n, width = key.shape
+    k = max(0, min(int(k), width))
+    out = np.full((n, k), -1, dtype=np.int64)
+    if k == 0 or n == 0:
+        return out[0] if one else out
+    part = np.argpartition(key, k - 1, axis=1)[:, :k] if k < width else np.broadcast_to(np.arange(width), (n, width))
+    pk = np.take_along_axis(key, part, 1)
+    order = np.lexsort((part, pk), axis=1)
+    out[:] = np.take_along_axis(part, order, 1)
+    cut = pk.max(axis=1)
+    # rows where values tied with the k-th one fell outside the partition, or with fewer than k finite values:
+    # sorted whole, so that ties always go to the smaller index (rare: duplicate rows, all-zero rows)
+    redo = np.flatnonzero(((key <= cut[:, None]).sum(axis=1) > k) | ~np.isfinite(cut))
+    for r in redo:
+        row = key[r]
+        best = np.lexsort((np.arange(width), row))[:k]
+        best = best[np.isfinite(row[best])]
+        out[r] = -1
+        out[r, : best.size] = best
+    if one:
+        return out[0][out[0] >= 0]
+    return out
+
+
+def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
+            block: int = 512) -> np.ndarray:
+    """(len(rows), k) int64: for each of ``rows`` (default: every row) the k nearest *other* rows of X, exact,
+    nearest first, ties to the smaller index; -1 pads a row with fewer than k finite neighbours.
+
+    ``cosine``: by the angle (rows scaled to unit length first); ``euclidean``: by the straight-line
+    distance (for points of a 2-D or 3-D map). Computed ``block`` rows at a time, so memory stays
+    (block, N). The one neighbour search over the rows of a matrix; queries of a model go through
+    ``neighbours``.
+    """
+    if metric not in ("cosine", "euclidean"):
+        raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed="cosine, euclidean", metric=metric)
+    ids = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    X = unit_rows(X).astype(np.float32, copy=False) if metric == "cosine" else np.asarray(X, dtype=np.float32)
+    sq = None if metric == "cosine" else np.einsum("ij,ij->i", X, X)
+    out = np.empty((ids.size, max(0, min(k, X.shape[0] - 1))), dtype=np.int64)
+    for s in range(0, ids.size, block):
+        chunk = ids[s : s + block]
+        sim = X[chunk] @ X.T  # (chunk, N)
+        if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
+            sim = 2 * sim - sq[chunk, None] - sq[None, :]
+        sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour
+        out[s : s + chunk.size] = top_k(sim, out.shape[1])
+    return out
 
 
 def _check_k(k: int) -> int:
@@ -200,25 +252,25 @@ def _check_k(k: int) -> int:
     return int(k)
 
 
-def neighbors(emb: Embeddings, query: str | int, k: int = 10, metric: str = "cosine", space: str = "input",
-              centered: bool = False) -> tuple[Query, list[Neighbor]]:
+def neighbours(emb: Embeddings, query: str | int, k: int = 10, metric: str = "cosine", space: str = "input",
+              centered: bool = False) -> tuple[Query, list[Neighbour]]:
     """The k rows closest to a word or id, exact over the whole table, the query's own ids excluded."""
     k = _check_k(k)
     q = resolve(emb, query, space)
     s = scores(emb, q.vector, metric, space, centered)
     idx = top_k(s, k, largest=metric != "euclidean", exclude=q.ids)
-    return q, [Neighbor(int(i), emb.token(i), float(s[i])) for i in idx]
+    return q, [Neighbour(int(i), emb.token(i), float(s[i])) for i in idx]
 
 
-def analogy(emb: Embeddings, a: str | int, b: str | int, c: str | int, k: int = 10) -> tuple[list[Query], list[Neighbor]]:
+def analogy(emb: Embeddings, a: str | int, b: str | int, c: str | int, k: int = 10) -> tuple[list[Query], list[Neighbour]]:
     """A − B + C (king − man + woman ≈ queen): cosine search around the sum of unit vectors,
     the three inputs excluded from the answers."""
     k = _check_k(k)
     qa, qb, qc = (resolve(emb, w) for w in (a, b, c))
-    target = _unit(qa.vector) - _unit(qb.vector) + _unit(qc.vector)
+    target = unit_rows(qa.vector) - unit_rows(qb.vector) + unit_rows(qc.vector)
     s = scores(emb, target, "cosine")
     idx = top_k(s, k, exclude=tuple(sorted(set(qa.ids + qb.ids + qc.ids))))
-    return [qa, qb, qc], [Neighbor(int(i), emb.token(i), float(s[i])) for i in idx]
+    return [qa, qb, qc], [Neighbour(int(i), emb.token(i), float(s[i])) for i in idx]
 
 
 def anisotropy(emb: Embeddings, n_pairs: int = ANISOTROPY_PAIRS, seed: int = 0, centered: bool = False) -> float:
@@ -234,9 +286,7 @@ def anisotropy(emb: Embeddings, n_pairs: int = ANISOTROPY_PAIRS, seed: int = 0, 
         a, b = t[i[s:s + 4096]], t[j[s:s + 4096]]
         if centered:
             a, b = a - mean_row(emb), b - mean_row(emb)
-        na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
-        na[na == 0], nb[nb == 0] = 1.0, 1.0
-        cos.append(np.einsum("ij,ij->i", a, b) / (na * nb))
+        cos.append(np.einsum("ij,ij->i", unit_rows(a), unit_rows(b)))
     return float(np.concatenate(cos).mean())
 
 
@@ -248,4 +298,4 @@ def jaccard(a: list[int], b: list[int]) -> float:
 
 def input_output_cosines(emb: Embeddings) -> np.ndarray:
     """(V,) cos(input_i, output_i) for every token of an untied model."""
-    return np.einsum("ij,ij->i", unit_rows(emb, "input"), unit_rows(emb, "output"))
+    return np.einsum("ij,ij->i", unit_space(emb, "input"), unit_space(emb, "output"))

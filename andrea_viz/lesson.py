@@ -84,4 +84,3 @@ STEPS: tuple[Step, ...] = (
         "element by element. The model never separates them again. A full context of T ids gives a (T, d_model) matrix "
         "x that flows into transformer block 1."), (SHAPES, TRAINED)),
 )
-KEYS = tuple(s.key for s in STEPS)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -29,6 +30,42 @@ def row_blocks(table: np.ndarray) -> list[np.ndarray]:
 def blocked_rows(table: np.ndarray, fn) -> np.ndarray:
     """``fn(block)`` for blocks of rows, concatenated: a per-row result without a temporary of the whole table."""
     return np.concatenate([fn(b) for b in row_blocks(table)])
+
+
+@dataclass(frozen=True)
+class Card(Mapping):
+    """What is known about the whole model beyond its embedding tables; a field nobody knows is None (or
+    False) and is then not a key. A read-only mapping too: ``card["total_params"]``, ``card.get("layers")``."""
+
+    family: str | None = None  # "ANDREA", "BERT", "GPT-2", …
+    size: str | None = None  # a family member's name, e.g. "ANDREA-120M"
+    layers: int | None = None
+    heads: int | None = None
+    init_std: float | None = None  # the standard deviation the model's own code initialised with
+    total_params: int | None = None
+    step: int | None = None  # the training step of a snapshot
+    context_length: int | None = None  # the context the file's metadata names (GGUF)
+    stored_type: str | None = None  # how the token table is stored, when not float32 (GGUF: Q4_0, F16, …)
+    untrained: bool = False
+    trained: bool = False  # trained by this app (andrea-micro)
+
+    def _known(self) -> list[str]:
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None and getattr(self, f.name) is not False]
+
+    def __getitem__(self, key: str):
+        if key not in self._known():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._known())
+
+    def __len__(self) -> int:
+        return len(self._known())
+
+    def but(self, **changes) -> Card:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -92,9 +129,11 @@ class Embeddings:
     tokenizer: Tokenizer
     provenance: Provenance
     key: str = ""
-    card: dict = field(default_factory=dict)
+    card: Card = field(default_factory=Card)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.card, Card):  # a plain dict of card fields is accepted and typed here
+            object.__setattr__(self, "card", Card(**self.card))
         tok = _readonly_f32(N_("token table"), self.token_table)
         d = tok.shape[1]
         pos = _readonly_f32(N_("position table"), self.position_table, d)
@@ -150,20 +189,6 @@ class Embeddings:
         """(V,) float32: the length of every token row (computed once)."""
         return self.memo(("row_norms",), lambda: blocked_rows(
             self.token_table, lambda b: np.sqrt(np.einsum("ij,ij->i", b, b, dtype=np.float64)).astype(np.float32)))
-
-    @property
-    def unit_table(self) -> np.ndarray:
-        """(V, d) float32: every token row scaled to length 1, all-zero rows staying zero (computed once)."""
-
-        def compute() -> np.ndarray:
-            norms = self.row_norms.copy()
-            norms[norms == 0] = 1.0
-            with np.errstate(invalid="ignore", divide="ignore"):  # rows holding NaN or Inf stay non-finite
-                unit = self.token_table / norms[:, None]
-            unit.flags.writeable = False
-            return unit
-
-        return self.memo(("unit_table",), compute)
 
     @property
     def keeps_unit_copy(self) -> bool:

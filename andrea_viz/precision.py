@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
+from .geometry import unit_rows
 from .i18n import Msg
 from .model import Embeddings
 
@@ -66,18 +67,15 @@ def at_precision(table: np.ndarray, name: str) -> np.ndarray:
 
 
 # --- exact top-k over the whole table, blocked -------------------------------------------------------
-def unit_rows(table: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1; rows that are zero or hold NaN/Inf become zero rows (every cosine 0)."""
-    t = np.nan_to_num(np.asarray(table, np.float32), nan=0.0, posinf=0.0, neginf=0.0)
-    n = np.linalg.norm(t, axis=1, keepdims=True)
-    bad = (n == 0) | ~np.isfinite(table).all(axis=1, keepdims=True)
-    n[n == 0] = 1
-    u = (t / n).astype(np.float32)
-    u[bad[:, 0]] = 0
+def finite_unit_rows(table: np.ndarray) -> np.ndarray:
+    """geometry.unit_rows, with rows that hold NaN/Inf made zero rows (every cosine 0), so that a search over
+    blocks never meets a NaN."""
+    u = unit_rows(np.asarray(table, np.float32))
+    u[~np.isfinite(u).all(axis=1)] = 0
     return u
 
 
-def block_rows(V: int, budget: int = SCORE_BLOCK_BYTES) -> int:
+def score_block_rows(V: int, budget: int = SCORE_BLOCK_BYTES) -> int:
     """Rows per block so that one block of float32 scores (rows × V) fits ``budget`` bytes."""
     return max(64, min(V, budget // (4 * V)))
 
@@ -95,7 +93,7 @@ def topk_numpy(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None,
     V = unit.shape[0]
     rows = np.arange(V) if rows is None else np.asarray(rows)
     out = np.empty((rows.size, k), np.int64)
-    step = block_rows(V)
+    step = score_block_rows(V)
     for a in range(0, rows.size, step):
         r = rows[a : a + step]
         s = unit[r] @ unit.T  # (b, V)
@@ -130,7 +128,7 @@ def topk_torch(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None, dev
     if on_gpu:
         torch.backends.cuda.matmul.allow_tf32 = False
         U = torch.from_numpy(np.ascontiguousarray(unit)).to(device)
-    step = block_rows(V, GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
+    step = score_block_rows(V, GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
     with torch.inference_mode():
         for a in range(0, rows.size, step):
             r = rows[a : a + step]
@@ -201,7 +199,7 @@ def reference_neighbours(emb: Embeddings, k: int = K, backend: str = "auto",
                          progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(V, k) the float32 table's exact neighbours, computed once per model and k."""
     return emb.memo(("precision reference", k, backend),
-                    lambda: topk(unit_rows(emb.token_table), k, backend=backend, progress=progress))
+                    lambda: topk(finite_unit_rows(emb.token_table), k, backend=backend, progress=progress))
 
 
 def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, backend: str = "auto",
@@ -216,7 +214,7 @@ def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, bac
                          rv=emb.vocab_size, rd=emb.d_model)
     reference = reference_neighbours(emb, k, backend, None if progress is None else (lambda f: progress("float32", f)))
     t0 = time.perf_counter()  # the float32 pass, done once per model, is not this precision's time
-    ids = topk(unit_rows(table), k, backend=backend, progress=None if progress is None else (lambda f: progress(name, f)))
+    ids = topk(finite_unit_rows(table), k, backend=backend, progress=None if progress is None else (lambda f: progress(name, f)))
     pairs = [(f"{a}/{b}", resolve_ids(emb, a)[1][0], resolve_ids(emb, b)[1][0]) for a, b in default_pairs(emb)]
     return PrecisionResult(name, jaccard_rows(reference, ids), k,
                            {label: (_cos(emb.token_table, i, j), _cos(table, i, j)) for label, i, j in pairs},
@@ -236,7 +234,7 @@ def measure(emb: Embeddings, name: str, k: int = K, backend: str = "auto",
     return measure_table(emb, name, table, k, backend, report)
 
 
-def compare(emb: Embeddings, precisions: tuple[str, ...] | list[str] = PRECISIONS,
+def compare_precisions(emb: Embeddings, precisions: tuple[str, ...] | list[str] = PRECISIONS,
             against: dict[str, Embeddings] | None = None, k: int = K, backend: str = "auto",
             progress: Callable[[str, float], None] | None = None) -> dict[str, PrecisionResult]:
     """Every token's Jaccard@k against ``emb``'s float32 table: for each precision named (as typed) and each

@@ -1,11 +1,11 @@
 """Trained vectors in 2-D or 3-D: exact PCA, t-SNE and UMAP, a sample that keeps the words asked for (or
 the whole table), and a trust score for how much of each point's neighbourhood survives the projection.
 
-Method choices, measured with ``bench-geometry`` (2 cores): t-SNE is openTSNE's Barnes-Hut with exact
-affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy) and the FFT gradient; UMAP is
-umap-learn on the cosine metric with 120 epochs from a PCA start, which maps MiniLM's whole table
-(30,522 rows) in about 11 s at trustworthiness 0.65 once numba has compiled (UMAP's default 200 epochs
-took 17.5 s for 0.653). With a seed, umap-learn runs single-threaded, which makes it reproducible.
+Method choices (``python -m andrea_viz bench-geometry`` prints today's times and trust scores): t-SNE is
+openTSNE's Barnes-Hut with exact affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy)
+and the FFT gradient; UMAP is umap-learn on the cosine metric with 120 epochs from a PCA start, which keeps
+about the trustworthiness of its default 200 epochs in clearly less time once numba has compiled. With a
+seed, umap-learn runs single-threaded, which makes it reproducible.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import QueryError
-from .geometry import neighbors, resolve_ids
-from .i18n import Msg
+from .geometry import nearest, neighbours, resolve_ids
+from .i18n import N_, Msg, tr
 from .model import Embeddings
 
 WORD_GROUPS: dict[str, list[str]] = {
@@ -36,11 +36,12 @@ WORD_GROUPS: dict[str, list[str]] = {
                   "russia", "england"],
     "family": ["mother", "father", "sister", "brother", "son", "daughter", "uncle", "aunt", "wife", "husband"],
 }
-METHODS = ("pca", "tsne", "umap")
 ALL = "all"  # n = "all": every row of the table
 BH_THETA = 0.8  # Barnes-Hut accuracy: 0.8 is 1.4x faster than 0.5 at the same trustworthiness (bench-geometry)
+DEFAULT_SAMPLE = 5_000  # tokens in a map unless asked otherwise
 TSNE_EXACT_MAX = 10_000  # above this, t-SNE's affinities use approximate neighbours and an FFT gradient
 PCA_INPUT_DIMS = 50  # t-SNE's usual first step: the first 50 exact principal components
+PCA_EXACT_MAX_DIMS = 1_024  # wider tables: scikit-learn's randomized SVD instead of the (d, d) covariance
 UMAP_EPOCHS = 120
 UMAP_NEIGHBOURS = 15
 TRUST_K = 10  # neighbours whose survival the trust score counts
@@ -98,7 +99,7 @@ def build_sample(emb: Embeddings, n: int | str, include: tuple[str, ...] = (), s
         for i in ids:
             chosen.setdefault(i, "query" if j == 0 else "included")
         if j == 0:
-            for nb in neighbors(emb, word, k=k)[1]:
+            for nb in neighbours(emb, word, k=k)[1]:
                 chosen.setdefault(nb.id, f"neighbour of {word}")
     for name, ids in group_ids(emb).items():
         for i in ids:
@@ -122,23 +123,23 @@ class Projection:
     note: Msg | None = None
 
 
-def pca_fit(X: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Exact PCA on the full d: eigen-decomposition of the (d, d) covariance in float64.
+def pca_solver(d: int) -> str:
+    """scikit-learn's PCA solver for a table d wide: the exact eigen-decomposition of the (d, d) covariance up
+    to PCA_EXACT_MAX_DIMS, its randomized SVD above (the covariance would cost d² memory and d³ time)."""
+    return "covariance_eigh" if d <= PCA_EXACT_MAX_DIMS else "randomized"
 
-    Returns (coords (N, k), components (k, d), explained_variance_ratio (k,), mean (d,)).
+
+def pca_fit(X: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's PCA in float64 (solver: ``pca_solver(d)``; seeded, so the randomized one repeats).
+
+    Returns (coords (N, k) float32, components (k, d), explained_variance_ratio (k,), mean (d,)); the largest
+    |loading| of each component is positive.
     """
-    X64 = X.astype(np.float64)
-    mean = X64.mean(axis=0)
-    Xc = X64 - mean
-    cov = Xc.T @ Xc / max(X.shape[0] - 1, 1)  # (d, d)
-    evals, evecs = np.linalg.eigh(cov)
-    order = np.argsort(evals)[::-1][:n_components]
-    comps = evecs[:, order].T  # (k, d)
-    # sign convention: the largest |loading| of each component is positive (as scikit-learn's svd_flip)
-    signs = np.sign(comps[np.arange(comps.shape[0]), np.argmax(np.abs(comps), axis=1)])
-    comps *= signs[:, None]
-    ratio = evals[order] / evals.sum()
-    return (Xc @ comps.T).astype(np.float32), comps, ratio, mean
+    from sklearn.decomposition import PCA
+
+    fit = PCA(n_components, svd_solver=pca_solver(X.shape[1]), random_state=0)
+    coords = fit.fit_transform(X.astype(np.float64))
+    return coords.astype(np.float32), fit.components_, fit.explained_variance_ratio_, fit.mean_
 
 
 def pca(X: np.ndarray, axes: tuple[int, ...] = (0, 1)) -> Projection:
@@ -147,7 +148,11 @@ def pca(X: np.ndarray, axes: tuple[int, ...] = (0, 1)) -> Projection:
     if max(axes) >= min(X.shape):
         raise QueryError("component {c} does not exist: at most {most} for this sample", c=max(axes) + 1, most=min(X.shape))
     coords, _, ratio, _ = pca_fit(X, max(axes) + 1)
-    return Projection(coords[:, list(axes)], "pca", ratio[list(axes)], time.perf_counter() - t)
+    note = (Msg("scikit-learn's PCA, exact: the eigenvectors of the {d:,} × {d:,} covariance", d=X.shape[1])
+            if pca_solver(X.shape[1]) == "covariance_eigh" else
+            Msg("scikit-learn's PCA by randomized SVD: {d:,} dimensions are too many for an exact covariance",
+                d=X.shape[1]))
+    return Projection(coords[:, list(axes)], "pca", ratio[list(axes)], time.perf_counter() - t, note)
 
 
 def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 500, seed: int = 0,
@@ -263,7 +268,7 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     t = time.perf_counter()
     report = progress or (lambda f, s: None)
     if not umap_is_warm():
-        report(0.02, Msg("compiling UMAP's numba code: once per server, about 15–30 s"))
+        report(0.02, Msg("compiling UMAP's numba code: once per server"))
         warm_umap(background=False)
     import umap
 
@@ -284,25 +289,51 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
 
 
-def knn(X: np.ndarray, k: int, block: int = 1024) -> np.ndarray:
-    """(N, k) indices of each row's k nearest other rows (Euclidean), exact, nearest first."""
-    X = X.astype(np.float32)
-    sq = np.einsum("ij,ij->i", X, X)
-    out = np.empty((X.shape[0], k), dtype=np.int64)
-    for s in range(0, X.shape[0], block):
-        d = sq[s : s + block, None] - 2 * X[s : s + block] @ X.T + sq[None, :]
-        d[np.arange(d.shape[0]), np.arange(s, s + d.shape[0])] = np.inf
-        part = np.argpartition(d, k - 1, axis=1)[:, :k]
-        order = np.take_along_axis(d, part, 1).argsort(axis=1, kind="stable")
-        out[s : s + block] = np.take_along_axis(part, order, 1)
+@dataclass(frozen=True)
+class Method:
+    """One way to draw a map: its label (a msgid), the name of its axes ("PC" → PC1, PC2), the function that
+    makes it, the settings it reads (besides the sample, its seed and dims, which every method uses), and
+    its title."""
+
+    label: str
+    axis: str
+    run: Callable[..., Projection]  # run(X, dims=, seed=, progress=, **the settings it uses)
+    uses: tuple[str, ...]
+    title: Callable[[Projection, dict], Msg]
+
+    def axes(self, dims: int) -> list[str]:
+        return [f"{self.axis}{j}" for j in range(1, dims + 1)]
+
+
+def _pca_title(proj: Projection, s: dict) -> Msg:
+    return Msg("PCA: {axes}", axes=", ".join(tr(Msg("PC{k} ({r:.1%} of variance)", k=a + 1, r=float(r)))
+                                            for a, r in zip(s["axes"], proj.explained_variance_ratio, strict=False)))
+
+
+METHODS: dict[str, Method] = {
+    "pca": Method(N_("PCA (exact)"), "PC", lambda X, axes, **_: pca(X, axes), ("axes",), _pca_title),
+    "tsne": Method("t-SNE", "t-SNE ", tsne, ("perplexity", "n_iter"),
+                   lambda p, s: Msg("t-SNE, perplexity {p}, {n} iterations, seed {seed}", p=s["perplexity"],
+                                    n=s["n_iter"], seed=s["seed"])),
+    "umap": Method("UMAP", "UMAP ", umap_map, (), lambda p, s: Msg("UMAP, seed {seed}", seed=s["seed"])),
+}
+SHARED_SETTINGS = ("n", "include", "seed", "dims")  # what every map depends on: the sample and its size
+
+
+def method_of(name: str) -> Method:
+    if name not in METHODS:
+        raise QueryError("method must be one of {allowed}; got {method!r}", allowed=", ".join(METHODS), method=name)
+    return METHODS[name]
+
+
+def settings_for(method: str, **settings) -> dict:
+    """Only the settings a method reads (and the shared ones): the cache key of its map, so that a t-SNE
+    setting never recomputes a UMAP map. PCA's axes are cut to ``dims``."""
+    m = method_of(method)
+    out = {k: settings[k] for k in (*SHARED_SETTINGS, *m.uses) if k in settings}
+    if "axes" in out:
+        out["axes"] = tuple(out["axes"])[: out.get("dims", 2)]
     return out
-
-
-def unit(X: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (zero rows stay zero): Euclidean neighbours of these are cosine neighbours."""
-    n = np.linalg.norm(X, axis=1, keepdims=True)
-    n[n == 0] = 1.0
-    return (X / n).astype(np.float32)
 
 
 def trust_scores(X: np.ndarray, Y: np.ndarray, k: int = TRUST_K, max_points: int = TRUST_SAMPLE,
@@ -310,12 +341,11 @@ def trust_scores(X: np.ndarray, Y: np.ndarray, k: int = TRUST_K, max_points: int
     """Per point: the share of its k nearest neighbours in the full space (by cosine, as everywhere in the
     app) that stay among its k nearest in the map. Above ``max_points`` a seeded subset is scored
     (neighbours within that subset) and the others get NaN. Returns (scores (N,), mean)."""
-    X = unit(X)
     n = X.shape[0]
     if n <= k:
         raise QueryError("a trust score with k = {k} needs more than {k} points, got {n}", k=k, n=n)
     idx = np.arange(n) if n <= max_points else np.sort(np.random.default_rng(seed).choice(n, max_points, replace=False))
-    a, b = knn(X[idx], k), knn(Y[idx], k)
+    a, b = nearest(X[idx], k), nearest(Y[idx], k, metric="euclidean")
     kept = np.array([len(set(r1) & set(r2)) / k for r1, r2 in zip(a, b, strict=True)])
     out = np.full(n, np.nan)
     out[idx] = kept
@@ -362,38 +392,43 @@ class ProjectionResult:
     projection: Projection
     trust: np.ndarray  # (N,) share of 10 nearest neighbours kept, NaN where not scored
     trust_mean: float
+    settings: dict = field(default_factory=dict)  # what the map was drawn with: settings_for(method, …)
+
+    @property
+    def title(self) -> Msg:
+        """The map's title: PCA's components and their variance, or the method's settings."""
+        return METHODS[self.projection.method].title(self.projection, self.settings)
+
+    def position_of(self, text: str) -> int | None:
+        """Where a token (``"cat"``) or an id (``"#4937"``) sits in the sample, or None when it is not in it."""
+        wanted = int(text[1:]) if text.startswith("#") and text[1:].isascii() and text[1:].isdigit() else None
+        if wanted is not None:
+            hit = np.flatnonzero(self.sample.ids == wanted)
+        else:
+            hit = [k for k, t in enumerate(self.tokens) if t == text][:1]
+        return int(hit[0]) if len(hit) else None
+
+    def true_nearest(self, emb: Embeddings, index: int, k: int = TRUST_K) -> np.ndarray:
+        """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
+        cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
+        found = nearest(emb.token_table[self.sample.ids], k, np.array([index]))[0]
+        return found[found >= 0]
 
 
-def project_model(emb: Embeddings, method: str = "pca", n: int | str = 5000, include: tuple[str, ...] = (),
+def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_SAMPLE, include: tuple[str, ...] = (),
                   seed: int = 0, dims: int = 2, axes: tuple[int, ...] | None = None, perplexity: float = 30.0,
                   n_iter: int = 500, progress: Callable[[float, Msg], None] | None = None) -> ProjectionResult:
     """Sample the token table (``n="all"``: every row), project it, and score how much of each
     neighbourhood survives (on a seeded sample of 5,000 points for larger maps)."""
-    if method not in METHODS:
-        raise QueryError("method must be one of {allowed}; got {method!r}", allowed=", ".join(METHODS), method=method)
+    m = method_of(method)
     if dims not in (2, 3):
         raise QueryError("dims must be 2 or 3, got {dims}", dims=dims)
     sample = build_sample(emb, n, include, seed)
     X = emb.token_table[sample.ids]
-    if method == "pca":
-        proj = pca(X, tuple(axes) if axes else tuple(range(dims)))
-    elif method == "tsne":
-        proj = tsne(X, dims, perplexity, n_iter, seed, progress)
-    else:
-        proj = umap_map(X, dims, seed, progress)
+    given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
+    proj = m.run(X, dims=dims, seed=seed, progress=progress, **{k: given[k] for k in m.uses})
     if progress:
         progress(1.0, Msg("scoring how many neighbours each point keeps"))
     trust, mean = trust_scores(X, proj.coords, seed=seed)
-    return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean)
-
-
-def true_neighbours(emb: Embeddings, result: ProjectionResult, index: int, k: int = TRUST_K) -> np.ndarray:
-    """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
-    cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
-    X = unit(emb.token_table[result.sample.ids])
-    d = ((X - X[index]) ** 2).sum(axis=1)
-    d[index] = np.inf
-    d[~np.isfinite(d)] = np.inf
-    k = min(k, int(np.isfinite(d).sum()))
-    part = np.argpartition(d, k - 1)[:k] if k < d.size else np.arange(d.size)
-    return part[np.argsort(d[part], kind="stable")]
+    used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
+    return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean, used)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checkpoints import load_path
+from .checkpoints.folder import TOKENIZER_NAMES, WEIGHT_SUFFIXES
 from .errors import CheckpointError
 from .i18n import Msg
 from .model import Embeddings
 
-WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt"}
-TOKENIZER_NAMES = {"tokenizer.json", "vocab.txt", "harris_segments.json", "meta.pkl", "gpt2_tokenizer.bin"}
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,8 @@ class Timeline:
 
     def model(self, i: int) -> Embeddings:
         if i not in self.models:
-            from .checkpoints import load_path
-
             self.models[i] = load_path(self.snapshots[i].path)
         return self.models[i]
-
-    def at_step(self, step: int) -> Embeddings:
-        return self.model(self.steps.index(step))
 
     @property
     def first(self) -> Embeddings:
@@ -82,7 +77,6 @@ def open_timeline(folder: str | Path) -> Timeline:
     Raises CheckpointError when fewer than two are found, when one cannot say its step, or when the
     shapes differ (the message lists which file differs).
     """
-    from .checkpoints import load_path
 
     folder = Path(folder)
     if not folder.is_dir():

@@ -7,7 +7,7 @@ from .errors import QueryError
 from .geometry import resolve_ids
 from .model import Embeddings
 
-LESSON_PAIRS = [("cat", "dog"), ("cat", "tuesday")]
+TRACKED_PAIRS = [("cat", "dog"), ("cat", "tuesday")]  # the pairs a timeline follows
 MIN_LETTERS = 3
 
 
@@ -26,14 +26,15 @@ def frequent_words(emb: Embeddings, n: int = 40) -> list[str]:
 
 def default_pairs(emb: Embeddings) -> list[tuple[str, str]]:
     """cat/dog and cat/tuesday when the model has them, else pairs of its most frequent words."""
-    pairs = [p for p in LESSON_PAIRS if single_token(emb, p[0]) and single_token(emb, p[1])]
+    pairs = [p for p in TRACKED_PAIRS if single_token(emb, p[0]) and single_token(emb, p[1])]
     if pairs:
         return pairs
     top = frequent_words(emb, 3)
     return [(top[0], top[1]), (top[0], top[2])] if len(top) >= 3 else []
 
 
-def default_word(emb: Embeddings, preferred: str = "cat") -> str | None:
+def tracked_word(emb: Embeddings, preferred: str = "cat") -> str | None:
+    """``preferred`` when it is one token of the model, else its most frequent word (None for neither)."""
     if single_token(emb, preferred):
         return preferred
     top = frequent_words(emb, 1)

@@ -116,8 +116,5 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
 #ifdef WITH_CUDA
     m.def("forward_cuda", &forward_cuda, "CUDA kernel", py::arg("ids"), py::arg("wte"), py::arg("wpe"),
           py::arg("check_ids") = true, py::arg("out") = py::none());
-    m.attr("has_cuda") = true;
-#else
-    m.attr("has_cuda") = false;
 #endif
 }

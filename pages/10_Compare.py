@@ -6,10 +6,10 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.compare import ALIGNMENTS, aligned_map, drift
 from andrea_viz.errors import QueryError
-from andrea_viz.geometry import neighbors
+from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
 from andrea_viz.plots.compare import arrows_map, drift_histogram
-from andrea_viz.words import default_word
+from andrea_viz.words import tracked_word
 
 LIST = 15  # tokens listed as moved most and least
 
@@ -71,11 +71,11 @@ with ui.explain_errors():
         coords[0], coords[1], [b.token(int(i)) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
         label=None), key="cmp:map")
 
-    word = st.text_input(_("A word's neighbours in A and in B"), default_word(b) or f"#{int(most[0])}", key="cmp:word")
+    word = st.text_input(_("A word's neighbours in A and in B"), tracked_word(b) or f"#{int(most[0])}", key="cmp:word")
     n1, n2 = st.columns(2)
     for col, model, name in ((n1, a, "A"), (n2, b, "B")):
         with col, ui.explain_errors():
-            _q, found = ui.cached(model, neighbors, word, k)
+            _q, found = ui.cached(model, neighbours, word, k)
             col.markdown(f"**{name}**")
             col.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found],
                           hide_index=True, width="stretch")

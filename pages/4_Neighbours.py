@@ -3,7 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import ANISOTROPY_PAIRS, MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbors
+from andrea_viz.geometry import ANISOTROPY_PAIRS, MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbours
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
@@ -32,7 +32,7 @@ st.caption(_(
 if q is not None:
     with ui.explain_errors():
         centre = centered and metric == "cosine"
-        _q, found = ui.cached(emb, neighbors, q.text, k, metric, "input", centre)
+        _q, found = ui.cached(emb, neighbours, q.text, k, metric, "input", centre)
         t1, t2 = st.columns([2, 3])
         t1.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
                       for r, n in enumerate(found, 1)], hide_index=True, width="stretch")
@@ -58,8 +58,8 @@ if emb.output_kind != "untied":
             _("This model has no output head (an encoder), so there is only the input table."))
 elif q is not None:
     with ui.explain_errors():
-        _q, nin = ui.cached(emb, neighbors, q.text, k, "cosine", "input", False)
-        _q, nout = ui.cached(emb, neighbors, q.text, k, "cosine", "output", False)
+        _q, nin = ui.cached(emb, neighbours, q.text, k, "cosine", "input", False)
+        _q, nout = ui.cached(emb, neighbours, q.text, k, "cosine", "output", False)
         o1, o2 = st.columns(2)
         o1.plotly_chart(ui.cached(emb, plots.spaces_of, q.text, k, "input"), key="nb:in")
         o2.plotly_chart(ui.cached(emb, plots.spaces_of, q.text, k, "output"), key="nb:out")

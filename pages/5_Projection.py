@@ -5,11 +5,11 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.i18n import _, num, tr
-from andrea_viz.plots.projection import projection_scatter
+from andrea_viz.plots.projection import clicked_id, projection_scatter
 from andrea_viz.safe_text import md
 from andrea_viz.projection import (
-    ALL, LARGE_MAP, METHODS, TRUST_SAMPLE, coordinates_csv, project_model, projector_metadata, projector_tsv,
-    true_neighbours, umap_is_warm, warm_umap,
+    ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, TRUST_SAMPLE, TSNE_EXACT_MAX, coordinates_csv, project_model,
+    projector_metadata, projector_tsv, settings_for, umap_is_warm, warm_umap,
 )
 
 emb = ui.page_setup(__file__)
@@ -20,22 +20,23 @@ st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sa
 ui.offer_trained_example(emb, "proj")
 if not umap_is_warm():
     warm_umap()  # numba compiles in the background, once per server, while you read
-    st.caption(_("UMAP is getting ready: its numba code compiles once per server (about 15–30 s), in the background."))
+    st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
 
 MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)
-LABELS = {"pca": _("PCA (exact)"), "tsne": "t-SNE", "umap": "UMAP"}
+LABELS = {name: _(m.label) for name, m in METHODS.items()}
 with st.form("projection"):
     c = st.columns(4)
-    method = c[0].radio(_("Method"), METHODS, format_func=LABELS.get, key="proj:method",
-                        index=METHODS.index(ui.url.initial("method", "pca", allowed=METHODS)),
+    method = c[0].radio(_("Method"), list(METHODS), format_func=LABELS.get, key="proj:method",
+                        index=list(METHODS).index(ui.url.initial("method", "pca", allowed=METHODS)),
                         help=_("PCA: the directions of largest variance, exact on all dimensions. t-SNE: keeps near "
                                "neighbours near. UMAP: likewise, and maps the whole table in seconds."))
     dims = c[1].radio(_("Dimensions"), [2, 3], horizontal=True, key="proj:dims",
                       index=[2, 3].index(ui.url.initial("dims", 2, int, allowed=(2, 3))))
     n_min = min(MIN_SAMPLE, V)
-    n_url = ui.url.initial("n", min(5000, V), lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
+    n_url = ui.url.initial("n", min(DEFAULT_SAMPLE, V),
+                           lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
     whole = c[2].checkbox(_("The whole table ({V:,} tokens)", V=V), value=n_url == ALL, key="proj:all")
-    n_default = min(5000, V) if n_url == ALL else n_url
+    n_default = min(DEFAULT_SAMPLE, V) if n_url == ALL else n_url
     n = c[2].number_input(_("Tokens in the sample"), n_min, V, n_default, step=500, key="proj:n", disabled=False,
                           help=_("Ignored when the whole table is chosen."))
     seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, ui.url.int_in(0, 1_000_000)), key="proj:seed",
@@ -56,12 +57,15 @@ ui.url.keep(method=method, n=size, seed=int(seed), dims=int(dims))
 points = V if whole else int(n)
 if points > LARGE_MAP:
     st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon="⏳")
-if method == "tsne" and points > 10_000:
-    st.info(_("t-SNE of {n:,} points takes about a minute here; UMAP maps the whole table in about 11 s.", n=points))
+if method == "tsne" and points > TSNE_EXACT_MAX:
+    st.info(_("t-SNE of {n:,} points is slow: above {exact:,} points it switches to approximate neighbours. UMAP maps "
+              "the whole table much faster.", n=points, exact=TSNE_EXACT_MAX))
 include = tuple(w.strip() for w in words.split(",") if w.strip())
-params = (method, size, include, int(seed), int(dims), axes[:dims], float(perplexity), int(n_iter))
+settings = settings_for(method, n=size, include=include, seed=int(seed), dims=int(dims), axes=axes,
+                        perplexity=float(perplexity), n_iter=int(n_iter))  # only what this method reads: its cache key
+params = (method, *settings.items())
 with ui.explain_errors():
-    result = ui.cached_with_progress(emb, project_model, *params, label=_("Projecting:"))
+    result = ui.cached_with_progress(emb, project_model, method, **settings, label=_("Projecting:"))
     proj = result.projection
     m = st.columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
@@ -74,41 +78,33 @@ with ui.explain_errors():
         m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
                     help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
                                    zip(axes, proj.explained_variance_ratio, strict=False)))
-    title = (_("PCA: {axes}", axes=", ".join(_("PC{k} ({r:.1%} of variance)", k=a + 1, r=float(r))
-                                             for a, r in zip(axes, proj.explained_variance_ratio, strict=False)))
-             if method == "pca" else _("t-SNE, perplexity {p}, {n} iterations, seed {seed}", p=perplexity, n=n_iter,
-                                       seed=int(seed)) if method == "tsne" else _("UMAP, seed {seed}", seed=int(seed)))
+    title = tr(result.title)
 
     o1, o2 = st.columns([1, 2])
     colour = o1.radio(_("Colour"), ["groups", "trust"], horizontal=True, key="proj:colour",
                       format_func={"groups": _("word groups"), "trust": _("trust of each point")}.get)
-    ids = result.sample.ids.tolist()
     picked = st.session_state.get("proj:picked")
     chosen = o2.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
-                           key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS, help=_("Click a point of the map, or type a word that is in it."))
-    index = None
-    if chosen:
-        wanted = int(chosen[1:]) if chosen.startswith("#") and chosen[1:].isascii() and chosen[1:].isdigit() else None
-        index = next((k for k, (i, t) in enumerate(zip(ids, result.tokens, strict=True))
-                      if (i == wanted if wanted is not None else t == chosen)), None)
-        if index is None:
-            st.caption(_("“{word}” is not in this map.", word=md(chosen)))
-    lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: true_neighbours(emb, result, index)
+                           key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS,
+                           help=_("Click a point of the map, or type a word that is in it."))
+    index = result.position_of(chosen) if chosen else None
+    if chosen and index is None:
+        st.caption(_("“{word}” is not in this map.", word=md(chosen)))
+    lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
     fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
         lines_to=lines), label=None)
     event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
-    points_chosen = getattr(getattr(event, "selection", None), "points", None) or []
-    if points_chosen and "customdata" in points_chosen[0]:
-        cd = points_chosen[0]["customdata"]  # the token id of the clicked point
-        token = result.tokens[ids.index(int(cd[0] if isinstance(cd, list) else cd))]
+    clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
+    if clicked is not None:
+        token = result.tokens[result.position_of(f"#{clicked}")]
         if token != picked:
             st.session_state["proj:picked"] = token
             st.rerun()
     st.caption((_("PCA keeps the directions of largest variance; a token table spreads its variance over many "
                   "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE and UMAP "
-                  "give up global distances to keep near neighbours near.") if method == "pca" else tr(proj.note) + ".")
+                  "give up global distances to keep near neighbours near.") + " " if method == "pca" else "") + tr(proj.note) + "."
                + " " + _("Hover a point for its token, id and the share of its 10 nearest neighbours kept; click it to "
                          "draw lines to its true 10 nearest in {d} dimensions, and see which ones the map tore away.",
                          d=emb.d_model))

@@ -7,6 +7,7 @@ from andrea_viz.family import CONTEXT
 from andrea_viz.i18n import _, tr
 from andrea_viz.plots import positions as plots
 from andrea_viz.positions import SCHEME_COLUMNS, rope_scores, schemes
+from andrea_viz.ui.models import POSITION_KIND_LABELS
 
 emb = ui.page_setup(__file__)
 T, d = emb.context or CONTEXT, emb.d_model
@@ -37,12 +38,12 @@ sum_panel()
 st.subheader(_("Learned versus sinusoidal, for T = {T:,} and d = {d}", T=T, d=d))
 if emb.position_table is None:
     st.info(_("This model has no learned position table (its positions are **{kind}**), so only the sinusoidal side is "
-              "shown.", kind=emb.position_kind))
+              "shown.", kind=tr(POSITION_KIND_LABELS[emb.position_kind])))
 for col, kind in zip(st.columns(2), kinds, strict=False):
     with col:
         st.markdown(_("**Learned**: trained like the token table") if kind == "learned"
                     else _("**Sinusoidal**: a fixed sin/cos formula, never trained"))
-        st.plotly_chart(ui.cached(emb, plots.table_of, kind), key=f"pos:table:{kind}")
+        st.plotly_chart(ui.cached(emb, plots.position_table_figure, kind), key=f"pos:table:{kind}")
         st.plotly_chart(ui.cached(emb, plots.cosines_of, kind), key=f"pos:cos:{kind}")
         st.plotly_chart(ui.cached(emb, plots.path_of, kind), key=f"pos:path:{kind}")
 st.plotly_chart(ui.cached(emb, plots.norms_of), key="pos:norms")

@@ -74,5 +74,5 @@ if tl is not None:
     st.subheader(_("Timeline: {source}", source=md(tl.source)))
     st.caption(ui.tr(describe(tl), escape=md))
     ui.timeline_view(tl, "ckpt-tl", WORD_CLASSES, CLASS_LABELS,
-                     explore=lambda step: ui.uploads.explore(tl.snapshots[tl.steps.index(step)].path,
+                     explore=lambda step: ui.uploads.explore_checkpoint(tl.snapshots[tl.steps.index(step)].path,
                                                              f"{tl.snapshots[tl.steps.index(step)].label} (step {step:,})"))

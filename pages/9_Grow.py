@@ -66,7 +66,7 @@ elif job is not None:
     if tl is not None and len(tl.snapshots) >= 2:
         st.subheader(_("The table at each snapshot"))
         ui.timeline_view(tl, "grow", WORD_CLASSES, CLASS_LABELS, unseen_tracked=info.get("unseen_ids"),
-                         losses=info.get("losses"), explore=ui.grow.explore)
+                         losses=info.get("losses"), explore=ui.grow.explore_step)
     elif tl is not None:
         st.info(_("Only one snapshot was written before the run stopped; train again to watch the table change."))
 else:

@@ -106,7 +106,7 @@ class View:
 
     name: str  # "raw" | "centred" | "removed"
     anisotropy: float
-    neighbours: list  # geometry.Neighbor of the word, or [] when it cannot be looked up
+    neighbours: list  # geometry.Neighbour of the word, or [] when it cannot be looked up
     pairs: list[tuple[str, str, float]]  # (a, b, cosine) for the lesson's pairs the model knows
 
 
@@ -130,14 +130,14 @@ def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[V
     """Raw, mean-centred, and with the ``remove`` dimensions that carry most of the average cosine zeroed:
     each with its anisotropy, the word's k nearest and the lesson's pairs."""
     from ..errors import QueryError
-    from ..geometry import ANISOTROPY_PAIRS, anisotropy, neighbors
+    from ..geometry import ANISOTROPY_PAIRS, anisotropy, neighbours
     from ..quiz import LESSON_PAIRS
 
     stripped = without_dims(emb, stats_of(emb).top(remove))
     out = []
     for name, model, centred in (("raw", emb, False), ("centred", emb, True), ("removed", stripped, False)):
         try:
-            found = neighbors(model, word, k, "cosine", "input", centred)[1] if word else []
+            found = neighbours(model, word, k, "cosine", "input", centred)[1] if word else []
         except QueryError:
             found = []
         out.append(View(name, anisotropy(model, ANISOTROPY_PAIRS, 0, centred), found,

@@ -17,7 +17,7 @@ from statistics import median
 import numpy as np
 
 from ..family import CONTEXT, FAMILY
-from ..forward_pass import LABELS, bytes_moved, status_of
+from ..forward_pass import BACKENDS, bytes_moved, status_of
 from .timer import median_seconds
 
 SHAPE = FAMILY["ANDREA-120M"]
@@ -86,13 +86,11 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
 
     # CPU side
     np_ids, np_wte, np_wpe = ids.numpy(), wte.float().numpy(), wpe.float().numpy()
-    if not cpu:
-        pass
-    elif dtype == "float32":
+    if cpu and dtype == "float32":
         t = median_seconds(lambda: np_wte[np_ids] + np_wpe[None, :T], repeats, warmup)
-        record("numpy", LABELS["numpy"], t, nbytes, np_wte[np_ids] + np_wpe[None, :T])
-    else:
-        record("numpy", LABELS["numpy"], None, nbytes, note="numpy has no bfloat16/float16 path here")
+        record("numpy", BACKENDS["numpy"].label, t, nbytes, np_wte[np_ids] + np_wpe[None, :T])
+    elif cpu:
+        record("numpy", BACKENDS["numpy"].label, None, nbytes, note="numpy has no bfloat16/float16 path here")
 
     def eager(i=ids, w=wte, p=wpe):
         return torch.nn.functional.embedding(i, w) + p[:T]
@@ -113,10 +111,10 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
         try_compile("torch.compile", "torch.compile of the same (CPU)", eager, median_seconds)
     cpu_mod, why = cuda_ext.load_kernel("cpu") if cpu else (None, "")
     if cpu_mod is not None:
-        record("cpu", LABELS["cpu"], median_seconds(lambda: cpu_mod.forward_cpu(ids, wte, wpe), repeats, warmup), nbytes,
+        record("cpu", BACKENDS["cpu"].label, median_seconds(lambda: cpu_mod.forward_cpu(ids, wte, wpe), repeats, warmup), nbytes,
                cpu_mod.forward_cpu(ids, wte, wpe))
     elif cpu:
-        record("cpu", LABELS["cpu"], None, nbytes, note=str(why))
+        record("cpu", BACKENDS["cpu"].label, None, nbytes, note=str(why))
 
     # GPU side
     copy_gbps = None
@@ -134,9 +132,9 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
             try_compile("torch.compile (cuda)", "torch.compile of the same (GPU)",
                         lambda: eager(g_ids, g_wte, g_wpe), _time_cuda)
         t_k = _time_cuda(lambda: mod.forward_cuda(g_ids, g_wte, g_wpe, False), repeats, warmup)
-        record("cuda", LABELS["cuda"], t_k, nbytes, mod.forward_cuda(g_ids, g_wte, g_wpe, True))
+        record("cuda", BACKENDS["cuda"].label, t_k, nbytes, mod.forward_cuda(g_ids, g_wte, g_wpe, True))
     else:
-        record("cuda", LABELS["cuda"], None, nbytes, note=str(cuda.reason))
+        record("cuda", BACKENDS["cuda"].label, None, nbytes, note=str(cuda.reason))
 
     def ratio(base: str) -> None:
         b = next((r for r in rows if r["backend"] == base and r["median_ms"]), None)

@@ -13,7 +13,7 @@ from statistics import median
 
 import numpy as np
 
-from ..geometry import neighbors, resolve_ids, scores
+from ..geometry import neighbours, resolve_ids, scores, unit_space
 from ..loading import load
 from ..projection import BH_THETA, build_sample, pca, pca_fit, tsne
 from .timer import median_seconds
@@ -71,10 +71,10 @@ def run(repeats: int = 5, tsne_points: int = 5000, tsne_repeats: int = 3, whole:
     emb = load("minilm-l6")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
           f"table {emb.vocab_size:,} × {emb.d_model}")
-    neighbors(emb, "cat")  # warm: the row-normalised table is computed once
-    q = emb.unit_table[resolve_ids(emb, "cat")[1][0]]  # the query of the timed neighbour searches
-    t_nb = median_seconds(lambda: neighbors(emb, "cat", k=10), repeats * 10)
-    t_brute = median_seconds(lambda: np.argsort(-np.array([float(r @ q) for r in emb.unit_table[:3000]])), 3)
+    neighbours(emb, "cat")  # warm: the row-normalised table is computed once
+    q = unit_space(emb)[resolve_ids(emb, "cat")[1][0]]  # the query of the timed neighbour searches
+    t_nb = median_seconds(lambda: neighbours(emb, "cat", k=10), repeats * 10)
+    t_brute = median_seconds(lambda: np.argsort(-np.array([float(r @ q) for r in unit_space(emb)[:3000]])), 3)
     t_scores = median_seconds(lambda: scores(emb, q), repeats * 10)
     print(f"neighbour query (cosine, k=10, whole table): median {t_nb * 1e3:.2f} ms "
           f"(matrix-vector product alone {t_scores * 1e3:.2f} ms; a Python loop over rows would take "

@@ -22,12 +22,12 @@ def rss(field):
     for line in open("/proc/self/status"):
         if line.startswith(field): return int(line.split()[1]) * 1024
 import andrea_viz
-from andrea_viz.geometry import anisotropy, neighbors
+from andrea_viz.geometry import anisotropy, neighbours
 from andrea_viz.lookup import block_average, value_stats
 base = rss("VmRSS:")
 steps = {}
 emb = andrea_viz.load(sys.argv[1]); steps["open (every row checked finite)"] = rss("VmHWM:")
-neighbors(emb, "#5", k=10); steps["10 nearest by cosine"] = rss("VmHWM:")
+neighbours(emb, "#5", k=10); steps["10 nearest by cosine"] = rss("VmHWM:")
 emb.row_norms; steps["every row's length"] = rss("VmHWM:")
 block_average(emb.token_table, 128, 64); steps["the overview heatmap"] = rss("VmHWM:")
 value_stats(emb.token_table, None); steps["the value histogram"] = rss("VmHWM:")

@@ -15,7 +15,7 @@ from statistics import median
 import numpy as np
 
 from ..loading import load
-from ..precision import K, at_precision, topk, torch_device, unit_rows
+from ..precision import K, at_precision, finite_unit_rows, topk, torch_device
 
 LLAMA3 = (128_256, 4_096)
 
@@ -32,7 +32,7 @@ def run(repeats: int = 3, precision: str = "q4_0") -> None:
     device = torch_device()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch device: {device}; MiniLM {V:,} × {d} at "
           f"{precision}, exact top-{K} of every row by cosine, {repeats} runs each, alternating", flush=True)
-    unit = unit_rows(at_precision(emb.token_table, precision))
+    unit = finite_unit_rows(at_precision(emb.token_table, precision))
     ours, plain, same = [], [], None
     for _ in range(repeats):
         t, a = _timed(lambda: topk(unit, K, backend="auto"))
@@ -52,7 +52,7 @@ def run(repeats: int = 3, precision: str = "q4_0") -> None:
         import torch
 
         big = np.random.default_rng(0).standard_normal(LLAMA3, dtype=np.float32)
-        u = unit_rows(big)
+        u = finite_unit_rows(big)
         topk(u[:20_000], K, backend="torch")  # warm: CUDA context, kernels
         t, _ = _timed(lambda: topk(u, K, backend="torch"))
         torch.cuda.synchronize()

@@ -9,8 +9,9 @@ expected and what came.
 from __future__ import annotations
 
 import zipfile
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CheckpointError
@@ -21,6 +22,7 @@ from . import andrea_bin, gguf_file, hf_folder, llmc, numpy_file, safetensors_fi
 from .tables import Found, build, choose_tables, token_rows
 
 HEAD_BYTES = 64
+SAFETY_NET: Counter[str] = Counter()  # per format: reads where a foreign exception, not a reader's own sentence, left
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,8 @@ def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path
             raise
         except MemoryError as exc:
             raise CheckpointError("{name} declares tables larger than this machine's memory", name=path.name) from exc
-        except Exception as exc:  # whatever a damaged file makes a reader raise
+        except Exception as exc:  # whatever a damaged file makes a reader raise: the safety net, counted
+            SAFETY_NET[str(found.format)] += 1
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
             raise CheckpointError("{name} looks like {format} but could not be read: {detail}", name=path.name,
                                   format=found.format, detail=first) from exc
@@ -178,6 +181,4 @@ def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path
         if name and name != str(path):  # say the user's name for it, never the server's place on disk
             raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, Path(name).name)) from exc
         raise
-    if name:
-        object.__setattr__(emb, "name", name)
-    return emb
+    return replace(emb, name=name) if name else emb

@@ -10,7 +10,7 @@ from ..errors import CheckpointError
 from ..tokenizer import TOKENIZER_FILES
 
 ENV = "ANDREA_VIZ_CHECKPOINT_DIR"
-WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt", ".gguf"}
+WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt", ".gguf"}  # files a checkpoint may be
 TOKENIZER_NAMES = set(TOKENIZER_FILES)
 
 

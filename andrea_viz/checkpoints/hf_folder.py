@@ -16,7 +16,6 @@ from .tables import Found
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
 HEAD_WORDS = ("LMHead", "CausalLM", "ForMaskedLM")
 FAMILIES = {"gpt2": "GPT-2", "bert": "BERT", "llama": "Llama"}
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 
 
@@ -29,11 +28,6 @@ def read_config(folder: Path) -> dict:
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise CheckpointError("{path} is not valid JSON: {detail}", path=str(p), detail=str(exc)) from exc
     return cfg if isinstance(cfg, dict) else {}
-
-
-def holds_weights(folder: Path) -> bool:
-    """True when a folder is one Hugging Face model (its weights or a shard index are in it)."""
-    return any((folder / n).is_file() for n in WEIGHT_FILES + INDEX_FILES)
 
 
 def read(folder: Path, found: Found) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
-from ..model import Embeddings, Provenance, blocked_rows
+from ..model import Card, Embeddings, Provenance, blocked_rows
 from ..tokenizer import IdTokenizer, Tokenizer
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
@@ -96,11 +96,11 @@ class Choice:
     output_why: Msg | None = None
 
 
-def _pick(found: Found, keys: list[str], want_2d: bool = True) -> tuple[str | None, Msg | None]:
+def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
     by_clean = {strip_prefixes(n): n for n in found.shapes}
     for k in keys:
         n = by_clean.get(k)
-        if n is not None and (not want_2d or len(found.shapes[n]) == 2):
+        if n is not None and len(found.shapes[n]) == 2:
             if n == k:
                 return n, Msg("its name is {key!r}", key=k)
             return n, Msg("its name is {key!r} (after removing the prefix {prefix!r})", key=k, prefix=n[: len(n) - len(k)])
@@ -270,12 +270,10 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
         tensors=tuple((n, s, found.dtypes[n]) for n, s in found.shapes.items()), roles=tuple(roles),
         warnings=tuple(found.warnings),
     )
-    card = {k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
-                                                                 "context_length", "stored_type")}
-    if found.step is not None:
-        card["step"] = found.step
     shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again
-    card["total_params"] = total_params(found, wte.size if shared else 0)
+    card = Card(**{k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
+                                                                 "context_length", "stored_type")},
+                step=found.step, total_params=total_params(found, wte.size if shared else 0))
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
                       output_table=out, tied=tied,
                       tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),

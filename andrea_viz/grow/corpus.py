@@ -90,11 +90,6 @@ DEFAULT_SENTENCES = 6_000
 SLOT = re.compile(r"\{(\w+)\}")
 
 
-def class_of(word: str) -> list[str]:
-    """The classes a word belongs to (orange is a colour and a food; water a drink and nature)."""
-    return [c for c, words in WORD_CLASSES.items() if word in words]
-
-
 def sentence(template: str, rng: np.random.Generator) -> str:
     return SLOT.sub(lambda m: str(rng.choice(WORD_CLASSES[m.group(1)])), template)
 

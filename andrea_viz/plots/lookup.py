@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..i18n import _, num
+from ..lookup import block_average, expected_init_norm, value_stats
 from ..lookup import ValueStats, normal_pdf
 from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout
 
@@ -105,8 +106,6 @@ OVERVIEW_CELLS = (256, 192)  # rows × columns of the block-averaged overview
 
 
 def overview_of(emb, selected: int) -> go.Figure:
-    from ..lookup import block_average
-
     avg, rb, cb = emb.memo(("block_average", *OVERVIEW_CELLS), lambda: block_average(emb.token_table, *OVERVIEW_CELLS))
     return table_overview(avg, rb, cb, emb.vocab_size, emb.d_model, selected)
 
@@ -121,13 +120,9 @@ def row_of(emb, token_id: int) -> go.Figure:
 
 
 def values_of(emb, log_y: bool) -> go.Figure:
-    from ..lookup import value_stats
-
     stats = emb.memo(("value_stats",), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
     return value_histogram(stats, emb.d_model, log_y)
 
 
 def norms_of(emb) -> go.Figure:
-    from ..lookup import expected_init_norm
-
     return norm_histogram(emb.row_norms, expected_init_norm(emb.d_model, emb.card.get("init_std")))

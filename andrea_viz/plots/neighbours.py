@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..geometry import Neighbor
+from ..geometry import Neighbour
+from ..geometry import analogy, input_output_cosines, neighbours
 from ..safe_text import plot
 from ..i18n import N_, _, num, tr
 from .style import GREY, PURPLE, RED, layout
@@ -14,7 +15,7 @@ METRIC_AXIS = {"cosine": N_("cosine similarity (higher is closer)"), "dot": N_("
                "euclidean": N_("euclidean distance (lower is closer)")}
 
 
-def neighbour_bars(found: list[Neighbor], query: str, metric: str, title: str | None = None,
+def neighbour_bars(found: list[Neighbour], query: str, metric: str, title: str | None = None,
                    color: str = RED) -> go.Figure:
     labels = [plot(n.token) if n.token == f"#{n.id}" else f"{plot(n.token)}  #{n.id}" for n in found]
     fig = go.Figure(go.Bar(y=labels, x=[n.score for n in found], orientation="h", marker_color=color,
@@ -37,30 +38,22 @@ def input_output_histogram(cos: np.ndarray) -> go.Figure:
 
 # --- figures from hashable arguments (cached by the app per model and language) ---
 def neighbours_of(emb, word: str, k: int, metric: str, centered: bool) -> go.Figure:
-    from ..geometry import neighbors
-
-    query, found = neighbors(emb, word, k=k, metric=metric, centered=centered)
+    query, found = neighbours(emb, word, k=k, metric=metric, centered=centered)
     return neighbour_bars(found, query.text, metric)
 
 
 def analogy_of(emb, a: str, b: str, c: str, k: int) -> go.Figure:
-    from ..geometry import analogy
-
     _inputs, answers = analogy(emb, a, b, c, k=k)
     return neighbour_bars(answers, f"{a} − {b} + {c}", "cosine",
                           title=_("{a} − {b} + {c} ≈ ? (the three inputs excluded)", a=plot(a), b=plot(b), c=plot(c)))
 
 
 def spaces_of(emb, word: str, k: int, space: str) -> go.Figure:
-    from ..geometry import neighbors
-
-    _q, found = neighbors(emb, word, k=k, metric="cosine", space=space)
+    _q, found = neighbours(emb, word, k=k, metric="cosine", space=space)
     title = (_("Input table: nearest to “{word}”", word=plot(word)) if space == "input" else
              _("Output table: nearest to “{word}”", word=plot(word)))
     return neighbour_bars(found, word, "cosine", title=title, color=RED if space == "input" else PURPLE)
 
 
 def input_output_of(emb) -> go.Figure:
-    from ..geometry import input_output_cosines
-
     return input_output_histogram(emb.memo(("input_output_cosines",), lambda: input_output_cosines(emb)))

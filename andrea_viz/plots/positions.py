@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..geometry import resolve
 from ..safe_text import plot
 from ..i18n import _
+from ..positions import position_cosines, position_path as path_coords, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
 
 ROW_DOMAINS = ([0.72, 1.0], [0.36, 0.64], [0.0, 0.28])  # three stacked panels, top to bottom
@@ -120,15 +122,10 @@ COSINE_POSITIONS = 128  # at most this many positions in the position-by-positio
 
 
 def sum_of(emb, word: str, kind: str, t: int) -> go.Figure:
-    from ..geometry import resolve
-    from ..positions import position_table_of
-
     return three_rows(resolve(emb, word).vector, position_table_of(emb, kind)[t], word, t)
 
 
-def table_of(emb, kind: str) -> go.Figure:
-    from ..positions import position_table_of
-
+def position_table_figure(emb, kind: str) -> go.Figure:
     table = position_table_of(emb, kind)
     title = (_("The learned table, {T:,} × {d}", T=table.shape[0], d=table.shape[1]) if kind == "learned" else
              _("The sinusoidal table, {T:,} × {d}", T=table.shape[0], d=table.shape[1]))
@@ -136,10 +133,6 @@ def table_of(emb, kind: str) -> go.Figure:
 
 
 def cosines_of(emb, kind: str) -> go.Figure:
-    from ..positions import position_cosines
-
-    from ..positions import position_table_of
-
     T = position_table_of(emb, kind).shape[0]
     step = max(1, -(-T // COSINE_POSITIONS))
     cos, pos = emb.memo(("position_cosines", kind, step), lambda: position_cosines(emb, kind, step))
@@ -150,8 +143,6 @@ def cosines_of(emb, kind: str) -> go.Figure:
 
 
 def path_of(emb, kind: str) -> go.Figure:
-    from ..positions import position_path as path_coords
-
     coords, ratio = emb.memo(("position_path", kind), lambda: path_coords(emb, kind))
     T = coords.shape[0]
     name = _("learned") if kind == "learned" else _("sinusoidal")
@@ -159,14 +150,10 @@ def path_of(emb, kind: str) -> go.Figure:
 
 
 def norms_of(emb) -> go.Figure:
-    from ..positions import position_table_of
-
     return row_norms(emb.position_table, position_table_of(emb, "sinusoidal"))
 
 
 def rope_of(offset: int, theta: float) -> go.Figure:
-    from ..positions import rope_rotate
-
     q, k = ROPE_Q, ROPE_K
     return rope_picture(q, k, rope_pairs(offset), theta, rope_rotate)
 

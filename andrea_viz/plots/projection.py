@@ -6,16 +6,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, num
+from ..projection import METHODS, Projection, Sample
 from ..safe_text import plot, plot_array
-from ..projection import Projection, Sample
 from .style import PALETTE, layout
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
-
-
-def _axes(method: str, dims: int) -> list[str]:
-    name = {"pca": "PC", "tsne": "t-SNE ", "umap": "UMAP "}[method]
-    return [f"{name}{j}" for j in range(1, dims + 1)]
 
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
@@ -26,7 +21,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
     in the sample of a chosen point and its true nearest neighbours, joined by lines."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
-    axis = _axes(proj.method, dims)
+    axis = METHODS[proj.method].axes(dims)
     fig = go.Figure()
     kept = _("neighbours kept")
     unscored = _("not in the scored sample")
@@ -90,3 +85,12 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
         layout(fig, title, x=axis[0], y=axis[1], height=700)
     fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
     return fig
+
+
+def clicked_id(points: list) -> int | None:
+    """The token id of the first point chosen on a map drawn by ``projection_scatter`` (its customdata), from
+    the selection Streamlit gives back; None when nothing with an id was chosen."""
+    if not points or "customdata" not in points[0]:
+        return None
+    cd = points[0]["customdata"]
+    return int(cd[0] if isinstance(cd, list) else cd)

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..angles import PlanePair, plane_pair
+from ..geometry import resolve
 from ..i18n import _
 from ..quiz import Pair
 from ..safe_text import plot
@@ -129,6 +130,4 @@ def arrows_at(len_u: float, len_v: float, theta: float) -> go.Figure:
 
 
 def products_of(emb, word_u: str, word_v: str) -> go.Figure:
-    from ..geometry import resolve
-
     return elementwise_products(resolve(emb, word_u).vector, resolve(emb, word_v).vector, word_u, word_v)

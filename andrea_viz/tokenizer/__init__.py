@@ -37,10 +37,12 @@ class Tokenizer(Protocol):
 
 
 from .andrea import ByteTokenizer  # noqa: E402
-from .files import TOKENIZER_FILES, tokenizer_from_file, tokenizer_from_files  # noqa: E402
+from .files import (  # noqa: E402
+    TOKENIZER_FILES, TOKENIZER_HELP, TOKENIZER_KINDS, TOKENIZER_SUFFIXES, tokenizer_from_file, tokenizer_from_files,
+)
 from .hf import HFTokenizer  # noqa: E402
 from .ids import IdTokenizer  # noqa: E402
 from .vocab_txt import VocabTokenizer  # noqa: E402
 
-__all__ = ["ID_PATTERN", "TOKENIZER_FILES", "ByteTokenizer", "HFTokenizer", "IdTokenizer", "Tokenizer",
+__all__ = ["ID_PATTERN", "TOKENIZER_FILES", "TOKENIZER_HELP", "TOKENIZER_KINDS", "TOKENIZER_SUFFIXES", "ByteTokenizer", "HFTokenizer", "IdTokenizer", "Tokenizer",
            "VocabTokenizer", "tokenizer_from_file", "tokenizer_from_files"]

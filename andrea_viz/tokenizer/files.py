@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CheckpointError
@@ -15,8 +17,6 @@ from .hf import HFTokenizer, bpe_from_files
 from .llmc import read_llmc_tokenizer
 from .vocab_txt import VocabTokenizer
 
-# looked for beside a checkpoint, in this order
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "harris_segments.json", "meta.pkl", "gpt2_tokenizer.bin")
 MAX_BYTES = 200_000_000
 PICKLE_PROTOCOL_2_OR_LATER = 0x80
 
@@ -61,6 +61,72 @@ def _fits(tok, name: str, rows: int):
     return tok
 
 
+def _is_pickle(raw: bytes, p: Path) -> bool:
+    return raw[:1] == bytes([PICKLE_PROTOCOL_2_OR_LATER]) or p.suffix == ".pkl"
+
+
+def _is_llmc(raw: bytes) -> bool:
+    return len(raw) >= 4 and int.from_bytes(raw[:4], "little") == TOKENIZER_MAGIC
+
+
+def _is_text(raw: bytes, data, p: Path) -> bool:
+    """Not JSON, not a pickle, not llm.c's binary file: a vocab.txt (its reader checks the UTF-8)."""
+    return data is None and not _is_pickle(raw, p) and not _is_llmc(raw)
+
+
+def _read_harris(p: Path, raw: bytes, data, rows: int):
+    segments = segments_from_json(data)
+    notes = [Msg("{name}: {n:,} Harris segments; ids assumed to be {bytes} bytes, then the segments in file order, then "
+                 "BOS", name=p.name, n=len(segments), bytes=BYTE_TOKENS)]
+    if rows < vocab_size(0):
+        raise CheckpointError("a Harris-segment tokenizer needs at least {n} rows; the table has {rows}",
+                              n=vocab_size(0), rows=rows)
+    if vocab_size(len(segments)) != rows:
+        notes.append(Msg("the segments give {bytes} + {n:,} + 1 = {total:,} ids but the table has {rows:,} rows: "
+                         "the id layout is a guess", bytes=BYTE_TOKENS, n=len(segments),
+                         total=vocab_size(len(segments)), rows=rows))
+    return ByteTokenizer(rows, segments[: segment_count(rows)]), notes
+
+
+def _read_vocab_txt(p: Path, raw: bytes, data, rows: int):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckpointError("{name} is neither JSON nor a UTF-8 vocab.txt", name=p.name) from exc
+    return VocabTokenizer(p, text), []
+
+
+@dataclass(frozen=True)
+class TokenizerKind:
+    """One kind of tokenizer file: the name it has beside a checkpoint, the suffix an upload of it has, how its
+    bytes are recognised (``sniff(raw, parsed JSON or None, path)``) and its reader
+    (``read(path, raw, parsed JSON, rows) -> (tokenizer, notes)``)."""
+
+    file: str
+    suffix: str
+    sniff: Callable[[bytes, object, Path], bool]
+    read: Callable[[Path, bytes, object, int], tuple]
+
+
+# in the order they are looked for beside a checkpoint, and recognised (no two sniffs accept the same bytes)
+TOKENIZER_KINDS: tuple[TokenizerKind, ...] = (
+    TokenizerKind("tokenizer.json", "json", lambda raw, data, p: isinstance(data, dict) and "model" in data,
+                  lambda p, raw, data, rows: (HFTokenizer(p), [])),
+    TokenizerKind("vocab.txt", "txt", _is_text, _read_vocab_txt),
+    TokenizerKind("harris_segments.json", "json", lambda raw, data, p: segments_from_json(data) is not None,
+                  _read_harris),
+    TokenizerKind("meta.pkl", "pkl", lambda raw, data, p: data is None and _is_pickle(raw, p),
+                  lambda p, raw, data, rows: (read_meta(p), [])),
+    TokenizerKind("gpt2_tokenizer.bin", "bin", lambda raw, data, p: _is_llmc(raw),
+                  lambda p, raw, data, rows: (read_llmc_tokenizer(p), [])),
+)
+TOKENIZER_FILES = tuple(k.file for k in TOKENIZER_KINDS)  # looked for beside a checkpoint, in this order
+GPT2_PAIR = ("vocab.json", "merges.txt")  # GPT-2's two files, given together
+TOKENIZER_SUFFIXES = tuple(sorted({k.suffix for k in TOKENIZER_KINDS} | {Path(f).suffix[1:] for f in GPT2_PAIR}))
+TOKENIZER_HELP = f"{', '.join(TOKENIZER_FILES[:-1])} or {TOKENIZER_FILES[-1]}; give it twice for GPT-2's " \
+    f"{GPT2_PAIR[0]} and {GPT2_PAIR[1]}"
+
+
 def tokenizer_from_files(paths, vocab_size_: int):
     """One tokenizer file, or GPT-2's vocab.json with its merges.txt: (tokenizer, notes)."""
     paths = [Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths)]
@@ -80,39 +146,18 @@ def tokenizer_from_files(paths, vocab_size_: int):
 def tokenizer_from_file(path: str | Path, vocab_size_: int):
     """Read a tokenizer file for a table of ``vocab_size_`` rows: (tokenizer, notes on what was assumed).
 
-    Recognised from its bytes: a Hugging Face ``tokenizer.json``, a ``vocab.txt``, ANDREA's
-    ``harris_segments.json``, nanoGPT's ``meta.pkl`` and llm.c's ``gpt2_tokenizer.bin``.
+    Recognised from its bytes by the first of TOKENIZER_KINDS whose sniff accepts it; every kind's vocabulary
+    must fit the table.
     """
     p = Path(path)
-    notes: list[Msg] = []
     raw = _read(p)
-    if len(raw) >= 4 and int.from_bytes(raw[:4], "little") == TOKENIZER_MAGIC:
-        return _fits(read_llmc_tokenizer(p), p.name, vocab_size_), notes
-    if raw[:1] == bytes([PICKLE_PROTOCOL_2_OR_LATER]) or p.suffix == ".pkl":
-        return _fits(read_meta(p), p.name, vocab_size_), notes
     data = _json(raw)
-    if isinstance(data, dict) and "model" in data:
-        return HFTokenizer(p), notes
+    for kind in TOKENIZER_KINDS:
+        if kind.sniff(raw, data, p):
+            tok, notes = kind.read(p, raw, data, vocab_size_)
+            return _fits(tok, p.name, vocab_size_), notes
     if _is_vocab_json(data):
         raise CheckpointError("{name} is a vocab.json: give its merges.txt with it (--tokenizer twice, or both files in "
                               "the upload)", name=p.name)
-    segments = segments_from_json(data) if data is not None else None
-    if segments is not None:
-        notes.append(Msg("{name}: {n:,} Harris segments; ids assumed to be {bytes} bytes, then the segments in file "
-                         "order, then BOS", name=p.name, n=len(segments), bytes=BYTE_TOKENS))
-        if vocab_size_ < vocab_size(0):
-            raise CheckpointError("a Harris-segment tokenizer needs at least {n} rows; the table has {rows}",
-                                  n=vocab_size(0), rows=vocab_size_)
-        if vocab_size(len(segments)) != vocab_size_:
-            notes.append(Msg("the segments give {bytes} + {n:,} + 1 = {total:,} ids but the table has {rows:,} rows: "
-                             "the id layout is a guess", bytes=BYTE_TOKENS, n=len(segments),
-                             total=vocab_size(len(segments)), rows=vocab_size_))
-        return ByteTokenizer(vocab_size_, segments[: segment_count(vocab_size_)]), notes
-    if data is not None:
-        raise CheckpointError("{name} is JSON but neither a Hugging Face tokenizer.json (with a 'model') nor a list of "
-                              "segments (or an object holding one)", name=p.name)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CheckpointError("{name} is neither JSON nor a UTF-8 vocab.txt", name=p.name) from exc
-    return VocabTokenizer(p, text), notes
+    raise CheckpointError("{name} is JSON but neither a Hugging Face tokenizer.json (with a 'model') nor a list of "
+                          "segments (or an object holding one)", name=p.name)

@@ -23,7 +23,7 @@ from .errors import show_error
 from .fragments import fragment
 from .uploads import user_models
 
-JOB, RUN, EXPLORED = "grow:job", "grow:run", "grow:explored"
+JOB, RUN, EXPLORED, TIMELINE = "grow:job", "grow:run", "grow:explored", "grow:timeline"
 POLL_SECONDS = 2.0  # the live progress panel's refresh: each refresh is a script run, in every watching tab
 
 
@@ -61,9 +61,15 @@ def timeline() -> Timeline | None:
     j = job()
     if j is None or not j.folder.is_dir():
         return None
-    snaps = list_snapshots(j.folder)
-    return st.session_state.setdefault(f"grow:timeline:{j.folder}:{len(snaps)}",
-                                       Timeline([Snapshot(s, p) for s, p in snaps], str(j.folder))) if snaps else None
+    snaps = [Snapshot(s, p) for s, p in list_snapshots(j.folder)]
+    if not snaps:
+        return None
+    held = st.session_state.get(TIMELINE)  # one timeline per session: the run's latest, not one per snapshot count
+    if held is None or held.source != str(j.folder) or held.snapshots != snaps:
+        kept = held.models if held is not None and held.source == str(j.folder) and held.snapshots == snaps[
+            : len(held.snapshots)] else {}  # a run that wrote more snapshots keeps the ones already loaded
+        held = st.session_state[TIMELINE] = Timeline(snaps, str(j.folder), models=dict(kept))
+    return held
 
 
 def manifest() -> dict:
@@ -87,7 +93,7 @@ def live_progress() -> None:
               help=_("Stops after the current step; the snapshots written so far are kept and open."))
 
 
-def explore(step: int) -> None:
+def explore_step(step: int) -> None:
     """Copy the snapshot of ``step`` (with its config and segments) and make it the model of every page."""
     tl = timeline()
     if tl is None:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
-from ..geometry import cosine, jaccard, neighbors, resolve
+from ..geometry import cosine, jaccard, neighbours, resolve
 from ..i18n import _, num, tex, tr
 from ..lesson import LARGE, SHAPES, TRAINED
 from ..lookup import one_hot_product
@@ -163,8 +163,8 @@ def tied() -> None:
     m[1].metric(_("Tied (GPT-2 style)"), num(tied_pc.total))
     m[2].metric(_("Tying saves"), num(tying_saving(s.V, s.d)))
     emb = get_model(TRAINED)
-    _q, nin = neighbors(emb, "cat", k=8, space="input")
-    _q, nout = neighbors(emb, "cat", k=8, space="output")
+    _q, nin = neighbours(emb, "cat", k=8, space="input")
+    _q, nout = neighbours(emb, "cat", k=8, space="output")
     c1, c2 = st.columns(2)
     c1.markdown("**" + _("Input table: nearest to “cat”") + "**")
     c1.write(", ".join(n.token for n in nin))

@@ -7,6 +7,7 @@ import streamlit as st
 from ..i18n import _, num, tr, tr_md
 from ..model import Embeddings
 from ..safe_text import md
+from .models import OUTPUT_KIND_LABELS, POSITION_KIND_LABELS
 
 
 def checkpoint_report(emb: Embeddings) -> None:
@@ -14,7 +15,8 @@ def checkpoint_report(emb: Embeddings) -> None:
     positions = "—" if emb.context is None else f"{num(emb.context)} × {emb.d_model}"
     st.markdown(_("**Format:** {format}  \n**Tables:** token {V:,} × {d}, positions {positions} ({kind}), output "
                   "{output}  \n**Tokenizer:** {tokenizer}", format=tr_md(p.format), V=emb.vocab_size, d=emb.d_model,
-                  positions=positions, kind=emb.position_kind, output=emb.output_kind, tokenizer=tr_md(emb.tokenizer.description)))
+                  positions=positions, kind=tr(POSITION_KIND_LABELS[emb.position_kind]),
+                  output=tr(OUTPUT_KIND_LABELS[emb.output_kind]), tokenizer=tr_md(emb.tokenizer.description)))
     for w in p.warnings:
         st.warning(tr(w, escape=md), icon="⚠️")
     st.markdown("**" + _("Taken as the model's tables") + "**")

@@ -10,14 +10,14 @@ import streamlit as st
 
 from ..compare import aligned_map, pair_cosines, unchanged_rows
 from ..errors import QueryError
-from ..geometry import neighbors, resolve_ids
+from ..geometry import neighbours, resolve_ids
 from ..i18n import _, num, tr
 from ..lookup import value_stats
 from ..plots import lookup as lookup_plots
 from ..plots import timeline as plots
 from ..safe_text import md
 from ..timeline import Timeline
-from ..words import class_words, default_pairs, default_word
+from ..words import class_words, default_pairs, tracked_word
 from .errors import show_error
 
 MAP_CLASSES = 6  # classes drawn at first; more crowd the picture
@@ -84,10 +84,10 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
             if any(np.isnan(v).all() for v in series.values()):
                 st.caption(_("A pair that this model cannot look up is left out of the picture."))
 
-    word = st.text_input(_("Neighbours of a word at this step"), default_word(tl.last) or f"#{V - 2}",
+    word = st.text_input(_("Neighbours of a word at this step"), tracked_word(tl.last) or f"#{V - 2}",
                          key=f"{key}:word")
     try:
-        query, found = neighbors(emb, word, k=10)
+        query, found = neighbours(emb, word, k=10)
         st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
                       for r, n in enumerate(found, 1)], hide_index=True, width="content")
     except QueryError as exc:

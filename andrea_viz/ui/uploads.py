@@ -15,7 +15,9 @@ from ..errors import CheckpointError
 from ..i18n import _, tr_md
 from ..model import Embeddings
 from ..safe_text import md
+from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import session_files, state
+from .errors import show_error
 
 UPLOAD_ERROR = "_upload_error"  # session_state: why the last upload could not be read, shown once
 CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
@@ -51,8 +53,7 @@ def _write(uploaded, path: Path) -> None:
     uploaded.close()
 
 
-SIDECARS = {"config.json", "run.json", "harris_segments.json", "tokenizer.json", "vocab.txt", "meta.pkl",
-            "gpt2_tokenizer.bin", "trainer_state.json"}
+SIDECARS = {"config.json", "run.json", "trainer_state.json", *TOKENIZER_FILES}
 
 
 def spool_many(files: list) -> Path:
@@ -120,12 +121,13 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confi
     return emb
 
 
-def explore(path: Path, name: str) -> None:
-    """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page."""
+def explore_checkpoint(path: Path, name: str) -> None:
+    """Read a checkpoint the user picked (a timeline's snapshot) and make it the model of every page; a
+    checkpoint that cannot be read says why on the page."""
     try:
         emb = load_checkpoint(path, None, name, confine=checkpoint_dir())
     except CheckpointError as exc:
-        st.session_state["_explore_error"] = exc
+        show_error(exc)
         return
     st.session_state[state.MODEL] = emb.key
 
@@ -134,13 +136,11 @@ def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
     hands the script a copy of each) die with its locals instead of living on in the page's globals."""
-    from .errors import show_error
-
     ups = st.file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
                    accept_multiple_files=True,
                    help=_("Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
                           "harris_segments.json or meta.pkl when it has them. Larger files: use the folder."))
-    toks = st.file_uploader(_("Tokenizer (optional)"), type=["json", "txt", "pkl", "bin"], key=uploader_key("ckpt:tok"),
+    toks = st.file_uploader(_("Tokenizer (optional)"), type=list(TOKENIZER_SUFFIXES), key=uploader_key("ckpt:tok"),
                     accept_multiple_files=True,
                     help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "

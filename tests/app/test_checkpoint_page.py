@@ -126,7 +126,7 @@ def test_a_rope_model_on_every_page(app, tmp_path):
     [b for b in at.button if b.label.startswith("Explore")][0].click().run()
     no_exception(at)
     open_page(at, "6_Positions.py")
-    assert any("no learned position table" in i.value and "rope" in i.value for i in at.info)
+    assert any("no learned position table" in i.value and "**RoPE**" in i.value for i in at.info)
     titles = [c.proto.spec for c in at.get("plotly_chart")]
     assert not any("The learned table" in t for t in titles) and any("The sinusoidal table" in t for t in titles)
     open_page(at, "7_Forward_pass.py")

@@ -155,3 +155,47 @@ def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, 
     assert real["cat / tuesday"] == pytest.approx(cos(word("cat"), word("tuesday")), abs=1e-6)
     assert real["cat / dog"] == pytest.approx(cos(word("cat"), word("dog")), abs=1e-6)
     assert real["cat / tuesday"] > 0.4 > real["cat / dog"]  # shared letters, not meaning: the lesson's order reversed
+
+
+def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, monkeypatch):
+    import dataclasses
+
+    from andrea_viz import projection
+
+    calls = {"umap": 0, "tsne": 0}
+
+    def counted(name):
+        real = projection.METHODS[name]
+
+        def run(X, dims, seed, progress, **params):
+            calls[name] += 1
+            return projection.Projection(np.asarray(X[:, :dims], np.float32), name, None, 0.0)  # a map, made fast
+
+        monkeypatch.setitem(projection.METHODS, name, dataclasses.replace(real, run=run))
+
+    counted("umap")
+    counted("tsne")
+    monkeypatch.setitem(projection._umap_state, "warm", True)  # no numba compile in the background
+    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at.number_input(key="proj:seed").set_value(4242)  # a map no other test has cached
+    at.radio(key="proj:method").set_value("umap")
+    button(at, "Project").click().run()
+    no_exception(at)
+    assert calls == {"umap": 1, "tsne": 0}
+    assert any(f["layout"]["title"]["text"] == "UMAP, seed 4242" for f in figures(at))
+    at.slider[0].set_value(20)  # t-SNE's perplexity
+    at.slider[1].set_value(300)  # t-SNE's iterations
+    button(at, "Project").click().run()
+    no_exception(at)
+    assert calls == {"umap": 1, "tsne": 0}  # the same UMAP map, from the cache
+    at.radio(key="proj:method").set_value("tsne")
+    button(at, "Project").click().run()
+    at.slider[0].set_value(25)
+    button(at, "Project").click().run()
+    no_exception(at)
+    assert calls == {"umap": 1, "tsne": 2}  # a t-SNE setting does make a new t-SNE map
+    at.radio(key="proj:method").set_value("umap")
+    at.number_input(key="proj:seed").set_value(4243)
+    button(at, "Project").click().run()
+    no_exception(at)
+    assert calls == {"umap": 2, "tsne": 2}

@@ -1,5 +1,5 @@
 """Random and damaged files: the only exception that leaves andrea_viz.load is CheckpointError with a
-message, nothing hangs, and no declared size makes the loader allocate more than the file holds.
+message, a reader's own (the dispatcher's catch-all, SAFETY_NET, never has to turn a foreign one into it), nothing hangs, and no declared size makes the loader allocate more than the file holds.
 
 Memory is the process's peak resident size (Linux's VmHWM, reset before each load through
 /proc/self/clear_refs), so numpy's and torch's allocations count, not only Python's."""
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import andrea_viz
 from andrea_viz import CheckpointError
+from andrea_viz.checkpoints import SAFETY_NET
 from tests.checkpoint_files import makers
 
 SETTINGS = settings(max_examples=40, deadline=10_000, suppress_health_check=[HealthCheck.too_slow],
@@ -83,12 +84,15 @@ def load_bytes(data: bytes, name: str, sidecars: dict[str, bytes] | None = None,
         p.write_bytes(data)
         for n, b in (sidecars or {}).items():
             (Path(d) / n).write_bytes(b)
+        net = sum(SAFETY_NET.values())
         with PeakResident() as peak:
             try:
                 emb = andrea_viz.load(p, tokenizer=Path(d) / tokenizer if tokenizer else None)
                 assert emb.token_table.ndim == 2
             except CheckpointError as exc:
                 assert str(exc).strip(), "a CheckpointError must carry a message"
+                # the reader said what is wrong in its own sentence: the dispatcher's catch-all did not have to
+                assert sum(SAFETY_NET.values()) == net, f"a foreign exception reached the safety net: {exc}"
         assert peak.bytes < BOUND + 8 * len(data), f"peak +{peak.bytes:,} bytes for a {len(data):,}-byte file"
 
 
@@ -237,33 +241,36 @@ TABLE = _table_bytes()
 def use_tokenizer(name: str, data: bytes) -> None:
     """Load the table with this tokenizer file; look up a word. Only the library's own errors may leave."""
     from andrea_viz.errors import QueryError
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / name).write_bytes(data)
         np_path = Path(d) / "t.npy"
         np_path.write_bytes(TABLE)
+        net = sum(SAFETY_NET.values())
         try:
             emb = andrea_viz.load(np_path, tokenizer=Path(d) / name)
         except CheckpointError as exc:
             assert str(exc).strip()
             return
+        finally:
+            assert sum(SAFETY_NET.values()) == net, "a tokenizer reader let a foreign exception through"
         for word in ("cat", "zqx", "the cats", "#3"):
             try:
-                neighbors(emb, word, k=3)
+                neighbours(emb, word, k=3)
             except QueryError as exc:
                 assert str(exc).strip()
 
 
 def test_every_valid_tokenizer_file_loads():
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "t.npy").write_bytes(TABLE)
         for name, data in TOKENIZERS.items():
             (Path(d) / name).write_bytes(data)
             emb = andrea_viz.load(Path(d) / "t.npy", tokenizer=Path(d) / name)
-            assert len(neighbors(emb, "cat", k=3)[1]) == 3, name
+            assert len(neighbours(emb, "cat", k=3)[1]) == 3, name
 
 
 @SETTINGS
@@ -295,7 +302,7 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     import sys
 
     from andrea_viz.errors import QueryError
-    from andrea_viz.geometry import neighbors
+    from andrea_viz.geometry import neighbours
 
     d = json.loads(TOKENIZERS["tokenizer.json"])
     d["model"]["unk_token"] = "[NOPE]"
@@ -305,9 +312,22 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     reason = r"cannot encode a text with an unknown word .*'\[NOPE\]'"
     assert any(re.search(reason, str(w)) for w in emb.provenance.warnings) and emb.token(3) == "#3"
     with pytest.raises(QueryError, match=reason):
-        neighbors(emb, "zzz")
+        neighbours(emb, "zzz")
     r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
                         str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
 
+
+def test_each_tokenizer_kind_is_recognised_by_its_bytes_alone_and_by_no_other_kind(tmp_path):
+    from andrea_viz.tokenizer import TOKENIZER_KINDS
+    from andrea_viz.tokenizer.files import _json
+
+    assert sorted(k.file for k in TOKENIZER_KINDS) == sorted(TOKENIZERS)  # a real file of every kind in the table
+    for kind in TOKENIZER_KINDS:
+        p = tmp_path / "renamed.dat"  # not its usual name nor its suffix
+        raw = TOKENIZERS[kind.file]
+        p.write_bytes(raw)
+        assert [k.file for k in TOKENIZER_KINDS if k.sniff(raw, _json(raw), p)] == [kind.file]
+        tok, _notes = kind.read(p, raw, _json(raw), 300)
+        assert tok.encode("cat") and tok.token(tok.encode("cat")[0])

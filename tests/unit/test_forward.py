@@ -62,12 +62,22 @@ def test_one_sentence_gives_a_T_by_d_matrix(minilm):
 
 
 @pytest.mark.parametrize("backend", LOCAL)
-def test_ids_out_of_range_are_a_clear_error_on_every_backend(load_model, backend):
+def test_ids_out_of_range_are_refused_in_one_sentence_before_any_backend_runs(load_model, backend, monkeypatch):
+    import dataclasses
+
+    from andrea_viz import forward_pass
+
     emb = load_model("andrea-12m-init")
+    runs = []
+    real = forward_pass.BACKENDS[backend]
+    monkeypatch.setitem(forward_pass.BACKENDS, backend, dataclasses.replace(
+        real, run=lambda *a: runs.append(a) or real.run(*a)))
     with pytest.raises(QueryError, match=r"token id 4353 at \(batch 0, position 2\) is out of range: .* 0 to 4,352"):
         forward(emb, [1, 2, 4353], backend)
     with pytest.raises(QueryError, match="token id -1"):
         forward(emb, [[1], [-1]], backend)
+    assert runs == []  # the same check for every backend, made once before it
+    assert forward(emb, [1, 2, 3], backend).backend == backend and len(runs) == 1
 
 
 @pytest.mark.parametrize("backend", LOCAL)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from andrea_viz.errors import QueryError
-from andrea_viz.geometry import cosine, dot, neighbors, norm, resolve
+from andrea_viz.geometry import cosine, dot, nearest, neighbours, norm, resolve, top_k, unit_rows
 
 
 def brute_force(emb, vector, metric, exclude, k):
@@ -41,7 +41,7 @@ def test_norm_dot_cosine_by_the_formulas():
 @pytest.mark.parametrize("name,word", [("minilm-l6", "cat"), ("minilm-l6", "xylophone"), ("andrea-12m-init", "#300")])
 def test_neighbors_agree_with_brute_force(load_model, name, word, metric):
     emb = load_model(name)
-    q, found = neighbors(emb, word, k=10, metric=metric)
+    q, found = neighbours(emb, word, k=10, metric=metric)
     ref = brute_force(emb, q.vector, metric, set(q.ids), 10)
     assert len(found) == 10
     for n, (s, _) in zip(found, ref, strict=True):
@@ -54,13 +54,13 @@ def test_neighbors_agree_with_brute_force(load_model, name, word, metric):
 
 
 def test_query_row_is_excluded(minilm):
-    q, found = neighbors(minilm, "cat", k=50)
+    q, found = neighbours(minilm, "cat", k=50)
     assert q.ids == (4937,)
     assert all(n.id != 4937 for n in found)
 
 
 def test_neighbours_of_cat_include_dog_and_kitten(minilm):
-    _, found = neighbors(minilm, "cat", k=10)
+    _, found = neighbours(minilm, "cat", k=10)
     tokens = [n.token for n in found]
     assert "dog" in tokens and "kitten" in tokens
 
@@ -85,6 +85,50 @@ def test_ids_and_errors(minilm):
     with pytest.raises(QueryError, match="empty"):
         resolve(minilm, "  ")
     with pytest.raises(QueryError, match="metric must be one of"):
-        neighbors(minilm, "cat", metric="manhattan")
+        neighbours(minilm, "cat", metric="manhattan")
     with pytest.raises(QueryError, match="k must be"):
-        neighbors(minilm, "cat", k=0)
+        neighbours(minilm, "cat", k=0)
+
+
+def _slow_nearest(X, i, k, metric):
+    """The k nearest other rows of row i, by a loop: cosine in float64, or squared Euclidean distance."""
+    x = X.astype(np.float64)
+    if metric == "cosine":
+        key = [(-float(x[i] @ x[j]) / (np.linalg.norm(x[i]) * np.linalg.norm(x[j])), j) for j in range(len(x)) if j != i]
+    else:
+        key = [(float(np.sum((x[i] - x[j]) ** 2)), j) for j in range(len(x)) if j != i]
+    return [j for _, j in sorted(key)[:k]]
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_nearest_rows_match_a_loop_in_every_block(metric):
+    X = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
+    nn = nearest(X, 5, metric=metric, block=64)
+    assert nn.shape == (300, 5)
+    for i in (0, 17, 64, 299):
+        assert nn[i].tolist() == _slow_nearest(X, i, 5, metric)
+    assert nearest(X, 5, np.array([17, 299]), metric=metric).tolist() == nn[[17, 299]].tolist()
+
+
+def test_top_k_breaks_ties_by_the_smaller_index_in_one_row_and_in_many():
+    v = np.array([0.5, 1.0, 0.5, 0.5, np.nan, 0.5, 2.0])
+    assert top_k(v, 3).tolist() == [6, 1, 0]
+    assert top_k(v, 4, largest=False).tolist() == [0, 2, 3, 5]
+    assert top_k(v, 3, exclude=(1,)).tolist() == [6, 0, 2]
+    assert top_k(v, 10).tolist() == [6, 1, 0, 2, 3, 5]  # the NaN is never chosen
+    rows = np.array([v, v[::-1], [np.nan] * 7])
+    assert top_k(rows, 3).tolist() == [[6, 1, 0], [0, 5, 1], [-1, -1, -1]]
+
+
+def test_nearest_skips_rows_that_are_not_finite_and_pads_with_minus_one():
+    X = np.array([[1, 0], [0.9, 0.1], [np.nan, 1], [0, 1], [0, 0]], np.float32)
+    nn = nearest(X, 3)
+    assert nn[0].tolist() == [1, 3, 4]  # rows 3 and 4 (all zero) both have cosine 0 with row 0: the smaller id first
+    assert nn[2].tolist() == [-1, -1, -1]
+    assert 2 not in nn
+
+
+def test_unit_rows_keeps_zero_rows_zero_and_float64_wide():
+    u = unit_rows(np.array([[3, 4], [0, 0]], np.float64))
+    assert u.dtype == np.float64 and u.tolist() == [[0.6, 0.8], [0.0, 0.0]]
+    assert unit_rows(np.array([3, 4], np.float16)).dtype == np.float32

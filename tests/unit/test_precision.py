@@ -41,7 +41,7 @@ def slow_neighbours(table: np.ndarray, row: int, k: int = 10) -> list[int]:
 @pytest.fixture(scope="module")
 def results():
     table = clustered()
-    return table, P.compare(model(table))
+    return table, P.compare_precisions(model(table))
 
 
 def test_each_precision_agrees_with_a_slow_float64_reference_on_sampled_rows(results):
@@ -80,13 +80,13 @@ def test_the_precisions_are_made_as_stated():
 
 
 def test_numpy_and_torch_passes_agree():
-    u = P.unit_rows(clustered(V=500, d=32))
+    u = P.finite_unit_rows(clustered(V=500, d=32))
     assert np.array_equal(P.topk(u, 10, backend="numpy"), P.topk(u, 10, backend="torch"))
 
 
 def test_the_lessons_pairs_at_every_precision():
     emb = andrea_viz.load("andrea-micro")
-    res = P.compare(emb)
+    res = P.compare_precisions(emb)
     for name, r in res.items():
         assert set(r.pairs) == {"cat/dog", "cat/tuesday"}, name
         (cd32, cd), (ct32, ct) = r.pairs["cat/dog"], r.pairs["cat/tuesday"]

@@ -10,8 +10,9 @@ import pytest
 from sklearn.decomposition import PCA
 
 from andrea_viz.errors import QueryError
+from andrea_viz.geometry import nearest, unit_rows
 from andrea_viz.projection import (
-    build_sample, coordinates_csv, knn, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne, unit,
+    build_sample, coordinates_csv, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne,
 )
 
 
@@ -45,19 +46,18 @@ def test_sample_always_keeps_the_words_asked_for(minilm):
     assert len(big) == 5000 and len(set(big.ids.tolist())) == 5000
 
 
-def test_knn_matches_brute_force():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((300, 8)).astype(np.float32)
-    nn = knn(X, 5, block=64)
-    for i in (0, 17, 299):
-        d = [(float(np.sum((X[i].astype(np.float64) - X[j]) ** 2)), j) for j in range(300) if j != i]
-        assert list(nn[i]) == [j for _, j in sorted(d)[:5]]
+def test_true_nearest_of_a_point_are_its_cosine_nearest_in_the_sample(minilm):
+    r = project_model(minilm, "pca", n=300, include=("cat",), seed=2)
+    X = minilm.token_table[r.sample.ids].astype(np.float64)
+    cos = X @ X[0] / (np.linalg.norm(X, axis=1) * np.linalg.norm(X[0]))
+    ref = sorted((-c, j) for j, c in enumerate(cos) if j != 0)[:10]
+    assert r.true_nearest(minilm, 0).tolist() == [j for _, j in ref]
 
 
 def test_trust_of_an_identity_projection_is_1_and_of_noise_is_low():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((800, 16)).astype(np.float32)
-    scores, mean = trust_scores(X, unit(X))  # the map of the cosine geometry that keeps every distance
+    scores, mean = trust_scores(X, unit_rows(X))  # the map of the cosine geometry that keeps every distance
     assert mean == 1.0 and np.all(scores == 1.0)
     _, noise = trust_scores(X, rng.standard_normal((800, 2)).astype(np.float32))
     assert noise < 0.1
@@ -73,7 +73,7 @@ def test_tsne_keeps_clusters_apart():
     _, mean = trust_scores(X, proj.coords)
     assert mean > 0.3
     labels = np.repeat([0, 1, 2], 100)
-    nn = knn(proj.coords, 5)
+    nn = nearest(proj.coords, 5, metric="euclidean")
     assert np.mean(labels[nn] == labels[:, None]) > 0.95
 
 
@@ -158,3 +158,14 @@ def test_project_cli_umap_writes_the_whole_table(tmp_path):
     rows = list(csv.reader(out.open(), delimiter="\t"))
     assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 555
     assert sorted(int(r[0]) for r in rows[1:]) == list(range(555))
+
+
+def test_pca_says_which_solver_it_used_and_the_randomized_one_agrees_with_the_exact():
+    rng = np.random.default_rng(0)
+    narrow, wide = pca(rng.standard_normal((300, 64)).astype(np.float32)), None
+    assert "exact" in narrow.note and "1,024" not in str(narrow.note)
+    X = (rng.standard_normal((400, 8)) @ rng.standard_normal((8, 1100)) * [1.0] + 0.01 * rng.standard_normal((400, 1100)))
+    wide = pca(X.astype(np.float32), (0, 1))
+    assert "randomized" in wide.note
+    exact = PCA(2, svd_solver="full").fit(X)
+    np.testing.assert_allclose(wide.explained_variance_ratio, exact.explained_variance_ratio_, rtol=1e-3)

@@ -14,7 +14,7 @@ import torch
 import andrea_viz
 from andrea_viz.compare import drift
 from andrea_viz.errors import CheckpointError, QueryError
-from andrea_viz.geometry import neighbors
+from andrea_viz.geometry import neighbours
 from andrea_viz.timeline import open_timeline
 from tests.checkpoint_files import makers
 
@@ -44,7 +44,7 @@ def test_meta_pkl_is_found_where_sample_py_looks_and_characters_show_as_themselv
     assert emb.token(meta["stoi"][" "]) == "␠" and emb.token(meta["stoi"]["\n"]) == "↵"
     assert emb.token(meta["stoi"]["\t"]) == "⇥" and emb.token(meta["stoi"]["F"]) == "F"
     assert "where nanoGPT's sample.py looks" in emb.provenance.text()
-    assert len(neighbors(emb, "e", k=3)[1]) == 3
+    assert len(neighbours(emb, "e", k=3)[1]) == 3
 
 
 def test_meta_pkl_beside_the_checkpoint_and_in_the_working_directory(tmp_path):
@@ -93,7 +93,7 @@ def test_a_damaged_meta_pkl_is_one_sentence_and_the_weights_still_open(tmp_path,
     emb = andrea_viz.load(ckpt)
     assert message in emb.provenance.text() and emb.token(2) == "#2"
     with pytest.raises(QueryError, match="tokenizer could not be used"):
-        neighbors(emb, "a")
+        neighbours(emb, "a")
 
 
 # --- llm.c gpt2_tokenizer.bin -------------------------------------------------------------------

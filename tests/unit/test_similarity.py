@@ -8,7 +8,7 @@ import pytest
 from andrea_viz.angles import case_of, plane_pair
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import (
-    analogy, anisotropy, input_output_cosines, jaccard, mean_row, neighbors, resolve, unit_rows,
+    analogy, anisotropy, input_output_cosines, jaccard, mean_row, neighbours, resolve, unit_space,
 )
 from andrea_viz.quiz import LESSON_PAIRS, draw_round, score_round
 
@@ -45,12 +45,12 @@ def test_anisotropy_matches_a_loop_over_pairs(load_model):
 
 
 def test_mean_centred_rows_have_zero_mean_direction(minilm):
-    u = unit_rows(minilm, "input", centered=True)
+    u = unit_space(minilm, "input", centered=True)
     assert np.allclose(np.linalg.norm(u, axis=1)[:100], 1.0, atol=1e-5)
     centred = minilm.token_table.astype(np.float64) - minilm.token_table.mean(axis=0, dtype=np.float64)
     np.testing.assert_allclose(mean_row(minilm), minilm.token_table.mean(axis=0), atol=1e-6)
     np.testing.assert_allclose(u[7], centred[7] / np.linalg.norm(centred[7]), atol=1e-5)
-    q, found = neighbors(minilm, "cat", centered=True)
+    q, found = neighbours(minilm, "cat", centered=True)
     assert "kitten" in [n.token for n in found]
 
 
@@ -67,8 +67,8 @@ def _brute_neighbours(table, query_id, k):
 
 def test_input_and_output_tables_of_an_untied_model(load_model):
     emb = load_model("andrea-12m-init")
-    _, nin = neighbors(emb, "#300", k=10, space="input")
-    _, nout = neighbors(emb, "#300", k=10, space="output")
+    _, nin = neighbours(emb, "#300", k=10, space="input")
+    _, nout = neighbours(emb, "#300", k=10, space="output")
     ref_in, ref_out = _brute_neighbours(emb.token_table, 300, 10), _brute_neighbours(emb.output_table, 300, 10)
     assert [n.id for n in nin] == ref_in and [n.id for n in nout] == ref_out
     overlap = len(set(ref_in) & set(ref_out)) / len(set(ref_in) | set(ref_out))
@@ -84,7 +84,7 @@ def test_input_and_output_tables_of_an_untied_model(load_model):
 
 def test_output_space_of_a_model_without_one_is_a_sentence(minilm):
     with pytest.raises(QueryError, match="no separate output table"):
-        neighbors(minilm, "cat", space="output")
+        neighbours(minilm, "cat", space="output")
 
 
 def test_plane_pair_dot_equals_lengths_times_cosine():
