@@ -47,6 +47,7 @@ _INIT_LABELS = {
 MINILM_LABEL = N_("all-MiniLM-L6-v2 (trained)")
 MICRO = "andrea-micro"
 MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
+MICRO_START = "andrea-micro-step0"  # the same run's first snapshot, shipped beside the final one
 
 
 def _micro_summary() -> Msg:
@@ -62,6 +63,8 @@ BUILTINS: dict[str, BuiltinInfo] = {
     "minilm-l6": BuiltinInfo("minilm-l6", MINILM_LABEL, Msg(
         "a real trained table: {V:,} WordPiece tokens × {d}, {T} learned positions", V=30_522, d=384, T=512)),
     MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary()),
+    MICRO_START: BuiltinInfo(MICRO_START, N_("ANDREA-micro at step 0 (before training)"), Msg(
+        "the first snapshot of the run that made andrea-micro: its tables before any training step")),
     **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d))
        for name, s in _INIT_SHAPES.items()},
 }
@@ -156,14 +159,16 @@ def minilm() -> Embeddings:
     )
 
 
-def andrea_micro() -> Embeddings:
-    """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments)."""
+def andrea_micro(first: bool = False) -> Embeddings:
+    """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments): the
+    final one, or with ``first`` the run's step 0."""
     from .checkpoints import load_path
     from .grow.snapshots import list_snapshots
 
-    step, path = list_snapshots(MICRO_DIR)[-1]
-    emb = load_path(path, name=MICRO)
-    return replace(emb, key=MICRO, card={**emb.card, "family": "ANDREA", "trained": True})
+    step, path = list_snapshots(MICRO_DIR)[0 if first else -1]
+    name = MICRO_START if first else MICRO
+    emb = load_path(path, name=name)
+    return replace(emb, key=name, card={**emb.card, "family": "ANDREA", "trained": not first})
 
 
 def load_builtin(name: str) -> Embeddings:
@@ -171,6 +176,8 @@ def load_builtin(name: str) -> Embeddings:
         return minilm()
     if name == MICRO:
         return andrea_micro()
+    if name == MICRO_START:
+        return andrea_micro(first=True)
     if name in _INIT_SHAPES:
         return andrea_init(name)
     raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,

@@ -40,7 +40,7 @@ def status_of(name: str) -> BackendStatus:
 
         mod, why = cuda_ext.load_kernel(name)
         if mod is None and why.startswith("no GPU"):
-            why = Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.split("(", 1)[-1].rstrip(")"))
+            why = Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.rsplit("(", 1)[-1].rstrip(")"))
         elif mod is None:
             why = Msg("the compiled kernel is not available: {reason}", reason=why)
         return BackendStatus(name, mod is not None, why, LABELS[name])
