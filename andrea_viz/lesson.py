@@ -56,7 +56,7 @@ STEPS: tuple[Step, ...] = (
         "Every entry starts as a small random float, drawn from a normal distribution scaled by 1/sqrt(d_model). "
         "Backpropagation updates a row each time its token id appears in a batch. After training, similar tokens "
         "(cat, dog, pet) end with similar vectors; unrelated tokens (cat, Tuesday, xylophone) lie far apart."),
-         (SHAPES, TRAINED)),
+         (SHAPES, TRAINED, START)),
     Step("cost", N_("ANDREA-120M Token Embedding Cost"), N_(
         "V × d_model parameters sit in the token embedding table alone: every vocabulary entry gets its d_model floats."),
          (SHAPES,)),
@@ -67,6 +67,10 @@ STEPS: tuple[Step, ...] = (
         "cos(theta). Same direction: a large positive dot product; opposite: a large negative one; at a right angle: "
         "zero. The dot product is an unnormalised similarity: trained cat and dog have a high one, cat and Tuesday end "
         "nearly orthogonal. Attention (activity 5) is built from dot products."), (TRAINED, LARGE)),
+    Step("attention", N_("Attention, the Next Lesson, in One Picture"), N_(
+        "Attention is built from dot products. Each position t makes a query q_t and a key k_t from its x_t; the score "
+        "q_i · k_j says how much position i looks at position j. A causal mask lets a position look only at itself and "
+        "earlier positions, and a softmax turns each row of scores into weights that sum to 1."), (TRAINED,)),
     Step("predict", N_("Predict Similarity"), N_(
         "Before you look: which of these pairs are close in the trained table? Place each pair, then reveal the real "
         "cosines."), (TRAINED,)),
@@ -74,7 +78,7 @@ STEPS: tuple[Step, ...] = (
         "A token embedding tells a model which word is at a position, not where it is. Without position information a "
         "transformer treats “the cat sat on a mat” and “mat a on sat cat the” identically. Three solutions: "
         "sinusoidal (a fixed formula, never trained), RoPE (rotates queries and keys, no parameters, used by LLaMA and "
-        "Qwen), and learned (a separate (T, d_model) table trained like the token table)."), (TRAINED,)),
+        "Qwen), and learned (a separate (T, d_model) table trained like the token table)."), (TRAINED, SHAPES)),
     Step("learned", N_("Learned Versus Sinusoidal"), N_(
         "ANDREA inherits learned positions from microGPT, nanoGPT and GPT-2: no special math in attention, its CUDA "
         "engine (microgpt_cuda.cu) treats both lookups the same way with no sin/cos kernels, and a learned table is "
@@ -89,7 +93,7 @@ STEPS: tuple[Step, ...] = (
     Step("flow", N_("A Forward Pass So Far"), N_(
         "At each position t: x_t = token_embedding[token_id_t] + position_embedding[t], two d_model-vectors added "
         "element by element. The model never separates them again. A full context of T ids gives a (T, d_model) matrix "
-        "x that flows into transformer block 1."), (SHAPES, TRAINED)),
+        "x that flows into transformer block 1."), (TRAINED, SHAPES)),
 )
 KEYS = tuple(s.key for s in STEPS)
 
