@@ -53,7 +53,7 @@ def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.
     scales = (DIVERGING, [[0, "#ffffff"], [1, "#555555"]], "Blues")
     ranges = ((-lim, lim), (0, 1), (0, 1))
     hover = ("q·k/√d: %{z:.2f}", _("allowed: %{z}"), _("weight: %{z:.2f}"))
-    titles = (_("q·k / √d_head"), _("causal mask (j ≤ i)"), _("softmax: attention weights"))
+    titles = (_("scores: q·k / √d_head"), _("causal mask (j ≤ i)"), _("softmax: attention weights"))
     data, axes, notes = [], {}, []
     for k in range(3):
         s = "" if k == 0 else str(k + 1)

@@ -63,7 +63,7 @@ def lookup() -> None:
         st.plotly_chart(cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)
-    c[0].metric(_("max |one-hot·E − E[{id}]|", id=i), f"{check.max_abs_diff:g}",
+    c[0].metric(_("max |one-hot·E − E[id]|"), f"{check.max_abs_diff:g}",
                 help=_("The one-hot vector times the table gives exactly the row: the same numbers, by arithmetic."))
     c[1].metric(_("Multiply-adds for the product"), num(check.multiply_adds))
     c[2].metric(_("Numbers the lookup reads"), num(emb.d_model))
@@ -199,8 +199,9 @@ def where() -> None:
                     height=h(420, 300))
     g = nominal_gap()
     st.markdown(_("**The nominal 120M, part by part:** embeddings {emb:.2%} + output table {out:.2%} + blocks {blocks:.2%} "
-                  "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not 120,000,000.",
-                  emb=g["embeddings"], out=g["output"], blocks=g["blocks"], none=g["none"], total=num(g["computed"])))
+                  "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not {nominal}.",
+                  emb=g["embeddings"], out=g["output"], blocks=g["blocks"], none=g["none"], total=num(g["computed"]),
+                  nominal=num(g["nominal"])))
     b = block_share()
     st.markdown(_(
         "The embedding layer is {emb:.1%} of the nominal 120M (the lesson's “6%”), and the lesson's 94% is the rest. "
@@ -247,9 +248,9 @@ def flow() -> None:
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
         c1, c2 = st.columns([1, 1])
-        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 360)), key="lesson:sum",
-                        height=h(620, 360))
-        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 360))
+        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 320)), key="lesson:sum",
+                        height=h(620, 320))
+        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 320))
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
                      "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {T} ids → a ({T}, {d}) "
                      "matrix x.", t=t, label=model_label(TRAINED), id=int(ids[t]), token=md(emb.token(ids[t])),

@@ -118,8 +118,9 @@ def test_every_step_fits_a_classroom_screen_in_presenter_mode(browser, app_url, 
         for k in range(1, len(STEPS) + 1):
             open_lesson(page, f"{app_url}/Lesson?present=1&step={k}&lang={lang}")
             wait_heading(page, f"{k}. ")
-            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-                                   ".every(c => c.querySelector('.js-plotly-plot .main-svg'))", timeout=60_000)
+            page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]') && [...document"
+                                   ".querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector("
+                                   "'.js-plotly-plot .main-svg'))", timeout=60_000)  # every element drawn
             page.screenshot(path=str(SHOTS / f"present-{lang}-{k:02d}-{STEPS[k - 1].key}.png"))
             got = page.evaluate(FITS)
             assert exceptions(page) == [], (lang, k)
