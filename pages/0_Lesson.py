@@ -58,10 +58,10 @@ nav = st.container(horizontal=True, vertical_alignment="center")
 nav.button(_("← Back"), on_click=go, args=(-1,), disabled=k == 1, key="lesson:back", width="content")
 st.session_state["lesson:menu"] = k
 nav.selectbox(_("Step"), range(1, N + 1), key="lesson:menu", on_change=from_menu, label_visibility="collapsed",
-              format_func=lambda i: f"{i}. {tr(STEPS[i - 1].title)}", width=420)
+              format_func=lambda i: f"{i}. {tr(STEPS[i - 1].title)}", width=320)
 nav.button(_("Next →"), on_click=go, args=(1,), disabled=k == N, key="lesson:next", type="primary", width="content")
 nav.toggle(_("Presenter mode"), key=PRESENT, help=_("For a projector: one heading, larger type, ← and → keys."))
-if nav.button(_("Reset this lesson"), key="lesson:reset", width="content"):
+if nav.button(_("Reset this lesson"), key="lesson:reset", width="content", type="tertiary"):
     confirm_reset()
 with nav:
     handout_download()

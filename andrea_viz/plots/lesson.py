@@ -36,7 +36,8 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
                                hovertemplate="%{y} · dim %{x}: %{z:.3f}<extra></extra>"))
     layout(fig, _("x = token rows + position rows: a ({T}, {d}) matrix into block 1", T=len(ids), d=emb.d_model),
            x=_("dimension"), height=height)
-    fig.update_layout(yaxis={"autorange": "reversed", "type": "category"}, margin={"l": 90, "t": 50, "b": 45})
+    fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "dtick": 1, "tickfont": {"size": 10}},
+                      margin={"l": 90, "t": 50, "b": 45})
     if t is not None:
         fig.add_shape(type="rect", x0=-0.5, x1=emb.d_model - 0.5, y0=t - 0.5, y1=t + 0.5, line={"width": 2})
     return fig

@@ -71,11 +71,11 @@ def lookup() -> None:
 
 def floats() -> None:
     init, trained = get_model(SHAPES), get_model(TRAINED)
-    c1, c2, c3 = st.columns([2, 2, 1.4]) if presenting() else (*st.columns(2), st.container())
+    c1, c2, c3 = st.columns([1.5, 1.5, 1.3]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
-    c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 230))
+    c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
     c2.markdown("**" + _("After training: {label}", label=model_label(TRAINED)) + "**")
-    c2.plotly_chart(cached(trained, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 230))
+    c2.plotly_chart(cached(trained, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
     ru = row_updates(get_model(START), trained)
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
@@ -90,6 +90,8 @@ def floats() -> None:
         rows.append({_("pair"): f"{a} / {b}", _("cosine at step 0"): round(cosine(first[ia], first[ib]), 3),
                      _("cosine after training"): round(cosine(resolve(trained, a).vector, resolve(trained, b).vector), 3)})
     c3.dataframe(rows, hide_index=True, width="stretch" if presenting() else "content")
+    if presenting():  # the histograms' titles give both standard deviations
+        return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
                  "d = {d_m} ({label}, whose step-0 table ships beside its final one). Training spreads the values "
                  "and gathers the animals.", std=init.card["init_std"], d=init.d_model, std_m=trained.card["init_std"],
@@ -248,13 +250,13 @@ def flow() -> None:
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
         c1, c2 = st.columns([1, 1])
-        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 320)), key="lesson:sum",
-                        height=h(620, 320))
-        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 320))
+        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 300)), key="lesson:sum",
+                        height=h(620, 300))
+        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 300))
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
-                     "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {T} ids → a ({T}, {d}) "
+                     "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
                      "matrix x.", t=t, label=model_label(TRAINED), id=int(ids[t]), token=md(emb.token(ids[t])),
-                     n=len(ids), T=shapes.context, d=shapes.d_model))
+                     n=len(ids), ids=num(shapes.context), T=shapes.context, d=shapes.d_model))
 
 
 DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot, "attention": attention,
@@ -266,7 +268,7 @@ PRESENTER_CSS = """<style>
 html { font-size: 18px; }
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"],
 [data-testid="stSidebarNav"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0.4rem 1.4rem !important; max-width: 100% !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
 [data-testid="stMainBlockContainer"] h2 { padding: 0.2rem 0 0.2rem 0; font-size: 1.6rem; }
 [data-testid="stMarkdownContainer"] p { margin-bottom: 0.3rem; }
 [data-testid="stVerticalBlock"] { gap: 0.45rem; }
@@ -315,6 +317,7 @@ def handout() -> str:
 
 
 def handout_download() -> None:
-    st.download_button(_("Handout (HTML, one page)"), data=handout, file_name="andrea-embeddings-handout.html",
+    st.download_button(_("Handout"), data=handout, file_name="andrea-embeddings-handout.html",
                        mime="text/html", key="lesson:handout", on_click="ignore",
-                       help=_("Every step's claim and the lesson's figures in this language, to print on one page."))
+                       help=_("An HTML file: every step's claim and the lesson's figures in this language, to print on one page."),
+                       type="tertiary")

@@ -128,3 +128,36 @@ def test_every_step_fits_a_classroom_screen_in_presenter_mode(browser, app_url, 
             assert got["nav"] and got["sidebar"] == 0, (lang, k, got)
     finally:
         context.close()
+
+
+def test_reset_asks_before_it_clears(page, app_url):
+    open_lesson(page, f"{app_url}/Lesson?present=1&step=3")
+    page.locator(".st-key-lesson-reset button").click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    assert heading(page).startswith("3. ")  # asked, nothing cleared yet
+    dialog.locator(".st-key-lesson-reset-no button").click()
+    dialog.wait_for(state="detached", timeout=30_000)
+    wait_heading(page, "3. ")
+    page.locator(".st-key-lesson-reset button").click()
+    page.get_by_role("dialog").locator(".st-key-lesson-reset-yes button").click()
+    page.wait_for_url(re.compile(r"[?&]step=1(&|$)"), timeout=30_000)
+    wait_heading(page, "1. ")
+    assert exceptions(page) == []
+
+
+def test_the_handout_is_one_html_file_in_the_chosen_language(page, app_url, tmp_path):
+    import html
+
+    from andrea_viz.i18n import translate
+
+    open_lesson(page, f"{app_url}/Lesson?present=1&step=1&lang=nl")
+    with page.expect_download(timeout=60_000) as d:
+        page.locator(".st-key-lesson-handout").get_by_role("button", name=translate("Handout", "nl"), exact=True).click()
+    path = tmp_path / "handout.html"
+    d.value.save_as(path)
+    text = path.read_text(encoding="utf-8")
+    assert '<html lang="nl">' in text and translate("The lesson: embeddings", "nl") in text
+    assert all(html.escape(translate(s.title, "nl")) in text for s in STEPS)
+    assert "https://" not in text.split("<body>", 1)[1].split("<script", 1)[0]  # nothing to fetch for the page itself
+    assert text.count("js-plotly-plot") == 0 and text.count("Plotly.newPlot") == 4  # four figures, plotly.js inline
