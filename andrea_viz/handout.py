@@ -31,6 +31,8 @@ def handout_html(heading: str, lang: str, steps: list[tuple[str, str]], figures:
     for i, fig in enumerate(figures):
         small = go.Figure(fig).update_layout(width=260, height=190, margin={"l": 40, "r": 5, "t": 30, "b": 25},
                                              font={"size": 7}, title={"font": {"size": 8}})
+        small.update_xaxes(tickfont_size=6, title_font_size=7).update_yaxes(tickfont_size=6, title_font_size=7)
+        small.update_annotations(font_size=6).update_traces(textfont_size=7, selector={"type": "treemap"})
         parts.append(pio.to_html(small, include_plotlyjs=i == 0, full_html=False, config={"staticPlot": True}))
     parts.append("</div></body></html>")
     return "".join(parts)

@@ -300,11 +300,14 @@ def keyboard() -> None:
     st.iframe(KEYS_JS, height=1)
 
 
-def handout() -> str:
-    """The one-page handout in the reader's language: every step's claim and the lesson's figures."""
+def handout(lang: str) -> str:
+    """The one-page handout in the reader's language: every step's claim and the lesson's figures. Made when
+    the button is clicked, outside the page's run, so the language is set here again."""
     from ..handout import handout_html
-    from ..i18n import language
+    from ..i18n import language, set_language
     from ..lesson import STEPS, params
+
+    set_language(lang)
 
     micro, shapes = get_model(TRAINED), get_model(SHAPES)
     ids = tuple(micro.tokenizer.encode(SENTENCE))
@@ -317,7 +320,10 @@ def handout() -> str:
 
 
 def handout_download() -> None:
-    st.download_button(_("Handout"), data=handout, file_name="andrea-embeddings-handout.html",
+    from ..i18n import language
+
+    lang = language()
+    st.download_button(_("Handout"), data=lambda: handout(lang), file_name="andrea-embeddings-handout.html",
                        mime="text/html", key="lesson:handout", on_click="ignore",
                        help=_("An HTML file: every step's claim and the lesson's figures in this language, to print on one page."),
                        type="tertiary")
