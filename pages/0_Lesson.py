@@ -58,7 +58,7 @@ nav = st.container(horizontal=True, vertical_alignment="center")
 nav.button(_("← Back"), on_click=go, args=(-1,), disabled=k == 1, key="lesson:back", width="content")
 st.session_state["lesson:menu"] = k
 nav.selectbox(_("Step"), range(1, N + 1), key="lesson:menu", on_change=from_menu, label_visibility="collapsed",
-              format_func=lambda i: f"{i}. {tr(STEPS[i - 1].title)}", width=320)
+              format_func={i: f"{i}. {tr(s.title)}" for i, s in enumerate(STEPS, 1)}.__getitem__, width=320)
 nav.button(_("Next →"), on_click=go, args=(1,), disabled=k == N, key="lesson:next", type="primary", width="content")
 nav.toggle(_("Presenter mode"), key=PRESENT, help=_("For a projector: one heading, larger type, ← and → keys."))
 if nav.button(_("Reset this lesson"), key="lesson:reset", width="content", type="tertiary"):
