@@ -40,7 +40,7 @@ def test_forward_pass_page_backends_and_order(app, model, load_model):
         assert {x.label: x.value for x in at.metric}["Backend used"] == backend
     status = at.dataframe[-1].value
     assert list(status["backend"]) == ["cuda", "cpu", "torch", "numpy"]
-    assert all(str(why).count("is False") <= 1 for why in status["why not"])  # not "is False () is False"
+    assert all(str(why).count("is False") <= 1 for why in status["why not"]), list(status["why not"])  # not "is False () is False"
     shape = load_model(model)
     if shape.context:  # the shape of x is a tuple of plain integers, not "(1,024, 768)"
         assert f"a ({shape.context}, {shape.d_model}) matrix" in at.markdown[0].value
