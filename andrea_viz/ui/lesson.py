@@ -71,7 +71,7 @@ def lookup() -> None:
 
 def floats() -> None:
     init, trained = get_model(SHAPES), get_model(TRAINED)
-    c1, c2, c3 = st.columns([1.5, 1.5, 1.3]) if presenting() else (*st.columns(2), st.container())
+    c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
     c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
     c2.markdown("**" + _("After training: {label}", label=model_label(TRAINED)) + "**")
