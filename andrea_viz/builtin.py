@@ -45,6 +45,7 @@ MINILM = "minilm-l6"
 DEFAULT_MODEL = MINILM  # the model a new session starts with
 MICRO = "andrea-micro"
 MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
+MICRO_START = "andrea-micro-step0"  # the same run's first snapshot, shipped beside the final one
 
 
 def _micro_summary() -> Msg:
@@ -117,11 +118,13 @@ def _minilm_summary() -> Msg:
                d=cfg["hidden_size"], T=cfg["max_position_embeddings"])
 
 
-def andrea_micro() -> Embeddings:
-    """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments)."""
-    step, path = list_snapshots(MICRO_DIR)[-1]
-    emb = load_path(path, name=MICRO)
-    return replace(emb, key=MICRO, card=emb.card.but(family="ANDREA", trained=True))
+def andrea_micro(first: bool = False) -> Embeddings:
+    """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments): the
+    final one, or with ``first`` the run's step 0."""
+    step, path = list_snapshots(MICRO_DIR)[0 if first else -1]
+    name = MICRO_START if first else MICRO
+    emb = load_path(path, name=name)
+    return replace(emb, key=name, card=emb.card.but(family="ANDREA", trained=not first))
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,9 @@ class BuiltinInfo:
 BUILTINS: dict[str, BuiltinInfo] = {
     MINILM: BuiltinInfo(MINILM, N_("all-MiniLM-L6-v2 (trained)"), _minilm_summary(), minilm),
     MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary(), andrea_micro),
+    MICRO_START: BuiltinInfo(MICRO_START, N_("ANDREA-micro at step 0 (before training)"), Msg(
+        "the first snapshot of the run that made andrea-micro: its tables before any training step"),
+        partial(andrea_micro, first=True)),
     **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d),
                          partial(andrea_init, name))
        for name, s in _INIT_SHAPES.items()},

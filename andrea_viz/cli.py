@@ -393,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--snapshots", type=int, help="how many snapshots, the first and last included (default: the preset's)")
     p.add_argument("--out", required=True, help="the folder to write (emptied first)")
     p.add_argument("--final-only", action="store_true",
-                   help="keep only the final snapshot, weights without Adam state (how andrea-micro ships)")
+                   help="keep only the first (step 0) and the final snapshot, weights without Adam state (how "
+                        "andrea-micro ships)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_grow)
 

@@ -32,7 +32,7 @@ def _kernel_status(name: str) -> tuple[bool, Msg | str]:
 
     mod, why = cuda_ext.load_kernel(name)
     if mod is None and why.startswith("no GPU"):
-        return False, Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.split("(", 1)[-1].rstrip(")"))
+        return False, Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.rsplit("(", 1)[-1].rstrip(")"))
     if mod is None:
         return False, Msg("the compiled kernel is not available: {reason}", reason=why)
     return True, why

@@ -6,14 +6,19 @@ lesson's terms, and which model is on screen and why. The app draws each step's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from .builtin import MICRO
+import numpy as np
+
+from .builtin import MICRO, MICRO_START
+from .errors import QueryError
 from .family import CONTEXT, FAMILY
 from .i18n import Msg, N_
 
 SHAPES = "andrea-120m-init"  # sizes and shapes: ANDREA-120M itself, at step 0
 TRAINED = MICRO  # geometry: a trained ANDREA, made in this app
 LARGE = "minilm-l6"  # beside it: a large trained table of another family
+START = MICRO_START  # the same run as TRAINED, at step 0
 
 def params() -> dict[str, int]:
     """The numbers the steps' texts quote, from the family: ANDREA-120M's sizes."""
@@ -29,6 +34,8 @@ def why(model: str) -> Msg:
     if model == TRAINED:
         return Msg("a trained ANDREA: the same layout, grown in this app on a corpus of word classes, so its geometry "
                    "has something to show.")
+    if model == START:
+        return Msg("the same run at step 0, before any training step: what each row was before backpropagation.")
     return Msg("a large trained table of another family (BERT), beside the small ANDREA.")
 
 
@@ -49,7 +56,7 @@ STEPS: tuple[Step, ...] = (
         "Every entry starts as a small random float, drawn from a normal distribution scaled by 1/sqrt(d_model). "
         "Backpropagation updates a row each time its token id appears in a batch. After training, similar tokens "
         "(cat, dog, pet) end with similar vectors; unrelated tokens (cat, Tuesday, xylophone) lie far apart."),
-         (SHAPES, TRAINED)),
+         (SHAPES, TRAINED, START)),
     Step("cost", N_("ANDREA-120M Token Embedding Cost"), N_(
         "V × d_model parameters sit in the token embedding table alone: every vocabulary entry gets its d_model floats."),
          (SHAPES,)),
@@ -60,6 +67,10 @@ STEPS: tuple[Step, ...] = (
         "cos(theta). Same direction: a large positive dot product; opposite: a large negative one; at a right angle: "
         "zero. The dot product is an unnormalised similarity: trained cat and dog have a high one, cat and Tuesday end "
         "nearly orthogonal. Attention (activity 5) is built from dot products."), (TRAINED, LARGE)),
+    Step("attention", N_("Attention, the Next Lesson, in One Picture"), N_(
+        "Attention is built from dot products. Each position t makes a query q_t and a key k_t from its x_t; the score "
+        "q_i · k_j says how much position i looks at position j. A causal mask lets a position look only at itself and "
+        "earlier positions, and a softmax turns each row of scores into weights that sum to 1."), (TRAINED,)),
     Step("predict", N_("Predict Similarity"), N_(
         "Before you look: which of these pairs are close in the trained table? Place each pair, then reveal the real "
         "cosines."), (TRAINED,)),
@@ -67,7 +78,7 @@ STEPS: tuple[Step, ...] = (
         "A token embedding tells a model which word is at a position, not where it is. Without position information a "
         "transformer treats “the cat sat on a mat” and “mat a on sat cat the” identically. Three solutions: "
         "sinusoidal (a fixed formula, never trained), RoPE (rotates queries and keys, no parameters, used by LLaMA and "
-        "Qwen), and learned (a separate (T, d_model) table trained like the token table)."), (TRAINED,)),
+        "Qwen), and learned (a separate (T, d_model) table trained like the token table)."), (TRAINED, SHAPES)),
     Step("learned", N_("Learned Versus Sinusoidal"), N_(
         "ANDREA inherits learned positions from microGPT, nanoGPT and GPT-2: no special math in attention, its CUDA "
         "engine (microgpt_cuda.cu) treats both lookups the same way with no sin/cos kernels, and a learned table is "
@@ -82,5 +93,116 @@ STEPS: tuple[Step, ...] = (
     Step("flow", N_("A Forward Pass So Far"), N_(
         "At each position t: x_t = token_embedding[token_id_t] + position_embedding[t], two d_model-vectors added "
         "element by element. The model never separates them again. A full context of T ids gives a (T, d_model) matrix "
-        "x that flows into transformer block 1."), (SHAPES, TRAINED)),
+        "x that flows into transformer block 1."), (TRAINED, SHAPES)),
 )
+# --- what the steps compute (every number a step states) ---
+
+EXAMPLE_IDS = (256, 1842, 7301)  # the lesson's own example ids, rows of ANDREA-120M's (8,449, 768) table
+SENTENCE = "the cat sat on a mat"  # the lesson's sentence, tokenized by andrea-micro
+SOURCE_TYING = ("Press & Wolf 2017, “Using the Output Embedding to Improve Language Models” (EACL 2017, "
+                "arXiv:1608.05859)")  # a citation, the same in every language
+
+
+def nominal_gap(size: str = "ANDREA-120M") -> dict[str, float]:
+    """The nominal size split as the layout counts it: embeddings, the untied output table, the blocks,
+    and the part of the name that is no parameter at all. The four shares of the nominal add up to 1."""
+    s = FAMILY[size]
+    from .family import count_shape
+
+    pc = count_shape(s)
+    return {"embeddings": pc.embeddings / s.nominal, "output": pc.output / s.nominal, "blocks": pc.blocks / s.nominal,
+            "none": 1 - pc.total / s.nominal, "computed": pc.total, "nominal": s.nominal}
+
+
+def x_matrix(emb, ids) -> np.ndarray:
+    """x, the (T, d) matrix that enters block 1: row t is token_table[ids[t]] + position_table[t]."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if emb.position_table is None:
+        raise QueryError("this model has no learned position table (positions: {kind})", kind=emb.position_kind)
+    if ids.size > emb.position_table.shape[0]:
+        raise QueryError("T = {n:,} positions is larger than the position table ({T:,} rows)", n=int(ids.size),
+                         T=int(emb.position_table.shape[0]))
+    return emb.token_table[ids] + emb.position_table[: ids.size]
+
+
+def block_weights(emb, layer: int = 0) -> dict[str, np.ndarray]:
+    """One layer's six matrices (torch's (out, in) layout) from an ANDREA .bin in microGPT's layout:
+    wte, wpe, lm_head, then per layer attn_wq, attn_wk, attn_wv, attn_wo, mlp_fc1, mlp_fc2."""
+    from .family import LAYER_ORDER
+
+    path = Path(emb.provenance.file or "")
+    V, d, T, L = emb.vocab_size, emb.d_model, emb.context or 0, emb.card.get("layers")
+    if not path.is_file() or L is None or emb.output_table is None:
+        raise QueryError("the attention weights are read from an untied ANDREA .bin; {name} has none", name=emb.name)
+    n = int(np.fromfile(path, "<i4", count=2)[1])
+    if n != 2 * V * d + T * d + 12 * L * d * d or not 0 <= layer < L:
+        raise QueryError("{name}'s file does not hold layer {layer} in ANDREA's layout", name=emb.name, layer=layer)
+    shapes = {"attn_wq": (d, d), "attn_wk": (d, d), "attn_wv": (d, d), "attn_wo": (d, d), "mlp_fc1": (4 * d, d),
+              "mlp_fc2": (d, 4 * d)}
+    offset = 8 + 4 * (2 * V * d + T * d + layer * 12 * d * d)
+    out = {}
+    for name in LAYER_ORDER:
+        size = shapes[name][0] * shapes[name][1]
+        out[name] = np.fromfile(path, "<f4", count=size, offset=offset).reshape(shapes[name])
+        offset += 4 * size
+    return out
+
+
+@dataclass(frozen=True)
+class AttentionPreview:
+    """The next lesson in one picture: one head of the first layer on a sentence."""
+
+    ids: tuple[int, ...]
+    head: int
+    heads: int
+    scores: np.ndarray  # (T, T): q_i · k_j / √d_head
+    mask: np.ndarray  # (T, T) bool: position i may look at j ≤ i
+    weights: np.ndarray  # (T, T): softmax over the allowed scores, each row sums to 1
+
+
+def rms_norm(x: np.ndarray) -> np.ndarray:
+    """ANDREA's RMSNorm without weights, as in andrea_viz.grow.model."""
+    return x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6)
+
+
+def attention_preview(emb, ids, head: int = 0) -> AttentionPreview:
+    """q·k scores, the causal mask and the softmax of one head of layer 0, computed from x as the model does:
+    h = RMSNorm(x), q = h Wqᵀ, k = h Wkᵀ, split into heads."""
+    heads = int(emb.card.get("heads") or 0)
+    if heads < 1 or emb.d_model % heads or not 0 <= head < heads:
+        raise QueryError("{name} has no head {head}", name=emb.name, head=head)
+    w = block_weights(emb, 0)
+    h = rms_norm(x_matrix(emb, ids).astype(np.float64))
+    dh = emb.d_model // heads
+    cols = slice(head * dh, (head + 1) * dh)
+    q, k = (h @ w["attn_wq"].T.astype(np.float64))[:, cols], (h @ w["attn_wk"].T.astype(np.float64))[:, cols]
+    scores = q @ k.T / np.sqrt(dh)
+    T = scores.shape[0]
+    mask = np.tril(np.ones((T, T), dtype=bool))
+    allowed = np.where(mask, scores, -np.inf)
+    e = np.exp(allowed - allowed.max(axis=1, keepdims=True))
+    return AttentionPreview(tuple(int(i) for i in ids), head, heads, scores, mask, e / e.sum(axis=1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class RowUpdates:
+    """Backpropagation updates a row only when its id is an input: the rows still equal to step 0."""
+
+    unmoved: np.ndarray  # ids whose row is bit-for-bit the step-0 row
+    never_input: np.ndarray | None  # ids the run's manifest lists as never an input, when it has them
+    V: int
+
+
+def row_updates(start, final) -> RowUpdates:
+    """Compare a run's step-0 table with its final one, and with the ids its manifest says never appeared."""
+    import json
+
+    from .compare import unchanged_rows
+
+    unmoved = unchanged_rows(start.token_table, final.token_table)
+    manifest = Path(final.provenance.file or "").parent / "run.json"
+    never = None
+    if manifest.is_file():
+        ids = json.loads(manifest.read_text()).get("unseen_ids")
+        never = None if ids is None else np.array(sorted(ids), dtype=np.int64)
+    return RowUpdates(unmoved, never, final.vocab_size)

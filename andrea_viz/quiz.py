@@ -72,21 +72,31 @@ def draw_round(emb: Embeddings, round_no: int, n: int = 5) -> list[Pair]:
 @dataclass(frozen=True)
 class RoundScore:
     rank_correlation: float  # Spearman's rho between guesses and real cosines, nan when undefined
-    points: int  # 0-100
+    points: int  # 0-100: the share of the pairs of pairs put in the right order
+    right: int = 0  # pairs of pairs whose guesses are in the real cosines' strict order
+    comparisons: int = 0  # all pairs of pairs, n (n − 1) / 2
 
     @property
     def message(self) -> Msg:
         if np.isnan(self.rank_correlation):
             return Msg("Give the pairs different guesses: with all guesses equal there is no order to compare.")
-        return Msg("Your order agrees with the real cosines with rank correlation {rho:+.2f} (1 = the same order, "
-                   "0 = no relation, −1 = reversed): {points} / 100.", rho=self.rank_correlation, points=self.points)
+        return Msg("Of the {n} ways to compare two pairs, your guesses put {right} in the real cosines' order (two "
+                   "equal guesses order nothing): {points} / 100. Rank correlation {rho:+.2f}.", n=self.comparisons,
+                   right=self.right, points=self.points, rho=self.rank_correlation)
 
 
 def score_round(guesses: list[float], pairs: list[Pair]) -> RoundScore:
-    """Score the order of the guesses against the order of the real cosines."""
+    """Score the order of the guesses against the order of the real cosines: one point for every two
+    pairs whose guesses are in the cosines' strict order, none for a tie. Leaving pairs on the same
+    value orders nothing, so moving one slider of five earns at most 4 of 10."""
     if len(guesses) != len(pairs) or len(pairs) < 2:
         raise QueryError("expected one guess per pair ({n}), got {got}", n=len(pairs), got=len(guesses))
+    n = len(pairs)
+    total = n * (n - 1) // 2
     if len(set(guesses)) < 2:
-        return RoundScore(float("nan"), 0)
-    rho = float(spearmanr(guesses, [p.cosine for p in pairs]).statistic)
-    return RoundScore(rho, int(round(50 * (rho + 1))))
+        return RoundScore(float("nan"), 0, 0, total)
+    real = [p.cosine for p in pairs]
+    right = sum(1 for i in range(n) for j in range(i + 1, n)
+                if (guesses[i] - guesses[j]) * (real[i] - real[j]) > 0)
+    rho = float(spearmanr(guesses, real).statistic)
+    return RoundScore(rho, int(round(100 * right / total)), right, total)

@@ -1,32 +1,73 @@
-"""The lesson, step by step in its own order: each claim with its live picture, for the model that shows it."""
+"""The lesson, step by step in its own order: each claim with its live picture, for the model that shows it.
+Presenter mode (``?present=1`` or the toggle) fits each step on a 1,280 × 720 classroom screen."""
 
 import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.i18n import _, tr
 from andrea_viz.lesson import STEPS, params, why
+from andrea_viz.ui.lesson import PRESENT, handout_download, keyboard, presenter_style, reset_quiz
 
 STEP = "lesson:step"
+N = len(STEPS)
 
 emb = ui.page_setup(__file__)
 if STEP not in st.session_state:
-    st.session_state[STEP] = ui.url.initial("step", 1, int, allowed=range(1, len(STEPS) + 1))
+    st.session_state[STEP] = ui.url.initial("step", 1, ui.url.int_in(1, 99), allowed=range(1, N + 1))
+if PRESENT not in st.session_state:
+    st.session_state[PRESENT] = ui.url.initial("present", False, lambda raw: {"1": True, "0": False}[raw])
+
+
+def go_to(k: int) -> None:
+    st.session_state[STEP] = min(max(k, 1), N)
+    reset_quiz()  # the guesses reset when the step is left, and the reveal with them
 
 
 def go(delta: int) -> None:
-    st.session_state[STEP] = min(max(st.session_state[STEP] + delta, 1), len(STEPS))
+    go_to(st.session_state[STEP] + delta)
+
+
+def from_menu() -> None:
+    go_to(st.session_state["lesson:menu"])
+
+
+@st.dialog(_("Reset this lesson?"))
+def confirm_reset() -> None:
+    st.write(_("This clears every answer and guess of this lesson and goes back to step 1."))
+    c1, c2 = st.columns(2)
+    if c1.button(_("Yes, reset"), type="primary", key="lesson:reset:yes"):
+        for key in [k for k in st.session_state if str(k).startswith("lesson:") and k not in (PRESENT, STEP)]:
+            del st.session_state[key]
+        go_to(1)
+        st.rerun()
+    if c2.button(_("Cancel"), key="lesson:reset:no"):
+        st.rerun()
 
 
 k = st.session_state[STEP]
-ui.url.keep(step=k)
+present = st.session_state[PRESENT]
+ui.url.keep(step=k, present=1 if present else None)
 step = STEPS[k - 1]
-st.title(_("The lesson: embeddings"))
-st.progress(k / len(STEPS), text=_("Step {k} of {n}: {title}", k=k, n=len(STEPS), title=tr(step.title)))
-b1, b2, _b = st.columns([1, 1, 6])
-b1.button(_("← Back"), on_click=go, args=(-1,), disabled=k == 1, key="lesson:back")
-b2.button(_("Next →"), on_click=go, args=(1,), disabled=k == len(STEPS), key="lesson:next", type="primary")
+if present:
+    presenter_style()
+else:
+    st.title(_("The lesson: embeddings"))
+    st.progress(k / N, text=_("Step {k} of {n}: {title}", k=k, n=N, title=tr(step.title)))
 
-st.header(tr(step.title))
+nav = st.container(horizontal=True, vertical_alignment="center")
+nav.button(_("← Back"), on_click=go, args=(-1,), disabled=k == 1, key="lesson:back", width="content")
+st.session_state["lesson:menu"] = k
+nav.selectbox(_("Step"), range(1, N + 1), key="lesson:menu", on_change=from_menu, label_visibility="collapsed",
+              format_func={i: f"{i}. {tr(s.title)}" for i, s in enumerate(STEPS, 1)}.__getitem__, width=320)
+nav.button(_("Next →"), on_click=go, args=(1,), disabled=k == N, key="lesson:next", type="primary", width="content")
+nav.toggle(_("Presenter mode"), key=PRESENT, help=_("For a projector: one heading, larger type, ← and → keys."))
+if nav.button(_("Reset this lesson"), key="lesson:reset", width="content", type="tertiary"):
+    confirm_reset()
+with nav:
+    handout_download()
+keyboard()
+
+st.header(f"{k}. {tr(step.title)}" if present else tr(step.title))
 st.markdown(_(step.text, **params()))
 st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step.models))
 ui.lesson.DRAW[step.key]()

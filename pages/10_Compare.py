@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.compare import ALIGNMENTS, aligned_map, drift
+from andrea_viz.builtin import MICRO, MICRO_START
+from andrea_viz.compare import ALIGNMENTS, aligned_map, drift, unchanged_rows
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
@@ -24,12 +25,13 @@ st.markdown(_(
 ca, cb = st.columns(2)
 with ca:
     st.subheader("A")
-    a = ui.compare.pick("A", emb.key)
+    a = ui.compare.pick("A", MICRO_START)  # by default a real pair: one run's step 0 …
 with cb:
     st.subheader("B")
-    b = ui.compare.pick("B", emb.key)
+    b = ui.compare.pick("B", MICRO)  # … against its final step
 c = st.columns(2)
-align = c[0].radio(_("Alignment"), ALIGNMENTS, horizontal=True, key="cmp:align",
+one_run = a is not None and b is not None and {a.key, b.key} == {MICRO, MICRO_START}
+align = c[0].radio(_("Alignment"), ALIGNMENTS, index=ALIGNMENTS.index("none") if one_run else 0, horizontal=True, key="cmp:align",
                    format_func={"procrustes": _("Procrustes (two runs)"), "none": _("none (one run)")}.get)
 k = c[1].slider(_("Neighbours compared (k)"), 5, 50, 10, key="cmp:k")
 
@@ -39,6 +41,9 @@ with ui.explain_errors():
     if a.token_table.shape != b.token_table.shape:
         raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
                          "{b_v:,} × {b_d:,}", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model)
+    if a.key == b.key:
+        st.info(_("A and B are the same model: nothing can have moved. Choose another model for A or B."), icon="ℹ️")
+    unmoved = int(unchanged_rows(a.token_table, b.token_table).size)  # exact, before any alignment
     r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
         a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))
     m = st.columns(4)
@@ -47,7 +52,8 @@ with ui.explain_errors():
     m[2].metric(_("Neighbours kept (mean)"), num(r.mean_overlap, ".0%"),
                 help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
                        k=k, n=int(r.overlap_ids.size)))
-    m[3].metric(_("Unmoved rows"), num(int((r.drift == 0).sum())), help=_("Tokens whose drift is exactly 0."))
+    m[3].metric(_("Unmoved rows"), num(unmoved),
+                help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
     st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
         r.drift, r.aligned), label=None), key="cmp:hist")
 

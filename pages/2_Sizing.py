@@ -1,5 +1,7 @@
 """Sizing embedding tables, and where a model's parameters live."""
 
+import dataclasses
+
 import streamlit as st
 
 from andrea_viz import ui
@@ -46,6 +48,9 @@ T = int(c[2].number_input(_("Context T"), 0, 1_000_000, key="sizing:T",
 L = int(c[3].number_input(_("Layers L"), 0, 1_000, key="sizing:L", help=_("transformer blocks (for the whole-model count)")))
 tied = c[4].toggle(_("Tied output"), value=False, help=_("Tied: the output projection reuses the token table."))
 pc = count_params(V, d, T, L, tied=tied)
+no_head = preset == LOADED and emb.output_table is None and not emb.tied  # an encoder: no output head at all
+if no_head:
+    pc = dataclasses.replace(pc, output=0)
 as_preset = _preset_values(preset)
 is_preset = as_preset == dict(V=V, d=d, T=T, L=L) and not tied
 
@@ -59,6 +64,9 @@ if preset == LOADED:
                   "model with another layout: its file holds {total} parameters.", model=md(ui.model_label(emb.key)),
                   family=md(family) if family else _("another"), total=num(emb.card["total_params"]) if emb.card.get("total_params")
                   else _("an unknown number of")), icon="ℹ️")
+    if no_head:
+        st.info(_("{model} has no output head (an encoder): the counts below leave the output table out.",
+                  model=md(ui.model_label(emb.key))), icon="ℹ️")
 
 m = st.columns(4)
 m[0].metric(_("Token table"), num(pc.token), help=product_arithmetic(V, d))

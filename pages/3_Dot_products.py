@@ -72,20 +72,31 @@ byte_level = emb.card.get("untrained") or any(p.multi_piece for p in pairs)
 if emb.card.get("untrained"):
     st.caption(_("On this untrained table each word is the mean of the rows of its bytes, so a pair's cosine measures "
                  "the letters its two words share, not their meaning. Predict that, or try ANDREA-micro."))
+revealed = f"quiz:revealed:{emb.key}:{round_no}"  # tied to the model: a new model asks again
+placed = st.session_state.setdefault(f"quiz:placed:{emb.key}:{round_no}", set())
+
+
+def mark(i: int) -> None:
+    placed.add(i)
+    st.session_state.pop(revealed, None)  # a new guess hides the old answer
+
+
 guesses = [st.slider(p.label + (_(" (several tokens)") if p.multi_piece else ""), 0.0, 1.0, 0.5, 0.05,
-                     key=f"quiz:{emb.key}:{round_no}:{i}",
+                     key=f"quiz:{emb.key}:{round_no}:{i}", on_change=mark, args=(i,),
                      help=_("0: unrelated, 1: the same meaning.") + (" " + _("Pieces: {a} / {b}", a=" + ".join(map(md, p.pieces_a)),
                                                                              b=" + ".join(map(md, p.pieces_b)))
                                                                     if p.multi_piece else ""))
            for i, p in enumerate(pairs)]
-revealed = f"quiz:revealed:{emb.key}:{round_no}"  # tied to the model: a new model asks again
+missing = len(pairs) - len(placed)
 b1, b2, _b = st.columns([1, 1, 4])
-if b1.button(_("Reveal the cosines"), type="primary"):
+if b1.button(_("Reveal the cosines"), type="primary", disabled=missing > 0):
     st.session_state[revealed] = True
 if b2.button(_("New round"), help=_("Other pairs from a curated list")):
     st.session_state["quiz:round"] = round_no + 1
     st.rerun()
-if st.session_state.get(revealed):
+if missing:
+    st.caption(_("Place every pair first: {n} of {total} still at the start.", n=missing, total=len(pairs)))
+if st.session_state.get(revealed) and not missing:
     score = score_round(guesses, pairs)
     st.metric(_("Score"), f"{score.points} / 100")
     st.write(tr(score.message))

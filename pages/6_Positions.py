@@ -3,6 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
+from andrea_viz.safe_text import md
 from andrea_viz.family import CONTEXT
 from andrea_viz.i18n import _, tr
 from andrea_viz.plots import positions as plots
@@ -26,8 +27,11 @@ def sum_panel() -> None:
     with c1:
         q = ui.token_picker(emb, key="pos:token", url_name="word")
     t = c2.slider(_("Position t"), 0, T - 1, min(3, T - 1), help=_("Any row of the position table, 0 to {last:,}.", last=T - 1))
-    if q is not None:
-        st.plotly_chart(ui.cached(emb, plots.sum_of, q.text, kinds[0], t), key="pos:sum")
+    if q is not None:  # one real id: a word of several tokens takes several positions, each its own x_t
+        st.plotly_chart(ui.cached(emb, plots.sum_of, int(q.ids[0]), kinds[0], t), key="pos:sum")
+        if len(q.ids) > 1:
+            st.caption(_("“{word}” is {n} tokens, so it takes {n} positions; this is x_t of its first token, id {id}.",
+                         word=md(q.text), n=len(q.ids), id=int(q.ids[0])))
 
 
 st.subheader(_("x_t = token + position"))

@@ -13,8 +13,8 @@ from andrea_viz.positions import order_blindness
 emb = ui.page_setup(__file__)
 T_max = emb.context
 st.title(_("The forward pass so far"))
-st.markdown(_("A full context: {n} ids → {n} token rows + {n} position rows → a ({n}, {d}) matrix **x** that flows into "
-              "transformer block 1.", n=num(T_max), d=emb.d_model) if T_max else
+st.markdown(_("A full context: {n} ids → {n} token rows + {n} position rows → a ({T}, {d}) matrix **x** that flows into "
+              "transformer block 1.", n=num(T_max), T=T_max, d=emb.d_model) if T_max else
             _("Ids → token rows → a (T, {d}) matrix **x** that flows into transformer block 1.", d=emb.d_model))
 
 if kernels_ready():

@@ -9,8 +9,9 @@ from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
 from ..geometry import cosine, jaccard, neighbours, resolve
 from ..i18n import _, num, tex, tr
-from ..lesson import LARGE, SHAPES, TRAINED
+from ..lesson import EXAMPLE_IDS, LARGE, SENTENCE, SHAPES, SOURCE_TYING, START, TRAINED, nominal_gap, row_updates
 from ..lookup import one_hot_product
+from ..plots import lesson as lesson_plots
 from ..plots import lookup as lookup_plots
 from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
@@ -21,22 +22,45 @@ from ..sizing import product_arithmetic, tying_saving
 from ..sizing_claims import block_share
 from . import exercise
 from .cache import cached, figure, get_model
+from ..errors import QueryError
+from ..safe_text import md
 from .errors import explain_errors
 from .models import model_label
-from .widgets import token_picker
+from .widgets import token_chips, token_picker
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
+PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
+QUIZ = "lesson:quiz:"  # prefix of the quiz's sliders and its placed pairs
+REVEALED = "lesson:revealed"
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get(PRESENT))
+
+
+def h(normal: int, present: int) -> int:
+    """A figure's height: smaller in presenter mode, so that a step's claim and picture share one screen."""
+    return present if presenting() else normal
+
+
+def reset_quiz() -> None:
+    """The guesses and the reveal go together: leaving the step forgets both."""
+    for k in [k for k in st.session_state if str(k).startswith(QUIZ) or k == REVEALED]:
+        del st.session_state[k]
 
 
 def lookup() -> None:
     emb = get_model(SHAPES)
-    q = token_picker(emb, key="lesson:lookup", preferred="cat")
-    if q is None:
-        return
-    i = q.ids[0]
-    st.markdown(_("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=q.text, ids=list(q.ids), id=i,
-                  V=emb.vocab_size, d=emb.d_model))
-    st.plotly_chart(cached(emb, lookup_plots.row_of, i), key="lesson:row")
+    st.plotly_chart(cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
+    i = EXAMPLE_IDS[-1]
+    if not presenting():
+        q = token_picker(emb, key="lesson:lookup", preferred="cat")
+        if q is None:
+            return
+        i = q.ids[0]
+        st.markdown(_("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=md(q.text), ids=list(q.ids),
+                      id=i, V=emb.vocab_size, d=emb.d_model))
+        st.plotly_chart(cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)
     c[0].metric(_("max |one-hot·E − E[id]|"), f"{check.max_abs_diff:g}",
@@ -47,29 +71,31 @@ def lookup() -> None:
 
 def floats() -> None:
     init, trained = get_model(SHAPES), get_model(TRAINED)
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
-    c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init")
+    c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
     c2.markdown("**" + _("After training: {label}", label=model_label(TRAINED)) + "**")
-    c2.plotly_chart(cached(trained, lookup_plots.values_of, True), key="lesson:values:trained")
-    first = cached(trained, step_zero_table)
+    c2.plotly_chart(cached(trained, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
+    ru = row_updates(get_model(START), trained)
+    shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
+    st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
+                  "still exactly their step-0 values (ids {ids}: bytes that never occur in its corpus){same}.",
+                  steps=trained.card.get("step", "?"), n=ru.unmoved.size, V=ru.V, label=model_label(TRAINED),
+                  ids=shown, same=_(", the very ids its run recorded as never an input") if ru.never_input is not None
+                  and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
+    first = get_model(START).token_table
     rows = []
     for a, b in (("cat", "dog"), ("cat", "pet"), ("cat", "tuesday"), ("cat", "xylophone")):
         ia, ib = resolve(trained, a).ids[0], resolve(trained, b).ids[0]
         rows.append({_("pair"): f"{a} / {b}", _("cosine at step 0"): round(cosine(first[ia], first[ib]), 3),
                      _("cosine after training"): round(cosine(resolve(trained, a).vector, resolve(trained, b).vector), 3)})
-    st.dataframe(rows, hide_index=True, width="content")
+    c3.dataframe(rows, hide_index=True, width="stretch" if presenting() else "content")
+    if presenting():  # the histograms' titles give both standard deviations
+        return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
-                 "d = {d_m} ({label}, whose step-0 table is made again here from its seed). Training spreads the values "
+                 "d = {d_m} ({label}, whose step-0 table ships beside its final one). Training spreads the values "
                  "and gathers the animals.", std=init.card["init_std"], d=init.d_model, std_m=trained.card["init_std"],
                  d_m=trained.d_model, label=model_label(TRAINED)))
-
-
-def step_zero_table(emb):
-    """andrea-micro's token table at step 0, made again from the seed it was grown with."""
-    from ..grow.trainer import initial_token_table
-
-    return initial_token_table(emb)
 
 
 def cost() -> None:
@@ -91,7 +117,7 @@ def dot() -> None:
     theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
     p = plane_pair(1.0, 1.0, theta)
     c1, c2 = st.columns([1, 1])
-    c1.plotly_chart(figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows")
+    c1.plotly_chart(figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 300))
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
@@ -103,17 +129,43 @@ def dot() -> None:
                           label=model_label(name), cd=cd, ct=ct))
 
 
+def attention() -> None:
+    emb = get_model(TRAINED)
+    c1, c2 = st.columns([3, 1])
+    text = c1.text_input(_("A sentence"), SENTENCE, max_chars=120, key="lesson:attn:text")
+    heads = int(emb.card.get("heads") or 1)
+    head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head")
+    with explain_errors():
+        ids = tuple(emb.tokenizer.encode(text))[: emb.context]
+        if not ids:
+            raise QueryError("the sentence gives no tokens; type a few words")
+        st.plotly_chart(cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 330))
+        st.caption(_("{label}'s first layer on {n} tokens: h = RMSNorm(x), q = h·W_q, k = h·W_k, both read from its "
+                     ".bin; a score is q_i · k_j / √{dh}.", label=model_label(TRAINED), n=len(ids),
+                     dh=emb.d_model // heads))
+
+
 def predict() -> None:
     emb = get_model(TRAINED)
     pairs = [make_pair(emb, a, b) for a, b in LESSON_PAIRS]
-    guesses = [st.slider(p.label, 0.0, 1.0, 0.5, 0.05, key=f"lesson:quiz:{i}",
-                         help=_("0: unrelated, 1: the same meaning.")) for i, p in enumerate(pairs)]
-    if st.button(_("Reveal the cosines"), type="primary", key="lesson:reveal"):
-        st.session_state["lesson:revealed"] = True
-    if st.session_state.get("lesson:revealed"):
+    placed = st.session_state.setdefault(QUIZ + "placed", set())
+
+    def mark(i: int) -> None:
+        placed.add(i)
+        st.session_state.pop(REVEALED, None)  # a new guess hides the old answer
+
+    cols = st.columns(len(pairs)) if presenting() else [st.container() for _p in pairs]
+    guesses = [cols[i].slider(p.label, 0.0, 1.0, 0.5, 0.05, key=f"{QUIZ}{i}", on_change=mark, args=(i,),
+                              help=_("0: unrelated, 1: the same meaning.")) for i, p in enumerate(pairs)]
+    missing = len(pairs) - len(placed)
+    if st.button(_("Reveal the cosines"), type="primary", key="lesson:reveal", disabled=missing > 0):
+        st.session_state[REVEALED] = True
+    if missing:
+        st.caption(_("Place every pair first: {n} of {total} still at the start.", n=missing, total=len(pairs)))
+    if st.session_state.get(REVEALED) and not missing:
         score = score_round(guesses, pairs)
         (st.success if score.points >= 70 else st.warning)(tr(score.message))
-        st.plotly_chart(similarity_plots.quiz_reveal(pairs, guesses), key="lesson:reveal-chart")
+        st.plotly_chart(similarity_plots.quiz_reveal(pairs, guesses), key="lesson:reveal-chart", height=h(420, 300))
 
 
 def positions() -> None:
@@ -137,15 +189,21 @@ def learned() -> None:
     st.markdown(_("ANDREA-120M's position table: T × d_model = {T:,} × {d} = {n:,} parameters; with the token table, "
                   "{emb:,} embedding parameters.", T=T, d=d, n=T * d, emb=count_shape(ANDREA_120M).embeddings))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(cached(trained, position_plots.cosines_of, "learned"), key="lesson:cos:learned")
-    c2.plotly_chart(cached(trained, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin")
+    c1.plotly_chart(cached(trained, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
+    c2.plotly_chart(cached(trained, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
     st.caption(_("Left: the learned table of {label} after training; right: the sinusoidal table of the same size, a "
                  "formula.", label=model_label(TRAINED)))
 
 
 def where() -> None:
     pc = count_shape(ANDREA_120M)
-    st.plotly_chart(figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap")
+    st.plotly_chart(figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap",
+                    height=h(420, 300))
+    g = nominal_gap()
+    st.markdown(_("**The nominal 120M, part by part:** embeddings {emb:.2%} + output table {out:.2%} + blocks {blocks:.2%} "
+                  "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not {nominal}.",
+                  emb=g["embeddings"], out=g["output"], blocks=g["blocks"], none=g["none"], total=num(g["computed"]),
+                  nominal=num(g["nominal"])))
     b = block_share()
     st.markdown(_(
         "The embedding layer is {emb:.1%} of the nominal 120M (the lesson's “6%”), and the lesson's 94% is the rest. "
@@ -167,23 +225,105 @@ def tied() -> None:
     _q, nout = neighbours(emb, "cat", k=8, space="output")
     c1, c2 = st.columns(2)
     c1.markdown("**" + _("Input table: nearest to “cat”") + "**")
-    c1.write(", ".join(n.token for n in nin))
+    c1.write(", ".join(md(n.token) for n in nin))
     c2.markdown("**" + _("Output table: nearest to “cat”") + "**")
-    c2.write(", ".join(n.token for n in nout))
+    c2.write(", ".join(md(n.token) for n in nout))
     st.caption(_("{label}'s two tables are trained apart: their neighbour lists overlap by Jaccard {j:.2f}.",
                  label=model_label(TRAINED), j=jaccard([n.id for n in nin], [n.id for n in nout])))
+    st.markdown(_("Tying saves {saving} of ANDREA-120M's {total} parameters ({share:.1%}). That it “often helps quality” "
+                  "is the finding of {source}: on language models of their time the tied models reached a lower "
+                  "perplexity than the untied ones. This app has not measured it on ANDREA.",
+                  saving=num(tying_saving(s.V, s.d)), total=num(untied.total),
+                  share=tying_saving(s.V, s.d) / untied.total, source=SOURCE_TYING))
 
 
 def flow() -> None:
-    shapes = get_model(SHAPES)
-    T = shapes.context
-    t = st.slider(_("Position t"), 0, T - 1, 3, key="lesson:t")
-    q = token_picker(shapes, key="lesson:flow", preferred="cat")
-    if q is not None:
-        st.plotly_chart(cached(shapes, position_plots.sum_of, q.text, "learned", t), key="lesson:sum")
-    st.markdown(_("A full context: {n:,} ids → {n:,} token rows + {n:,} position rows → a ({n}, {d}) matrix x, into block "
-                  "1.", n=T, d=shapes.d_model))
+    emb, shapes = get_model(TRAINED), get_model(SHAPES)
+    a, b = st.columns([1, 1]) if presenting() else (st.container(), st.container())
+    text = a.text_input(_("A sentence"), SENTENCE, max_chars=120, key="lesson:flow:text")
+    with explain_errors():
+        ids = tuple(emb.tokenizer.encode(text))[: emb.context]
+        if not ids:
+            raise QueryError("the sentence gives no tokens; type a few words")
+        default = ids.index(536) if 536 in ids and emb.token(536) == "cat" else len(ids) - 1
+        t = b.slider(_("Position t"), 0, len(ids) - 1, default, key=f"lesson:flow:t:{len(ids)}")
+        if not presenting():
+            st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
+        c1, c2 = st.columns([1, 1])
+        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 300)), key="lesson:sum",
+                        height=h(620, 300))
+        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 300))
+        st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
+                     "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
+                     "matrix x.", t=t, label=model_label(TRAINED), id=int(ids[t]), token=md(emb.token(ids[t])),
+                     n=len(ids), ids=num(shapes.context), T=shapes.context, d=shapes.d_model))
 
 
-DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot, "predict": predict,
+DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot, "attention": attention,
+        "predict": predict,
         "positions": positions, "learned": learned, "where": where, "tied": tied, "flow": flow}
+
+
+PRESENTER_CSS = """<style>
+html { font-size: 18px; }
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"],
+[data-testid="stSidebarNav"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
+[data-testid="stMainBlockContainer"] h2 { padding: 0.2rem 0 0.2rem 0; font-size: 1.6rem; }
+[data-testid="stMarkdownContainer"] p { margin-bottom: 0.3rem; }
+[data-testid="stVerticalBlock"] { gap: 0.45rem; }
+</style>"""
+
+KEYS_JS = """<script>
+const doc = window.parent.document;
+if (!doc.__andreaLessonKeys) {
+  doc.__andreaLessonKeys = true;
+  doc.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const which = e.key === "ArrowRight" ? "next" : e.key === "ArrowLeft" ? "back" : null;
+    if (!which) return;
+    const a = doc.activeElement;  // keys typed into a field or a slider stay there
+    if (a && a.matches("input, textarea, select, [contenteditable], [role=slider], [role=combobox], [role=listbox]")) return;
+    const b = doc.querySelector(".st-key-lesson-" + which + " button");
+    if (b && !b.disabled) { e.preventDefault(); b.click(); }
+  });
+}
+</script>"""
+
+
+def presenter_style() -> None:
+    st.html(PRESENTER_CSS)
+
+
+def keyboard() -> None:
+    """← and → move one step when nothing that takes arrow keys has the focus (a script on the page itself)."""
+    st.iframe(KEYS_JS, height=1)
+
+
+def handout(lang: str) -> str:
+    """The one-page handout in the reader's language: every step's claim and the lesson's figures. Made when
+    the button is clicked, outside the page's run, so the language is set here again."""
+    from ..handout import handout_html
+    from ..i18n import language, set_language
+    from ..lesson import STEPS, params
+
+    set_language(lang)
+
+    micro, shapes = get_model(TRAINED), get_model(SHAPES)
+    ids = tuple(micro.tokenizer.encode(SENTENCE))
+    pc = count_shape(ANDREA_120M)
+    figs = [cached(shapes, lesson_plots.rows_heatmap, EXAMPLE_IDS), cached(micro, lesson_plots.x_heatmap, ids, 2),
+            cached(micro, lesson_plots.attention_of, ids, 0),
+            figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total)))]
+    steps = [(tr(s.title), _(s.text, **params())) for s in STEPS]
+    return handout_html(_("The lesson: embeddings"), language(), steps, figs)
+
+
+def handout_download() -> None:
+    from ..i18n import language
+
+    lang = language()
+    st.download_button(_("Handout"), data=lambda: handout(lang), file_name="andrea-embeddings-handout.html",
+                       mime="text/html", key="lesson:handout", on_click="ignore",
+                       help=_("An HTML file: every step's claim and the lesson's figures in this language, to print on one page."),
+                       type="tertiary")

@@ -25,7 +25,7 @@ def test_positions_page_slider_and_rope(app, model, load_model):
     assert scores.max() - scores.min() < 1e-5
     expected = {"minilm-l6": "512 × 384 = 196,608", "andrea-12m-init": "1,024 × 384 = 393,216",
                 "andrea-120m-init": "1,024 × 768 = 786,432", "andrea-480m-init": "1,024 × 1,536 = 1,572,864",
-                "andrea-micro": "32 × 64 = 2,048"}[model]
+                "andrea-micro": "32 × 64 = 2,048", "andrea-micro-step0": "32 × 64 = 2,048"}[model]
     assert expected in list(at.dataframe[-1].value["parameters"])
 
 
@@ -42,6 +42,10 @@ def test_forward_pass_page_backends_and_order(app, model, load_model):
         assert {x.label: x.value for x in at.metric}["Backend used"] == backend
     status = at.dataframe[-1].value
     assert list(status["backend"]) == ["cuda", "cpu", "torch", "numpy"]
+    assert all(str(why).count("is False") <= 1 for why in status["why not"]), list(status["why not"])  # not "is False () is False"
+    shape = load_model(model)
+    if shape.context:  # the shape of x is a tuple of plain integers, not "(1,024, 768)"
+        assert f"a ({shape.context}, {shape.d_model}) matrix" in at.markdown[0].value
     at.text_input[0].set_value("a completely different sentence").run()
     no_exception(at)
     tokens = [m.value for m in at.markdown if m.value.startswith("**Tokens:**")][0]

@@ -80,6 +80,10 @@ def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
     said = " ".join(i.value for i in at.info)
     if emb.card["family"] != "ANDREA":
         assert f"its file holds {emb.card['total_params']:,} parameters" in said
+    treemap = [f for f in figures(at) if f["data"][0]["type"] == "treemap"][0]["data"][0]
+    head = [v for lab, v in zip(treemap["labels"], treemap["values"], strict=True) if "output" in lab.lower()]
+    if emb.output_table is None and not emb.tied:  # an encoder: no output head drawn
+        assert "has no output head" in said and not any(head)
 
 
 def test_sizing_exercise_checks_a_wrong_and_a_right_answer(app):

@@ -94,13 +94,27 @@ def test_projection_pca_then_tsne_then_3d(app, model):
     assert any(t.get("type") == "scatter3d" for f in figures(at) for t in f["data"])
 
 
+def place_all(at, but: int = 0) -> None:
+    """Move every quiz slider but the last ``but`` to a value of its own."""
+    quiz = [s for s in at.slider if s.key and s.key.startswith("quiz:")]
+    for i, s in enumerate(quiz[: len(quiz) - but]):
+        s.set_value(round(0.05 + 0.2 * i, 2))  # never the 0.5 it starts at
+    at.run()
+
+
 def test_a_revealed_quiz_asks_again_when_the_model_changes(app):
     at = open_page(app("minilm-l6"), "3_Dot_products.py")
+    assert button(at, "Reveal the cosines").disabled  # nothing placed yet
+    place_all(at, but=1)
+    assert button(at, "Reveal the cosines").disabled and any("1 of 5 still at the start" in c.value for c in at.caption)
+    place_all(at)
     button(at, "Reveal the cosines").click().run()
     assert any(x.label == "Score" for x in at.metric)
     at.sidebar.selectbox(key=MODEL_WIDGET).set_value("andrea-micro").run()
     no_exception(at)
     assert not any(x.label == "Score" for x in at.metric)  # the new model's cosines are not shown before a guess
+    assert button(at, "Reveal the cosines").disabled
+    place_all(at)
     button(at, "Reveal the cosines").click().run()
     assert any(x.label == "Score" for x in at.metric)
 
@@ -139,6 +153,7 @@ def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
 def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, load_model):
     at = open_page(app("andrea-120m-init"), "3_Dot_products.py")
     assert any("the letters its two words share, not their meaning" in c.value for c in at.caption)
+    place_all(at)
     button(at, "Reveal the cosines").click().run()
     no_exception(at)
     reveal = next(f for f in figures(at) if f["layout"]["title"]["text"] == "Your guesses against the real cosines")

@@ -116,5 +116,12 @@ def test_quiz_score_is_the_rank_agreement(minilm):
     real = [p.cosine for p in pairs]
     assert score_round(real, pairs).points == 100
     assert score_round([-c for c in real], pairs).points == 0
+    one_moved = score_round([0.5, 0.5, 0.5, 0.5, 0.9], pairs)
+    assert one_moved.points <= 40 and one_moved.comparisons == 10  # four left at 0.5 order nothing among them
+    order = sorted(range(5), key=lambda i: real[i])
+    ranked = [0.0] * 5
+    for r, i in enumerate(order):
+        ranked[i] = r / 4
+    assert score_round(ranked, pairs).points == 100  # only the order counts, not the values
     tie = score_round([0.5] * 5, pairs)
     assert tie.points == 0 and "different guesses" in tie.message
