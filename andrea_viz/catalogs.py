@@ -87,7 +87,7 @@ def po_path(lang: str) -> Path:
     return LOCALE_DIR / lang.replace("-", "_") / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def read(lang: str):
+def read_catalog(lang: str):
     from babel.messages.pofile import read_po
 
     path = po_path(lang)
@@ -117,7 +117,7 @@ def update(translations: dict[str, dict[str, str]] | None = None) -> dict[str, t
     for lang in LANGUAGES:
         if lang == DEFAULT_LANGUAGE:
             continue
-        old = read(lang)
+        old = read_catalog(lang)
         from babel.messages.catalog import Catalog
 
         new = Catalog(locale=lang.replace("-", "_"), domain=DOMAIN, project="ANDREA Embedding Explorer",

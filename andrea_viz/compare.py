@@ -20,6 +20,7 @@ from .errors import QueryError
 from .geometry import cosine, nearest, resolve, unit_rows
 from .i18n import Msg
 from .model import Embeddings
+from .projection import pca_fit
 
 ALIGNMENTS = ("procrustes", "none")
 OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
@@ -125,8 +126,6 @@ def aligned_map(tables: Sequence[np.ndarray], ids: np.ndarray, align: str = "non
     (``none``: snapshots of one run share their axes); then one PCA, fitted on the last table's rows,
     projects every table, so the axes mean the same thing at every step.
     """
-    from .projection import pca_fit
-
     last = tables[-1]
     rows = []
     for t in tables:

@@ -20,6 +20,9 @@ import sys
 import time
 
 from ..family import CONTEXT, FAMILY
+from ..forward_pass import forward
+from ..loading import load
+from .forward import run
 
 SHAPE = FAMILY["ANDREA-120M"]
 GPT2_VOCAB = 50_257  # a token table (154 MB in fp32) larger than the H200's 60 MB L2
@@ -64,8 +67,6 @@ def kernel_checks(mod) -> int:
 def library_checks() -> int:
     import numpy as np
 
-    from ..forward_pass import forward
-    from ..loading import load
 
     emb = load("andrea-120m-init")
     ids = np.random.default_rng(0).integers(0, emb.vocab_size, (8, CONTEXT))
@@ -83,12 +84,11 @@ def library_checks() -> int:
     return failures
 
 
-def main(repeats: int = 50) -> int:
+def gpu_check(repeats: int = 50) -> int:
     import torch
 
     import cuda_ext
 
-    from .forward import run
 
     if not torch.cuda.is_available():
         print(f"no CUDA device (torch {torch.__version__}, CUDA build: {torch.version.cuda})")
@@ -110,4 +110,4 @@ def main(repeats: int = 50) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gpu_check())

@@ -24,6 +24,7 @@ from .cache import cached, figure, get_model
 from .errors import explain_errors
 from .models import model_label
 from .widgets import token_picker
+from ..grow.trainer import initial_token_table
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 
@@ -67,8 +68,6 @@ def floats() -> None:
 
 def step_zero_table(emb):
     """andrea-micro's token table at step 0, made again from the seed it was grown with."""
-    from ..grow.trainer import initial_token_table
-
     return initial_token_table(emb)
 
 
@@ -87,7 +86,7 @@ def sizing() -> None:
     exercise.sizing_exercise("lesson:exercise")
 
 
-def dot() -> None:
+def dot_product() -> None:
     theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
     p = plane_pair(1.0, 1.0, theta)
     c1, c2 = st.columns([1, 1])
@@ -185,5 +184,5 @@ def flow() -> None:
                   "1.", n=T, d=shapes.d_model))
 
 
-DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot, "predict": predict,
+DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot_product, "predict": predict,
         "positions": positions, "learned": learned, "where": where, "tied": tied, "flow": flow}
