@@ -50,14 +50,16 @@ def test_meta_pkl_is_found_where_sample_py_looks_and_characters_show_as_themselv
 def test_meta_pkl_beside_the_checkpoint_and_in_the_working_directory(tmp_path):
     ckpt = char_run(tmp_path / "a")
     (tmp_path / "a" / "data" / "shakespeare_char" / "meta.pkl").rename(ckpt.parent / "meta.pkl")
-    assert andrea_viz.load(ckpt).tokenizer.lookup("a")  # beside it
+    beside = pickle.loads((ckpt.parent / "meta.pkl").read_bytes())
+    assert andrea_viz.load(ckpt).tokenizer.lookup("a") == [beside["stoi"]["a"]]  # beside it
     ckpt2 = char_run(tmp_path / "b")
     work = tmp_path / "work"
     (work / "data" / "shakespeare_char").mkdir(parents=True)
     (tmp_path / "b" / "data" / "shakespeare_char" / "meta.pkl").rename(work / "data" / "shakespeare_char" / "meta.pkl")
     r = run("neighbors", ckpt2, "e", "-k", "3", "--json", cwd=work)  # found under the working directory
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["query_ids"]
+    there = pickle.loads((work / "data" / "shakespeare_char" / "meta.pkl").read_bytes())
+    assert json.loads(r.stdout)["query_ids"] == [there["stoi"]["e"]]
 
 
 class Evil:
