@@ -169,7 +169,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
                          "{b_v:,} × {b_d:,}", a=a.name, a_v=a.vocab_size, a_d=a.d_model, b=b.name, b_v=b.vocab_size,
                          b_d=b.d_model)
     r = drift(a.token_table, b.token_table, align=args.align, k=args.k)
-    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")[: args.top]
+    order = r.most_moved(args.top)
     d = {"a": args.a, "b": args.b, "vocab_size": a.vocab_size, "d_model": a.d_model, "aligned": r.aligned,
          "median_drift": r.median_drift, "max_drift": r.max_drift, "mean_overlap": r.mean_overlap,
          "overlap_tokens": int(r.overlap_ids.size), "k": r.k, "seconds": round(r.seconds, 2),

@@ -72,6 +72,15 @@ class Drift:
     def median_drift(self) -> float:
         return float(np.nanmedian(self.drift))
 
+    def most_moved(self, n: int) -> np.ndarray:
+        """The ``n`` ids that moved most, most first (ties in id order; rows that are not finite last)."""
+        return np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")[:n]
+
+    def least_moved(self, n: int) -> np.ndarray:
+        """The ``n`` finite ids that moved least, least first."""
+        order = np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")
+        return order[np.isfinite(self.drift[order])][::-1][:n]
+
     @property
     def max_drift(self) -> float:
         return float(np.nanmax(self.drift))

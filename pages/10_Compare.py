@@ -51,8 +51,7 @@ with ui.explain_errors():
     st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
         r.drift, r.aligned), label=None), key="cmp:hist")
 
-    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")
-    most, least = order[:LIST], order[np.isfinite(r.drift[order])][-LIST:][::-1]
+    most, least = r.most_moved(LIST), r.least_moved(LIST)
 
     def rows(ids):
         return [{_("token"): b.token(int(i)), "id": int(i), _("drift"): round(float(r.drift[i]), 4),

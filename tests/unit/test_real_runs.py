@@ -167,6 +167,15 @@ def test_drift_of_a_table_against_itself_and_a_rotated_copy(minilm):
     assert drift(t, rotated, align="none").median_drift > 0.5  # without alignment the rotation looks like change
 
 
+def test_most_and_least_moved_put_rows_that_are_not_finite_apart():
+    from andrea_viz.compare import Drift
+
+    r = Drift(np.array([0.5, np.nan, 0.1, 0.5, 0.0, 0.9]), np.full(6, np.nan), np.arange(0), "none", 1, None, 0.0)
+    assert r.most_moved(4).tolist() == [5, 0, 3, 2]  # ties in id order
+    assert r.most_moved(6).tolist()[-1] == 1  # the row that is not finite last
+    assert r.least_moved(3).tolist() == [4, 2, 3] and 1 not in r.least_moved(6).tolist()
+
+
 def test_drift_between_real_snapshots_is_larger_for_frequent_tokens_than_never_seen_ones(tmp_path):
     from andrea_viz.grow import train
 
