@@ -58,9 +58,9 @@ with ui.explain_errors():
                  _("neighbours kept"): None if np.isnan(r.overlap[i]) else round(float(r.overlap[i]), 2)} for i in ids]
 
     t1, t2 = st.columns(2)
-    t1.markdown(f"**{_('Moved most')}**")
+    t1.markdown("**" + _("Moved most") + "**")
     t1.dataframe(rows(most), hide_index=True, width="stretch")
-    t2.markdown(f"**{_('Moved least')}**")
+    t2.markdown("**" + _("Moved least") + "**")
     t2.dataframe(rows(least), hide_index=True, width="stretch")
 
     ids = np.concatenate([most, least])
