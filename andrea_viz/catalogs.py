@@ -8,9 +8,12 @@ used; translators work on the ``.po`` files with any gettext tool (Poedit, Webla
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
 
 from .i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR
 
@@ -63,23 +66,15 @@ class FoundMsgid:
     line: int
 
 
-def _literal(node: ast.AST) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
 def extract(root: Path = ROOT) -> dict[str, list[FoundMsgid]]:
-    """msgid -> where it is used, over the library and the pages."""
+    """msgid -> where it is used, over the library and the pages: Babel's own Python extraction (the first
+    argument of each keyword, when it is a string literal; a call inside an f-string or inside another keyword
+    call's arguments is not seen, so none is written so)."""
+    method_map = [(f"{s}/**.py" if (root / s).is_dir() else s, "python") for s in SOURCES]
     out: dict[str, list[FoundMsgid]] = {}
-    files = [p for s in SOURCES for p in ((root / s).rglob("*.py") if (root / s).is_dir() else [root / s])]
-    for path in sorted(files):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call) or not node.args:
-                continue
-            f = node.func
-            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-            msgid = _literal(node.args[0]) if name in KEYWORDS else None
-            if msgid:
-                out.setdefault(msgid, []).append(FoundMsgid(msgid, str(path.relative_to(root)), node.lineno))
+    for file, line, msgid, _comments, _context in extract_from_dir(root, method_map, keywords=dict.fromkeys(KEYWORDS)):
+        if msgid:
+            out.setdefault(msgid, []).append(FoundMsgid(msgid, file.replace("\\", "/"), line))
     return out
 
 
@@ -87,48 +82,44 @@ def po_path(lang: str) -> Path:
     return LOCALE_DIR / lang.replace("-", "_") / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def read(lang: str):
-    from babel.messages.pofile import read_po
-
+def read_catalog(lang: str):
     path = po_path(lang)
     if not path.is_file():
-        from babel.messages.catalog import Catalog
-
         return Catalog(locale=lang.replace("-", "_"), domain=DOMAIN, project="ANDREA Embedding Explorer")
     with open(path, "rb") as f:
         return read_po(f, locale=lang.replace("-", "_"), domain=DOMAIN)
 
 
 def write(lang: str, catalog) -> Path:
-    from babel.messages.pofile import write_po
-
+    """The .po file without source locations: #: lines change with every edit and make merges conflict."""
     path = po_path(lang)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as f:
-        write_po(f, catalog, width=120, sort_output=True, include_previous=False)
+        write_po(f, catalog, width=120, sort_output=True, include_previous=False, no_location=True)
     return path
 
 
 def update(translations: dict[str, dict[str, str]] | None = None) -> dict[str, tuple[int, int]]:
-    """Bring every catalogue in step with the code; ``translations`` (lang -> msgid -> text) are written in.
-    Returns lang -> (msgids, translated)."""
+    """Bring every catalogue in step with the code with Babel's merge (``Catalog.update``: new msgids added
+    empty, translations kept, msgids no longer used dropped, no fuzzy guesses); ``translations`` (lang -> msgid
+    -> text) are written in. Returns lang -> (msgids, translated)."""
     found = extract()
+    template = Catalog(domain=DOMAIN)
+    for msgid in found:
+        template.add(msgid, flags=["python-brace-format"] if "{" in msgid and "%{" not in msgid else [])
     report = {}
     for lang in LANGUAGES:
         if lang == DEFAULT_LANGUAGE:
             continue
-        old = read(lang)
-        from babel.messages.catalog import Catalog
-
-        new = Catalog(locale=lang.replace("-", "_"), domain=DOMAIN, project="ANDREA Embedding Explorer",
-                      version="1", language_team=LANGUAGES[lang], fuzzy=False, copyright_holder="the ANDREA course",
-                      creation_date=old.creation_date, revision_date=old.creation_date)
+        catalog = read_catalog(lang)
+        created = catalog.creation_date
+        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
+        catalog.creation_date = created  # Babel takes the template's date: kept, so a run without changes is no diff
+        catalog.obsolete.clear()  # msgids no longer in the code are dropped, not kept as #~ comments
         given = (translations or {}).get(lang, {})
-        for msgid, uses in found.items():
-            text = given.get(msgid) or (old[msgid].string if old.get(msgid) is not None else "") \
-                or (msgid if msgid in SAME_IN_EVERY_LANGUAGE else "")
-            new.add(msgid, text, locations=[(u.file, u.line) for u in uses[:3]],
-                    flags=["python-brace-format"] if "{" in msgid and "%{" not in msgid else [])
-        write(lang, new)
-        report[lang] = (len(found), sum(1 for m in new if m.id and m.string))
+        for m in catalog:
+            if m.id:
+                m.string = given.get(m.id) or m.string or (m.id if m.id in SAME_IN_EVERY_LANGUAGE else "")
+        write(lang, catalog)
+        report[lang] = (len(found), sum(1 for m in catalog if m.id and m.string))
     return report

@@ -8,15 +8,30 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 
+from .anatomy.commands import add_parsers as add_anatomy
+from .bench import drift as bench_drift
+from .bench import forward as bench_forward
+from .bench import geometry as bench_geometry
+from .bench import gpu as bench_gpu
+from .bench import grow as bench_grow
+from .bench import load as bench_load
+from .bench import memory as bench_memory
+from .bench import precision as bench_precision
 from .bench.forward import DTYPES
-from .compare import ALIGNMENTS
-from .projection import METHODS
+from .catalogs import update as update_catalogs
+from .compare import ALIGNMENTS, drift
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
-from .grow.trainer import DEFAULT_PRESET, PRESETS
+from .grow import grow_json, train
+from .grow.ship import keep_final_weights_only
+from .grow.trainer import DEFAULT_PRESET, PRESETS, read_corpus_file
+from .precision import PRECISIONS, compare_precisions, result_json
+from .projection import ALL, METHODS, TRUST_SAMPLE, coordinates_csv, project_model
 from .geometry import METRICS, analogy, neighbours
 from .loading import load
 from .model import Embeddings
@@ -113,10 +128,6 @@ def _cmd_analogy(args: argparse.Namespace) -> int:
 
 
 def _cmd_project(args: argparse.Namespace) -> int:
-    import time
-
-    from .projection import ALL, TRUST_SAMPLE, coordinates_csv, project_model
-
     emb = load(args.source, tokenizer=args.tokenizer)
     n = ALL if args.n == ALL else _whole_number(args.n, "--n")
 
@@ -151,8 +162,6 @@ def _whole_number(text: str, name: str) -> int:
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from .compare import drift
-
     a = load(args.a, tokenizer=args.tokenizer)
     b = load(args.b, tokenizer=args.tokenizer)
     if a.token_table.shape != b.token_table.shape:
@@ -160,7 +169,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
                          "{b_v:,} × {b_d:,}", a=a.name, a_v=a.vocab_size, a_d=a.d_model, b=b.name, b_v=b.vocab_size,
                          b_d=b.d_model)
     r = drift(a.token_table, b.token_table, align=args.align, k=args.k)
-    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")[: args.top]
+    order = r.most_moved(args.top)
     d = {"a": args.a, "b": args.b, "vocab_size": a.vocab_size, "d_model": a.d_model, "aligned": r.aligned,
          "median_drift": r.median_drift, "max_drift": r.max_drift, "mean_overlap": r.mean_overlap,
          "overlap_tokens": int(r.overlap_ids.size), "k": r.k, "seconds": round(r.seconds, 2),
@@ -179,10 +188,6 @@ def _cmd_drift(args: argparse.Namespace) -> int:
 
 
 def _cmd_precision(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from .precision import PRECISIONS, compare_precisions, result_json
-
     emb = load(args.source, tokenizer=args.tokenizer)
     dtypes = args.dtypes if args.dtypes is not None else ([] if args.against else list(PRECISIONS))
     against = {Path(f).name: load(f) for f in args.against or ()}
@@ -207,17 +212,11 @@ def _cmd_precision(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_precision(args: argparse.Namespace) -> int:
-    from .bench.precision import run
-
-    run(repeats=args.repeats, precision=args.dtype)
+    bench_precision.run(repeats=args.repeats, precision=args.dtype)
     return 0
 
 
 def _cmd_grow(args: argparse.Namespace) -> int:
-    from .grow import result_json, train
-    from .grow.ship import keep_final_weights_only
-    from .grow.trainer import read_corpus_file
-
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def progress(step: int, steps: int, loss: float) -> None:
@@ -228,7 +227,7 @@ def _cmd_grow(args: argparse.Namespace) -> int:
               progress=progress)
     if args.final_only:
         keep_final_weights_only(r)
-    d = result_json(r)
+    d = grow_json(r)
     if args.json:
         print(json.dumps(d, indent=2))
         return 0
@@ -239,69 +238,53 @@ def _cmd_grow(args: argparse.Namespace) -> int:
 
 
 def _cmd_catalogs(args: argparse.Namespace) -> int:
-    from .catalogs import update
-
-    for lang, (n, done) in update().items():
+    for lang, (n, done) in update_catalogs().items():
         print(f"{lang}: {n} msgids, {done} translated" + (f", {n - done} to translate" if n > done else ""))
     return 0
 
 
 def _cmd_bench_pages(args: argparse.Namespace) -> int:
-    from .ui.bench_pages import run
+    from .ui.bench_pages import run  # here: it imports Streamlit, which the other commands never need
 
     run(repeats=args.repeats)
     return 0
 
 
 def _cmd_bench_drift(args: argparse.Namespace) -> int:
-    from .bench.drift import run
-
-    run(repeats=args.repeats)
+    bench_drift.run(repeats=args.repeats)
     return 0
 
 
 def _cmd_bench_grow(args: argparse.Namespace) -> int:
-    from .bench.grow import run
-
-    run(repeats=args.repeats)
+    bench_grow.run(repeats=args.repeats)
     return 0
 
 
 def _cmd_bench_geometry(args: argparse.Namespace) -> int:
-    from .bench.geometry import run
-
-    run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats, whole=not args.no_whole,
+    bench_geometry.run(repeats=args.repeats, tsne_points=args.tsne_points, tsne_repeats=args.tsne_repeats, whole=not args.no_whole,
         sklearn_all=not args.no_sklearn_whole)
     return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench.forward import run
-
     if min(args.B, args.T, args.d, args.V, args.repeats) < 1:
         raise QueryError("B, T, d, V and --repeats must all be at least 1")
-    run(B=args.B, T=args.T, d=args.d, V=args.V, dtype=args.dtype, repeats=args.repeats, as_json=args.json,
+    bench_forward.run(B=args.B, T=args.T, d=args.d, V=args.V, dtype=args.dtype, repeats=args.repeats, as_json=args.json,
         compile_torch=not args.no_compile)
     return 0
 
 
 def _cmd_bench_gpu(args: argparse.Namespace) -> int:
-    from .bench.gpu import main
-
-    return main(repeats=args.repeats)
+    return bench_gpu.gpu_check(repeats=args.repeats)
 
 
 def _cmd_bench_memory(args: argparse.Namespace) -> int:
-    from .bench.memory import run
-
-    run(gb=args.gb, d=args.d, folder=args.folder)
+    bench_memory.run(gb=args.gb, d=args.d, folder=args.folder)
     return 0
 
 
 def _cmd_bench_load(args: argparse.Namespace) -> int:
-    from .bench.load import run
-
-    run(repeats=args.repeats, folder=args.folder)
+    bench_load.run(repeats=args.repeats, folder=args.folder)
     return 0
 
 
@@ -435,8 +418,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--folder", help="where to write the test files (default: the system temp folder)")
     p.set_defaults(func=_cmd_bench_load)
-
-    from .anatomy.commands import add_parsers as add_anatomy
 
     add_anatomy(sub, TOKENIZER_HELP)
     return parser

@@ -20,6 +20,7 @@ from .errors import QueryError
 from .geometry import cosine, nearest, resolve, unit_rows
 from .i18n import Msg
 from .model import Embeddings
+from .projection import pca_fit
 
 ALIGNMENTS = ("procrustes", "none")
 OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
@@ -70,6 +71,15 @@ class Drift:
     @property
     def median_drift(self) -> float:
         return float(np.nanmedian(self.drift))
+
+    def most_moved(self, n: int) -> np.ndarray:
+        """The ``n`` ids that moved most, most first (ties in id order; rows that are not finite last)."""
+        return np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")[:n]
+
+    def least_moved(self, n: int) -> np.ndarray:
+        """The ``n`` finite ids that moved least, least first."""
+        order = np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")
+        return order[np.isfinite(self.drift[order])][::-1][:n]
 
     @property
     def max_drift(self) -> float:
@@ -125,8 +135,6 @@ def aligned_map(tables: Sequence[np.ndarray], ids: np.ndarray, align: str = "non
     (``none``: snapshots of one run share their axes); then one PCA, fitted on the last table's rows,
     projects every table, so the axes mean the same thing at every step.
     """
-    from .projection import pca_fit
-
     last = tables[-1]
     rows = []
     for t in tables:

@@ -106,10 +106,10 @@ class ParamCount:
             "MLP (fc1, fc2)": self.mlp,
         }
 
-    def shares(self, of: int | None = None) -> dict[str, float]:
-        """Each part as a fraction of ``of`` (default: the computed total)."""
+    def shares(self, of: int | None = None, parts: dict[str, int] | None = None) -> dict[str, float]:
+        """Each part (default: ``parts()``) as a fraction of ``of`` (default: the computed total)."""
         base = of or self.total
-        return {k: v / base for k, v in self.parts().items()}
+        return {k: v / base for k, v in (self.parts() if parts is None else parts).items()}
 
 
 def _check_sizes(**sizes: int) -> None:

@@ -19,6 +19,7 @@ import string
 from functools import cache
 from pathlib import Path
 from typing import Any
+from .safe_text import md
 
 LANGUAGES = {"en": "English", "zh-TW": "繁體中文", "nl": "Nederlands", "pt-BR": "Português do Brasil"}
 DEFAULT_LANGUAGE = "en"
@@ -200,8 +201,6 @@ class Msg:
 
 def tr_md(text: str | Msg | None) -> str:
     """``tr`` for markdown: a Msg's string parameters escaped, a plain string escaped whole (it may name a file)."""
-    from .safe_text import md
-
     return tr(text, escape=md) if isinstance(text, Msg) else md(tr(text))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from .builtin import BUILTINS, load_builtin
 from .errors import CheckpointError
 from .model import Embeddings
+from .checkpoints import load_path
 
 
 def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = None) -> Embeddings:
@@ -24,6 +25,4 @@ def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = N
     if not path.exists():
         raise CheckpointError("{source!r} is neither a built-in model ({names}) nor an existing file or folder",
                               source=str(source), names=", ".join(BUILTINS))
-    from .checkpoints import load_path
-
     return load_path(path, tokenizer=tokenizer)

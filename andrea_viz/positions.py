@@ -10,6 +10,8 @@ from .errors import QueryError
 from .family import CONTEXT
 from .i18n import Msg, N_
 from .model import Embeddings
+from .forward_pass import forward
+from .projection import pca_fit
 
 
 def sinusoidal_table(T: int, d: int, base: float = 10_000.0) -> np.ndarray:
@@ -63,8 +65,6 @@ def _sorted_rows(x: np.ndarray) -> np.ndarray:
 
 def order_blindness(emb: Embeddings, text_a: str, text_b: str) -> OrderCheck:
     """Compare two orderings of the same tokens without and with position rows."""
-    from .forward_pass import forward
-
     a, b = emb.tokenizer.encode(text_a), emb.tokenizer.encode(text_b)
     if sorted(a) != sorted(b):
         raise QueryError("the two texts must hold the same tokens in another order; “{text_a}” gives {a}, “{text_b}” "
@@ -99,8 +99,6 @@ def position_cosines(emb: Embeddings, kind: str, step: int = 1) -> tuple[np.ndar
 
 def position_path(emb: Embeddings, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Positions through their first two principal components: ((T, 2) coordinates, variance ratios)."""
-    from .projection import pca_fit
-
     coords, _, ratio, _ = pca_fit(position_table_of(emb, kind), 2)
     return coords, ratio
 

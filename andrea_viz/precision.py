@@ -23,6 +23,8 @@ from .errors import QueryError
 from .geometry import unit_rows
 from .i18n import Msg
 from .model import Embeddings
+from .geometry import resolve_ids
+from .words import default_pairs
 
 PRECISIONS = ("bf16", "fp16", "int8", "q8_0", "q4_0")
 K = 10
@@ -205,9 +207,6 @@ def reference_neighbours(emb: Embeddings, k: int = K, backend: str = "auto",
 def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, backend: str = "auto",
                   progress: Callable[[str, float], None] | None = None) -> PrecisionResult:
     """One table of ``emb``'s shape (the token table at another precision) against the float32 table."""
-    from .geometry import resolve_ids
-    from .words import default_pairs
-
     if table.shape != emb.token_table.shape:
         raise QueryError("{name} has a {v:,} × {d:,} token table but {ref} has {rv:,} × {rd:,}: compare one model at "
                          "two precisions", name=name, v=table.shape[0], d=table.shape[1], ref=emb.name,

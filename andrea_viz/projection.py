@@ -306,8 +306,9 @@ class Method:
 
 
 def _pca_title(proj: Projection, s: dict) -> Msg:
-    return Msg("PCA: {axes}", axes=", ".join(tr(Msg("PC{k} ({r:.1%} of variance)", k=a + 1, r=float(r)))
-                                            for a, r in zip(s["axes"], proj.explained_variance_ratio, strict=False)))
+    axes = [Msg("PC{k} ({r:.1%} of variance)", k=a + 1, r=float(r))  # its own statement: Babel's extraction
+            for a, r in zip(s["axes"], proj.explained_variance_ratio, strict=False)]  # skips a nested Msg
+    return Msg("PCA: {axes}", axes=", ".join(tr(m) for m in axes))
 
 
 METHODS: dict[str, Method] = {

@@ -57,17 +57,16 @@ with ui.explain_errors():
     st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
         r.drift, r.aligned), label=None), key="cmp:hist")
 
-    order = np.argsort(-np.nan_to_num(r.drift, nan=-1.0), kind="stable")
-    most, least = order[:LIST], order[np.isfinite(r.drift[order])][-LIST:][::-1]
+    most, least = r.most_moved(LIST), r.least_moved(LIST)
 
     def rows(ids):
         return [{_("token"): b.token(int(i)), "id": int(i), _("drift"): round(float(r.drift[i]), 4),
                  _("neighbours kept"): None if np.isnan(r.overlap[i]) else round(float(r.overlap[i]), 2)} for i in ids]
 
     t1, t2 = st.columns(2)
-    t1.markdown(f"**{_('Moved most')}**")
+    t1.markdown("**" + _("Moved most") + "**")
     t1.dataframe(rows(most), hide_index=True, width="stretch")
-    t2.markdown(f"**{_('Moved least')}**")
+    t2.markdown("**" + _("Moved least") + "**")
     t2.dataframe(rows(least), hide_index=True, width="stretch")
 
     ids = np.concatenate([most, least])

@@ -68,7 +68,7 @@ with ui.explain_errors():
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))
-    st.plotly_chart(ui.cached(emb, plots.undertrained_of, ref_text), key="anatomy:scores")
+    st.plotly_chart(ui.cached(emb, plots.undertrained_figure, ref_text), key="anatomy:scores")
 
 # --- 2. dimensions that dominate ----------------------------------------------------------------------------
 st.header(_("Dimensions that dominate"))

@@ -95,12 +95,14 @@ st.plotly_chart(ui.figure(params_treemap, pc, _("V={V}, d={d}, T={T}, L={L}, {ki
 
 nominal = FAMILY[preset].nominal if preset in FAMILY and is_preset else None
 rows = []
-for part, n in {**pc.parts(), "token + position": pc.embeddings}.items():
+parts = {**pc.parts(), "token + position": pc.embeddings}
+computed, of_nominal = pc.shares(parts=parts), pc.shares(nominal, parts) if nominal else {}
+for part, n in parts.items():
     row = {_("part"): tr(PART_LABELS.get(part, part)) if part in PART_LABELS else _("token + position"),
            _("parameters"): num(n), "fp32": human_bytes(table_bytes(n)), "bf16": human_bytes(table_bytes(n, "bf16")),
-           _("share of computed total"): num(n / pc.total, ".2%")}
+           _("share of computed total"): num(computed[part], ".2%")}
     if nominal:
-        row[_("share of nominal {size}", size=num(nominal / 1e6, "g") + "M")] = num(n / nominal, ".2%")
+        row[_("share of nominal {size}", size=num(nominal / 1e6, "g") + "M")] = num(of_nominal[part], ".2%")
     rows.append(row)
 st.dataframe(rows, hide_index=True, width="stretch")
 if nominal:

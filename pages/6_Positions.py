@@ -50,7 +50,7 @@ for col, kind in zip(st.columns(2), kinds, strict=False):
         st.plotly_chart(ui.cached(emb, plots.position_table_figure, kind), key=f"pos:table:{kind}")
         st.plotly_chart(ui.cached(emb, plots.cosines_of, kind), key=f"pos:cos:{kind}")
         st.plotly_chart(ui.cached(emb, plots.path_of, kind), key=f"pos:path:{kind}")
-st.plotly_chart(ui.cached(emb, plots.norms_of), key="pos:norms")
+st.plotly_chart(ui.cached(emb, plots.position_norms_of), key="pos:norms")
 
 st.subheader(_("RoPE in one picture"))
 st.markdown(_("RoPE adds nothing to the input. It rotates each pair of dimensions of a query by m·θ and of a key by n·θ, "

@@ -12,6 +12,8 @@ from ..i18n import Msg
 from ..model import Embeddings
 from . import dims, hubs, reference, undertrained
 from .truth import grow_truth
+from ..bench.anatomy import run
+from ..loading import load
 
 
 def reference_of(emb: Embeddings, path: str | None) -> reference.ReferenceSet:
@@ -73,8 +75,6 @@ def _whole(value: str) -> int:
 
 
 def _cmd_undertrained(args: argparse.Namespace) -> int:
-    from ..loading import load
-
     emb = load(args.source, tokenizer=args.tokenizer)
     d = undertrained_report(emb, args.top, args.reference)
     if args.json:
@@ -92,8 +92,6 @@ def _cmd_undertrained(args: argparse.Namespace) -> int:
 
 
 def _cmd_dims(args: argparse.Namespace) -> int:
-    from ..loading import load
-
     d = dims_report(load(args.source, tokenizer=args.tokenizer), args.top)
     if args.json:
         print(json.dumps(d, indent=2))
@@ -107,8 +105,6 @@ def _cmd_dims(args: argparse.Namespace) -> int:
 
 
 def _cmd_hubs(args: argparse.Namespace) -> int:
-    from ..loading import load
-
     emb = load(args.source, tokenizer=args.tokenizer)
     if args.k < 1:
         raise QueryError("k must be a whole number ≥ 1, got {k!r}", k=args.k)
@@ -123,9 +119,7 @@ def _cmd_hubs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench.anatomy import run
-
+def _cmd_bench_anatomy(args: argparse.Namespace) -> int:
     if args.threads:
         import torch
 
@@ -162,4 +156,4 @@ def add_parsers(sub, tokenizer_help: str) -> None:
 
     p = sub.add_parser("bench-anatomy", help="indicators and dimension stats of a 128,256 × 4,096 bf16 table, MiniLM's hubs")
     p.add_argument("--threads", type=_whole, help="torch's CPU threads (default: torch's own choice)")
-    p.set_defaults(func=_cmd_bench)
+    p.set_defaults(func=_cmd_bench_anatomy)

@@ -13,6 +13,8 @@ import numpy as np
 
 from ..model import Embeddings
 from .undertrained import as_tensor
+from ..errors import QueryError
+from ..geometry import ANISOTROPY_PAIRS, anisotropy, cosine, mean_row, neighbours, resolve
 
 BLOCK_ROWS = 1024
 
@@ -110,10 +112,7 @@ class View:
     pairs: list[tuple[str, str, float]]  # (a, b, cosine) for the lesson's pairs the model knows
 
 
-def pair_cosines(emb: Embeddings, pairs, centered: bool = False) -> list[tuple[str, str, float]]:
-    from ..errors import QueryError
-    from ..geometry import cosine, mean_row, resolve
-
+def word_pair_cosines(emb: Embeddings, pairs, centered: bool = False) -> list[tuple[str, str, float]]:
     out = []
     for a, b in pairs:
         try:
@@ -129,9 +128,7 @@ def pair_cosines(emb: Embeddings, pairs, centered: bool = False) -> list[tuple[s
 def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[View]:
     """Raw, mean-centred, and with the ``remove`` dimensions that carry most of the average cosine zeroed:
     each with its anisotropy, the word's k nearest and the lesson's pairs."""
-    from ..errors import QueryError
-    from ..geometry import ANISOTROPY_PAIRS, anisotropy, neighbours
-    from ..quiz import LESSON_PAIRS
+    from ..quiz import LESSON_PAIRS  # here: quiz imports scipy.stats (about 0.5 s), which the command line never needs
 
     stripped = without_dims(emb, stats_of(emb).top(remove))
     out = []
@@ -141,5 +138,5 @@ def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[V
         except QueryError:
             found = []
         out.append(View(name, anisotropy(model, ANISOTROPY_PAIRS, 0, centred), found,
-                        pair_cosines(model, LESSON_PAIRS, centred)))
+                        word_pair_cosines(model, LESSON_PAIRS, centred)))
     return out

@@ -20,6 +20,9 @@ from pathlib import Path
 
 from ..errors import QueryError
 from ..i18n import Msg, N_
+from ..family import BYTE_TOKENS
+from ..tokenizer import ByteTokenizer, HFTokenizer, VocabTokenizer
+from ..tokenizer.llmc import LlmcTokenizer
 
 NEVER_UTF8 = frozenset({0xC0, 0xC1, *range(0xF5, 0x100)})  # bytes no valid UTF-8 text holds
 WORDPIECE_PREFIXES = ("a", "e", "o", "x", "q", "z", "1", "7", "ø", "þ")  # tried before a continuation piece (it never starts a word)
@@ -60,8 +63,6 @@ def _set(found: dict[int, str], specials=()) -> ReferenceSet:
 
 
 def _andrea(tok) -> ReferenceSet:
-    from ..family import BYTE_TOKENS
-
     found = {b: NEVER_BYTE for b in range(BYTE_TOKENS) if b in NEVER_UTF8}
     for i in range(BYTE_TOKENS, tok.vocab_size):
         if i != tok.bos_id and tok.encode(tok.decode([i])) != [i]:
@@ -82,7 +83,7 @@ def _bytes_to_unicode() -> dict[str, int]:
     return {chr(c): b for b, c in zip(bs, cs, strict=True)}
 
 
-def _hf(tok) -> ReferenceSet:
+def _hf_reference(tok) -> ReferenceSet:
     t = tok._tok
     V = tok.vocab_size
     specials = {i for i, a in t.get_added_tokens_decoder().items() if a.special and i < V}
@@ -158,13 +159,10 @@ def _llmc(tok) -> ReferenceSet:
 
 def automatic(tokenizer, vocab_size: int) -> ReferenceSet:
     """The ids this tokenizer cannot produce from text, below ``vocab_size`` (the table's rows)."""
-    from ..tokenizer import ByteTokenizer, HFTokenizer, VocabTokenizer
-    from ..tokenizer.llmc import LlmcTokenizer
-
     if isinstance(tokenizer, ByteTokenizer) and tokenizer.segments is not None:
         ref = _andrea(tokenizer)
     elif isinstance(tokenizer, HFTokenizer):
-        ref = _hf(tokenizer)
+        ref = _hf_reference(tokenizer)
     elif isinstance(tokenizer, VocabTokenizer):
         ref = _vocab_txt(tokenizer)
     elif isinstance(tokenizer, LlmcTokenizer):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..grow import snapshots as snap
 from ..model import Embeddings
+from ..grow.trainer import PRESETS, prepare
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,6 @@ def grow_truth(emb: Embeddings) -> GrowTruth | None:
 
 
 def _corpus_counts(manifest: dict, V: int) -> np.ndarray | None:
-    from ..grow.trainer import PRESETS, prepare
-
     preset = PRESETS.get(manifest.get("preset"))
     if preset is None or not isinstance(manifest.get("seed"), int):
         return None

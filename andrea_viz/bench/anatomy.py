@@ -16,6 +16,8 @@ import platform
 import time
 
 import numpy as np
+from ..anatomy import dims, hubs, undertrained
+from ..loading import load
 
 V, D, RESERVED = 128_256, 4_096, 256
 ROGUE = (1_512, 2_873)
@@ -43,8 +45,6 @@ def make_table(seed: int = 0):
 def run(hubs_on_device: bool = True) -> dict:
     import torch
 
-    from ..anatomy import dims, hubs, undertrained
-    from ..loading import load
 
     threads = torch.get_num_threads()
     print(f"load average {os.getloadavg()[0]:.1f}; machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} ({threads} threads), "

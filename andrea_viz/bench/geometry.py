@@ -17,6 +17,7 @@ from ..geometry import neighbours, resolve_ids, scores, unit_space
 from ..loading import load
 from ..projection import BH_THETA, build_sample, pca, pca_fit, tsne
 from .timer import median_seconds
+from ..projection import TRUST_SAMPLE, UMAP_EPOCHS, umap_is_warm, umap_map
 
 
 def whole_table(emb, repeats: int, sklearn_all: bool) -> None:
@@ -26,7 +27,6 @@ def whole_table(emb, repeats: int, sklearn_all: bool) -> None:
 
     from sklearn.manifold import TSNE, trustworthiness
 
-    from ..projection import TRUST_SAMPLE, UMAP_EPOCHS, umap_is_warm, umap_map
 
     X = emb.token_table
     sub = np.random.default_rng(0).choice(X.shape[0], TRUST_SAMPLE, replace=False)

@@ -17,7 +17,7 @@ from statistics import median
 
 import numpy as np
 
-from ..grow.trainer import DEFAULT_PRESET, PRESETS, batch, build, learning_rate, prepare, step_once, train
+from ..grow.trainer import DEFAULT_PRESET, PRESETS, batch, build_model, learning_rate, prepare, step_once, train
 
 CHECK_EVERY = 10
 
@@ -65,7 +65,7 @@ def plain_run(seed: int) -> dict:
     t0 = time.perf_counter()
     data = prepare(p, None, seed)
     cat, dog = data.tokenizer.lookup("cat")[0], data.tokenizer.lookup("dog")[0]
-    model, opt = build(p, data.tokenizer.vocab_size, seed)
+    model, opt = build_model(p, data.tokenizer.vocab_size, seed)
     rng = np.random.default_rng(seed)
     watch = _Watch(cat, dog, t0)
     t1 = time.perf_counter()

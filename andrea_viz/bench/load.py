@@ -78,7 +78,7 @@ def write_safetensors(path: Path, target_mb: int = 500) -> int:
     return path.stat().st_size
 
 
-def measure(path: Path, repeats: int) -> dict:
+def measure_load(path: Path, repeats: int) -> dict:
     runs = []
     for _ in range(repeats):
         out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True,
@@ -101,7 +101,7 @@ def run(repeats: int = 3, folder: str | None = None) -> None:
             ("ANDREA-120M .bin with Adam state", d / "ANDREA-120M.bin", size_a, "≤ 2 s, ≤ 300 MB"),
             ("safetensors", d / "model.safetensors", size_s, "≤ 2 s"),
         ):
-            r = measure(path, repeats)
+            r = measure_load(path, repeats)
             print(f"{name:<34} {size / 1e9:5.2f} GB file: tables ready in {r['seconds']:.2f} s (median of {repeats}), "
                   f"peak resident memory +{r['growth_mb']:.0f} MB; token table {r['shape'][0]:,} × {r['shape'][1]}; "
                   f"target {targets}", flush=True)

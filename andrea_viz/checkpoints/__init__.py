@@ -93,8 +93,8 @@ def find_tokenizer(path: Path, found: Found, confine: Path | None = None) -> Pat
     """A tokenizer file beside the weights (or in the folder), else nanoGPT's ``data/<dataset>/meta.pkl``
     where its sample.py looks: under the checkpoint folder's parent, or the working directory. With
     ``confine``, only a file that resolves inside that folder is taken."""
-    candidate = (hf_folder.find_tokenizer(path) if path.is_dir()
-                 else hf_folder.find_tokenizer(path.parent, stem=path.stem))
+    candidate = (hf_folder.tokenizer_beside(path) if path.is_dir()
+                 else hf_folder.tokenizer_beside(path.parent, stem=path.stem))
     dataset = found.config.get("dataset")
     if candidate is None and isinstance(dataset, str) and dataset and "/" not in dataset and ".." not in dataset:
         folder = path if path.is_dir() else path.parent
@@ -133,7 +133,7 @@ def _tokenizer(explicit, path: Path, V: int, found: Found, confine: Path | None)
     return tok
 
 
-def _read(path: Path, found: Found, tokenizer: str | Path | None, confine: Path | None) -> Embeddings:
+def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine: Path | None) -> Embeddings:
     if path.is_dir():
         hf_folder.read(path, found)
     else:
@@ -167,7 +167,7 @@ def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path
     found = Found(format=Msg("unknown"), file=str(path))
     try:
         try:
-            emb = _read(path, found, tokenizer, confine)
+            emb = _read_found(path, found, tokenizer, confine)
         except CheckpointError:
             raise
         except MemoryError as exc:

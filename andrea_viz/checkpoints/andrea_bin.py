@@ -74,7 +74,7 @@ def solve_sizes(n_params: int) -> tuple[tuple[int, int, int, int] | None, list[t
     return None, fits
 
 
-def read_config(path: Path, found: Found) -> dict | None:
+def read_sizes(path: Path, found: Found) -> dict | None:
     """V, d, T, L from ``<stem>.json`` or ``config.json`` beside the file, when one holds all four."""
     for cand in (path.with_suffix(".json"), path.parent / "config.json"):
         if cand.is_file() and cand.stat().st_size < CONFIG_MAX_BYTES:
@@ -105,7 +105,7 @@ def _fits_text(fits: list[tuple[int, int, int, int]]) -> str:
 
 
 def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int]:
-    sizes = read_config(path, found)
+    sizes = read_sizes(path, found)
     if sizes is not None:
         V, d, T, L = sizes["V"], sizes["d"], sizes["T"], sizes["L"]
         want = count_params(V, d, T, L).total

@@ -282,7 +282,7 @@ def read(path: Path, found: Found) -> None:
             found.notes.append(Msg("no output.weight: llama.cpp then uses token_embd.weight as the output projection"))
     if "position_embd.weight" not in types and any(k.startswith(f"{arch}.rope.") for k in meta):
         found.position_kind_hint = "rope"
-    from ..tokenizer.gguf_vocab import tokenizer_from_gguf
+    from ..tokenizer.gguf_vocab import tokenizer_from_gguf  # here: gguf_vocab imports this module back (a cycle)
 
     try:
         found.tokenizer = tokenizer_from_gguf(meta, path.name)

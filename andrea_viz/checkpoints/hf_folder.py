@@ -94,7 +94,7 @@ def read_step(folder: Path, found: Found) -> None:
         found.assumptions.append(Msg("the training step {step:,} is taken from the folder's name", step=found.step))
 
 
-def find_tokenizer(folder: Path, stem: str | None = None) -> Path | None:
+def tokenizer_beside(folder: Path, stem: str | None = None) -> Path | None:
     """``<stem>.tokenizer.json`` when a stem is given, else the first of TOKENIZER_FILES in the folder."""
     names = ((f"{stem}.tokenizer.json",) if stem else ()) + TOKENIZER_FILES
     return next((folder / n for n in names if (folder / n).is_file()), None)

@@ -81,10 +81,10 @@ def read_npz(path: Path, found: Found) -> None:
                                           ratio=declared / max(info.compress_size, 1))
                 found.add(info.filename[: -len(".npy")], shape, str(dtype), partial(_read_member, path, info.filename))
     except DAMAGED_ZIP as exc:
-        raise _damaged(path, exc) from exc
+        raise _damaged_npy(path, exc) from exc
 
 
-def _damaged(path: Path, exc: Exception) -> CheckpointError:
+def _damaged_npy(path: Path, exc: Exception) -> CheckpointError:
     return CheckpointError("{name} is a damaged .npz: {detail}", name=path.name, detail=str(exc)[:200] or type(exc).__name__)
 
 
@@ -93,4 +93,4 @@ def _read_member(path: Path, member: str) -> np.ndarray:
         with zipfile.ZipFile(path) as z, z.open(member) as fp:
             return np.lib.format.read_array(fp, allow_pickle=False)
     except DAMAGED_ZIP as exc:
-        raise _damaged(path, exc) from exc
+        raise _damaged_npy(path, exc) from exc

@@ -146,7 +146,7 @@ def token_rows(found: Found, choice: Choice) -> int:
     return min(rows, found.vocab_rows) if found.vocab_rows else rows
 
 
-def _read(found: Found, name: str) -> np.ndarray:
+def _read_table(found: Found, name: str) -> np.ndarray:
     return to_float32(np.asarray(found.readers[name]()), name, found)
 
 
@@ -154,7 +154,7 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
                                                         list[tuple[str, str, Msg]]]:
     """(token table, position table, output table, tied, roles) with padding rows dropped."""
     roles = [(N_("token table"), choice.token, choice.token_why)]
-    wte = _read(found, choice.token)
+    wte = _read_table(found, choice.token)
     if wte.ndim != 2:
         raise CheckpointError("the token table {name} must be 2-D (V, d); its shape is {shape}", name=choice.token,
                               shape=str(list(wte.shape)))
@@ -165,11 +165,11 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
         wte = wte[:V]
     wpe = None
     if choice.position is not None:
-        wpe = _read(found, choice.position)
+        wpe = _read_table(found, choice.position)
         roles.append((N_("position table"), choice.position, choice.position_why))
     out, tied = None, False
     if choice.output is not None:
-        out = _read(found, choice.output)[:V]
+        out = _read_table(found, choice.output)[:V]
         if out.shape != wte.shape:
             found.warnings.append(Msg("{name} has shape {shape}, not the token table's {want}; not used as the output "
                                       "table", name=choice.output, shape=str(list(out.shape)), want=str(list(wte.shape))))

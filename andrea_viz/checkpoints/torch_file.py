@@ -29,22 +29,22 @@ def load_weights_only(path: Path):
         raise _refused(path) from exc
     except RuntimeError as exc:
         if "mmap" not in str(exc).lower():
-            raise _damaged(path, exc) from exc
+            raise _damaged_torch(path, exc) from exc
     except DAMAGED as exc:
-        raise _damaged(path, exc) from exc
+        raise _damaged_torch(path, exc) from exc
     try:  # files in the legacy (non-zip) format cannot be memory-mapped
         return torch.load(str(path), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         raise _refused(path) from exc
     except (RuntimeError, *DAMAGED) as exc:
-        raise _damaged(path, exc) from exc
+        raise _damaged_torch(path, exc) from exc
 
 
 # what torch.load raises on a cut or damaged file (its pickle and zip readers' own errors)
 DAMAGED = (UnicodeDecodeError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError, OSError)
 
 
-def _damaged(path: Path, exc: Exception) -> CheckpointError:
+def _damaged_torch(path: Path, exc: Exception) -> CheckpointError:
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
     return CheckpointError("{name} is a damaged PyTorch file: torch.load says {detail}", name=path.name, detail=first)
 

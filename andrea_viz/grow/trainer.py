@@ -25,6 +25,8 @@ from . import snapshots as snap
 from .corpus import generate
 from .harris import __doc__ as HARRIS_RULE
 from .harris import harris_segments
+from ..family import count_params
+from .harris import WORD
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,6 @@ def corpus_text(data: bytes | str, name: str = "the corpus") -> str:
         except UnicodeDecodeError as exc:
             raise QueryError("{name} is not UTF-8 text (byte {pos:,} cannot be decoded); expected plain UTF-8 text",
                              name=name, pos=exc.start) from exc
-    from .harris import WORD
-
     words = len(WORD.findall(data))
     if words < MIN_WORDS:
         raise QueryError("{name} has {n:,} words; expected UTF-8 text with at least {most:,} words to train on",
@@ -162,12 +162,12 @@ def prepare(p: Preset, corpus: str | bytes | None, seed: int) -> Prepared:
     return Prepared(text, segments, tok, stream)
 
 
-def build(p: Preset, V: int, seed: int):
+def build_model(p: Preset, V: int, seed: int):
     """(model, optimizer): ANDREA's layout at init; AdamW with no decay on the three tables, whose
     learning rate is TABLE_LR_SCALE times the blocks'."""
     import torch
 
-    from .model import Andrea, GrowConfig
+    from .model import Andrea, GrowConfig  # here: grow.model imports torch at its top (seconds)
 
     torch.manual_seed(seed)
     model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads))
@@ -186,7 +186,7 @@ def initial_token_table(emb) -> np.ndarray:
     from pathlib import Path
 
     cfg = json.loads((Path(emb.provenance.file).parent / snap.CONFIG).read_text())
-    model, _opt = build(PRESETS[cfg["preset"]], cfg["vocab_size"], cfg["seed"])
+    model, _opt = build_model(PRESETS[cfg["preset"]], cfg["vocab_size"], cfg["seed"])
     return model.wte.detach().numpy().copy()
 
 
@@ -238,7 +238,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    model, opt = build(p, data.tokenizer.vocab_size, seed)
+    model, opt = build_model(p, data.tokenizer.vocab_size, seed)
     cfg = model.cfg
     snap.write_json(folder / snap.CONFIG, {**cfg.to_json(), "preset": p.name, "seed": seed})
     snap.write_segments(folder, data.segments, " ".join(HARRIS_RULE.split()))
@@ -288,7 +288,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
                       np.flatnonzero(~seen).tolist(), cancelled, data.segments)
 
 
-def result_json(r: GrowResult) -> dict:
+def grow_json(r: GrowResult) -> dict:
     """What ``python -m andrea_viz grow --json`` prints."""
     return {"preset": r.preset, "vocab_size": r.config["vocab_size"], "d_model": r.config["d_model"],
             "context": r.config["context"], "layers": r.config["layers"],
@@ -298,10 +298,8 @@ def result_json(r: GrowResult) -> dict:
 
 
 def _total(cfg: dict) -> int:
-    from ..family import count_params
-
     return count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
 
 
-__all__ = ["DEFAULT_PRESET", "PRESETS", "GrowResult", "Preset", "asdict", "corpus_text", "result_json",
+__all__ = ["DEFAULT_PRESET", "PRESETS", "GrowResult", "Preset", "asdict", "corpus_text", "grow_json",
            "snapshot_steps", "train"]

@@ -7,6 +7,9 @@ import plotly.graph_objects as go
 
 from ..i18n import _
 from .style import BLUE, GREY, ORANGE, RED, layout
+from ..anatomy.dims import stats_of
+from ..anatomy.report import undertrained_of as compute
+from .lookup import overview_of
 
 
 def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | None, marked_label: str,
@@ -27,9 +30,7 @@ def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | 
     return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
 
 
-def undertrained_of(emb, reference_text: str | None) -> go.Figure:
-    from ..anatomy.report import undertrained_of as compute
-
+def undertrained_figure(emb, reference_text: str | None) -> go.Figure:
     u = compute(emb, reference_text)
     r = u.ranked
     if u.truth is not None:
@@ -52,8 +53,6 @@ def dimension_parts(contribution: np.ndarray, top: tuple[int, ...], title: str) 
 
 
 def dimension_parts_of(emb, remove: int) -> go.Figure:
-    from ..anatomy.dims import stats_of
-
     st = stats_of(emb)
     return dimension_parts(st.contribution, st.top(remove),
                            _("Each dimension's part of the average cosine {c:+.4f} (the top {k} in red)",
@@ -65,10 +64,6 @@ def dimension_parts_of(emb, remove: int) -> go.Figure:
 def marked_overview_of(emb, reference_text: str | None, remove: int) -> go.Figure:
     """The Lookup page's overview of the whole table, with the rows at or above the threshold marked in a strip at
     its left and the top ``remove`` dimensions of the average cosine marked along its top."""
-    from ..anatomy.dims import stats_of
-    from ..anatomy.report import undertrained_of as compute
-    from .lookup import overview_of
-
     fig = go.Figure(overview_of(emb, 0))
     fig.layout.shapes, fig.layout.annotations = (), ()  # no looked-up row here
     flagged = compute(emb, reference_text).ranked.flagged

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..i18n import _
-from ..positions import position_cosines, position_path as path_coords, position_table_of, rope_rotate
+from ..positions import position_cosines, position_path, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
 
 ROW_DOMAINS = ([0.72, 1.0], [0.36, 0.64], [0.0, 0.28])  # three stacked panels, top to bottom
@@ -64,7 +64,7 @@ def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str) -> go.Figure:
     return fig
 
 
-def position_path(coords: np.ndarray, ratio: np.ndarray, title: str) -> go.Figure:
+def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> go.Figure:
     """Positions 0…T-1 through the first two principal components, joined in order."""
     t = np.arange(coords.shape[0])
     fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line={"color": "#bbbbbb", "width": 1},
@@ -77,7 +77,7 @@ def position_path(coords: np.ndarray, ratio: np.ndarray, title: str) -> go.Figur
                   y=_("PC2 ({r:.1%} of variance)", r=float(ratio[1])), height=430)
 
 
-def row_norms(learned: np.ndarray | None, sinus: np.ndarray) -> go.Figure:
+def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.Figure:
     fig = go.Figure()
     if learned is not None:
         fig.add_scatter(y=np.linalg.norm(learned, axis=1), mode="lines", name=_("learned"), line={"color": RED})
@@ -143,14 +143,14 @@ def cosines_of(emb, kind: str) -> go.Figure:
 
 
 def path_of(emb, kind: str) -> go.Figure:
-    coords, ratio = emb.memo(("position_path", kind), lambda: path_coords(emb, kind))
+    coords, ratio = emb.memo(("position_path", kind), lambda: position_path(emb, kind))
     T = coords.shape[0]
     name = _("learned") if kind == "learned" else _("sinusoidal")
-    return position_path(coords, ratio, _("Positions 0…{last:,} through PC1 and PC2 ({kind})", last=T - 1, kind=name))
+    return position_path_figure(coords, ratio, _("Positions 0…{last:,} through PC1 and PC2 ({kind})", last=T - 1, kind=name))
 
 
-def norms_of(emb) -> go.Figure:
-    return row_norms(emb.position_table, position_table_of(emb, "sinusoidal"))
+def position_norms_of(emb) -> go.Figure:
+    return position_norms_figure(emb.position_table, position_table_of(emb, "sinusoidal"))
 
 
 def rope_of(offset: int, theta: float) -> go.Figure:

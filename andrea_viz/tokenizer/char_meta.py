@@ -15,7 +15,7 @@ from ..safe_pickle import load_plain
 STAND_INS = {" ": "␠", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
 
-def shown(ch: str) -> str:
+def shown_char(ch: str) -> str:
     if ch in STAND_INS:
         return STAND_INS[ch]
     if len(ch) == 1 and (ord(ch) < 0x20 or ord(ch) == 0x7F):
@@ -37,12 +37,12 @@ class CharTokenizer:
         missing = sorted({c for c in text if c not in self.stoi})
         if missing:
             raise QueryError("“{text}” holds characters this vocabulary does not have: {chars}", text=text[:60],
-                             chars=" ".join(shown(c) for c in missing[:10]))
+                             chars=" ".join(shown_char(c) for c in missing[:10]))
         return [self.stoi[c] for c in text]
 
     def token(self, token_id: int) -> str:
         ch = self.itos.get(int(token_id))
-        return f"#{token_id}" if ch is None else shown(ch)
+        return f"#{token_id}" if ch is None else shown_char(ch)
 
     def lookup(self, word: str) -> list[int]:
         return self.encode(word.strip())

@@ -36,7 +36,7 @@ def _is_vocab_json(data) -> bool:
     return isinstance(data, dict) and bool(data) and all(isinstance(v, int) for v in data.values())
 
 
-def _read(p: Path) -> bytes:
+def _read_bytes(p: Path) -> bytes:
     if not p.is_file():
         raise CheckpointError("the tokenizer {path} is not a file", path=str(p))
     size = p.stat().st_size
@@ -133,7 +133,7 @@ def tokenizer_from_files(paths, vocab_size_: int):
     if len(paths) == 1:
         return tokenizer_from_file(paths[0], vocab_size_)
     if len(paths) == 2:
-        parsed = [(p, _json(_read(p))) for p in paths]
+        parsed = [(p, _json(_read_bytes(p))) for p in paths]
         vocab = [p for p, d in parsed if _is_vocab_json(d)]
         merges = [p for p, d in parsed if d is None]
         if len(vocab) == 1 and len(merges) == 1:
@@ -150,7 +150,7 @@ def tokenizer_from_file(path: str | Path, vocab_size_: int):
     must fit the table.
     """
     p = Path(path)
-    raw = _read(p)
+    raw = _read_bytes(p)
     data = _json(raw)
     for kind in TOKENIZER_KINDS:
         if kind.sniff(raw, data, p):

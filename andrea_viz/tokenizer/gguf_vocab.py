@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
+from .hf import HFTokenizer
 
 SPACE = "\u2581"  # ▁, SentencePiece's space
 UNKNOWN, CONTROL, BYTE = 2, 3, 6  # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
@@ -107,9 +108,7 @@ class SpmTokenizer(GgufVocab):
         return self.encode(word.strip())
 
 
-def _hf(tok, tokens: list[str], model: str, source: str):
-    from .hf import HFTokenizer
-
+def _hf_tokenizer(tok, tokens: list[str], model: str, source: str):
     t = HFTokenizer(source, tok, source)
     t.description = Msg("GGUF metadata of {name}: tokenizer.ggml.model = {model}, {n:,} tokens", name=source, model=model,
                         n=len(tokens))
@@ -134,7 +133,7 @@ def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
                               detail=(str(exc).splitlines() or [type(exc).__name__])[0][:200]) from exc
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    return _hf(tok, tokens, "gpt2", source)
+    return _hf_tokenizer(tok, tokens, "gpt2", source)
 
 
 def bert_wordpiece(tokens: list[str], unknown: str, source: str):
@@ -144,13 +143,13 @@ def bert_wordpiece(tokens: list[str], unknown: str, source: str):
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
-    return _hf(tok, tokens, "bert", source)
+    return _hf_tokenizer(tok, tokens, "bert", source)
 
 
 def tokenizer_from_gguf(meta: dict, source: str):
     """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
     CheckpointError saying why not."""
-    from ..checkpoints.gguf_file import field, string_list
+    from ..checkpoints.gguf_file import field, string_list  # here: gguf_file imports this module back (a cycle)
 
     model = field(meta, "tokenizer.ggml.model", str)
     tokens = string_list(meta, "tokenizer.ggml.tokens")

@@ -20,7 +20,7 @@ from ..llmc_format import HEADER_BYTES, HEADER_INTS, TOKENIZER_MAGIC
 VERSIONS = (1, 2)
 
 
-def shown(b: bytes) -> str:
+def shown_bytes(b: bytes) -> str:
     """A token's bytes as text: UTF-8 where they decode, ``\\xNN`` for the bytes that do not."""
     return b.decode("utf-8", errors="backslashreplace")
 
@@ -56,7 +56,7 @@ class LlmcTokenizer:
 
     def token(self, token_id: int) -> str:
         i = int(token_id)
-        return shown(self.tokens[i]) if 0 <= i < self.vocab_size else f"#{i}"
+        return shown_bytes(self.tokens[i]) if 0 <= i < self.vocab_size else f"#{i}"
 
     def lookup(self, word: str) -> list[int]:
         """The word's exact token, or its " word" form (GPT-2's tokens carry their leading space)."""

@@ -13,17 +13,18 @@ import time
 from statistics import median
 
 from ..registry import HOME, APP_ROOT, available_pages
+from ..projection import warm_umap
+from .fragments import TIMINGS
 
 MODELS = ("minilm-l6", "andrea-120m-init")
 TARGET_MS = 100
 FRAGMENT_TARGET_MS = 50
 
 
-def measure(page: str, model: str, repeats: int) -> tuple[float, float, dict[str, float]]:
+def measure_page(page: str, model: str, repeats: int) -> tuple[float, float, dict[str, float]]:
     """(first run seconds, median warm rerun seconds, fragment body seconds) of one page on one model."""
     from streamlit.testing.v1 import AppTest
 
-    from .fragments import TIMINGS
 
     at = AppTest.from_file(str(APP_ROOT / HOME), default_timeout=600)
     at.session_state["model"] = model
@@ -51,8 +52,6 @@ def run(repeats: int = 7, models: tuple[str, ...] = MODELS) -> list[dict]:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; streamlit {streamlit.__version__}; warm rerun = "
           f"median of {repeats} reruns after two runs; target {TARGET_MS} ms, fragment bodies {FRAGMENT_TARGET_MS} ms",
           flush=True)
-    from ..projection import warm_umap
-
     t = time.perf_counter()
     warm_umap(background=False)  # the Projection page starts it in the background; it would slow the pages after it
     print(f"UMAP's numba code compiled first, as the server does once: {time.perf_counter() - t:.1f} s", flush=True)
@@ -61,7 +60,7 @@ def run(repeats: int = 7, models: tuple[str, ...] = MODELS) -> list[dict]:
     for p in available_pages():
         cells, frags = [], {}
         for m in models:
-            first, warm, f = measure(p.path, m, repeats)
+            first, warm, f = measure_page(p.path, m, repeats)
             rows.append({"page": p.label, "model": m, "first_s": first, "warm_ms": warm * 1e3,
                          "fragments_ms": {k: v * 1e3 for k, v in f.items()}})
             cells.append(f"{warm * 1e3:>8.0f} ms (first {first:4.1f} s)")

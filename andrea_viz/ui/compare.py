@@ -40,7 +40,7 @@ def pick(side: str, default: str) -> Embeddings | None:
                 except CheckpointError:
                     uploads.discard([path.parent])
                     raise
-                uploads.keep(slot, [path.parent])
+                uploads.keep_upload(slot, [path.parent])
                 st.session_state[f"cmp:{side}:name"] = names
                 st.session_state[f"cmp:{side}:key"] = emb.key
             return uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))

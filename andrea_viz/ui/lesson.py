@@ -113,7 +113,7 @@ def sizing() -> None:
     exercise.sizing_exercise("lesson:exercise")
 
 
-def dot() -> None:
+def dot_product() -> None:
     theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
     p = plane_pair(1.0, 1.0, theta)
     c1, c2 = st.columns([1, 1])
@@ -259,7 +259,7 @@ def flow() -> None:
                      n=len(ids), ids=num(shapes.context), T=shapes.context, d=shapes.d_model))
 
 
-DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot, "attention": attention,
+DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "dot": dot_product, "attention": attention,
         "predict": predict,
         "positions": positions, "learned": learned, "where": where, "tied": tied, "flow": flow}
 

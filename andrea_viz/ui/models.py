@@ -25,6 +25,7 @@ from . import state
 from .cache import get_model
 from .nav import sidebar_menu
 from .uploads import user_models
+from .uploads import load_checkpoint
 
 
 def model_options() -> list[str]:
@@ -52,8 +53,6 @@ FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> its path relat
 def from_folder(rel: str) -> Embeddings:
     """A checkpoint picked from the checkpoint folder by its relative path (refused outside the folder);
     remembered so that its URL says where it came from."""
-    from .uploads import load_checkpoint
-
     path = inside(checkpoint_dir(), rel)
     emb = load_checkpoint(path, None, rel.rstrip("/"), confine=checkpoint_dir())
     st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel

@@ -23,9 +23,9 @@ def checkpoint_report(emb: Embeddings) -> None:
     st.dataframe([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles], hide_index=True,
                  width="stretch")
     if p.assumptions:
-        st.markdown(f"**{_('Assumed')}**\n" + "\n".join(f"- {tr(a, escape=md)}" for a in p.assumptions))
+        st.markdown("**" + _("Assumed") + "**\n" + "\n".join(f"- {tr(a, escape=md)}" for a in p.assumptions))
     if p.notes:
-        st.markdown(f"**{_('Noted')}**\n" + "\n".join(f"- {tr(n, escape=md)}" for n in p.notes))
+        st.markdown("**" + _("Noted") + "**\n" + "\n".join(f"- {tr(n, escape=md)}" for n in p.notes))
     with st.expander(_("Every tensor in the file ({n:,})", n=len(p.tensors))):
         st.dataframe([{_("tensor"): n, _("shape"): " × ".join(num(s) for s in shape) or _("scalar"), _("dtype"): dt}
                       for n, shape, dt in p.tensors], hide_index=True, width="stretch")

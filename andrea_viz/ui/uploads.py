@@ -32,7 +32,7 @@ SAFE_NAME = re.compile(r"[^\w.+-]")
 
 def spool(uploaded, folder: Path | None = None) -> Path:
     """Write an upload, chunk by chunk (no copy of the whole), to a file of its own name in a new folder of this
-    session's (or in ``folder``). Nothing it may replace is touched until ``keep`` says it was read."""
+    session's (or in ``folder``). Nothing it may replace is touched until ``keep_upload`` says it was read."""
     folder = folder or session_files.new_folder("upload_")
     name = SAFE_NAME.sub("_", Path(uploaded.name).name)[-120:] or "upload"
     path = folder / name
@@ -70,7 +70,7 @@ def spool_many(files: list) -> Path:
     return first
 
 
-def keep(slot: str, folders: list[Path]) -> None:
+def keep_upload(slot: str, folders: list[Path]) -> None:
     """The upload in ``folders`` was read: it takes ``slot``, and the one it replaces there is forgotten and deleted."""
     release(slot)
     st.session_state[f"_spooled:{slot}"] = [str(f) for f in folders]
@@ -162,7 +162,7 @@ def upload_form(result_key: str) -> None:
         discard(folders)  # what was loaded before stays, with its files
         st.session_state[UPLOAD_ERROR] = exc
     else:
-        keep("checkpoint", folders)
+        keep_upload("checkpoint", folders)
         st.session_state[result_key] = emb.key
     finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
         let_go("ckpt:file")

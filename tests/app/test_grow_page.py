@@ -3,6 +3,7 @@
 import numpy as np
 
 import andrea_viz
+from andrea_viz.geometry import neighbours
 
 from .conftest import button, figures, no_exception, open_page
 
@@ -42,7 +43,9 @@ def test_train_scrub_and_explore(app):
     at.select_slider[0].set_value(0).run()
     no_exception(at)
     assert metrics(at)["Unchanged token rows"] == f"{V:,} / {V:,}"
-    assert list(at.dataframe[-1].value["token"])  # cat's neighbours at step 0
+    step0 = andrea_viz.load(job.result.snapshots[0][1])
+    cat = [n.id for n in neighbours(step0, at.text_input[1].value, k=10)[1]]
+    assert list(at.dataframe[-1].value["id"]) == cat and len(cat) == 10  # the word's neighbours at step 0
     [b for b in at.button if b.label.startswith("Explore step 0")][0].click().run()
     no_exception(at)
     key = at.session_state["model"]

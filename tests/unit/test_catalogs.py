@@ -9,7 +9,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from andrea_viz import i18n
-from andrea_viz.catalogs import SAME_IN_EVERY_LANGUAGE, SAME_IN_LANGUAGE, extract, po_path, read
+from andrea_viz.catalogs import SAME_IN_EVERY_LANGUAGE, SAME_IN_LANGUAGE, extract, po_path, read_catalog
 from andrea_viz.i18n import LANGUAGES, Msg, format_number, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ def msgids() -> set[str]:
 @pytest.mark.parametrize("lang", OTHER)
 def test_each_catalogue_holds_exactly_the_msgids_of_the_code(lang, msgids):
     assert po_path(lang).is_file()
-    held = {m.id for m in read(lang) if m.id}
+    held = {m.id for m in read_catalog(lang) if m.id}
     assert sorted(msgids - held) == [], "new msgids: run python -m andrea_viz catalogs and translate them"
     assert sorted(held - msgids) == [], "msgids no longer used: run python -m andrea_viz catalogs"
 

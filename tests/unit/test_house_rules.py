@@ -83,3 +83,43 @@ def test_messages_are_msgids_with_parameters_not_formatted_strings():
             if isinstance(first, ast.JoinedStr) or not ok:
                 offenders.append(f"{p.relative_to(ROOT)}:{call.lineno}")
     assert offenders == []
+
+
+# Module-level functions that several modules define on purpose, one protocol each: a checkpoint reader
+# module offers looks_like(path) and read(path, found); a bench module offers run(...).
+PROTOCOL_FUNCTIONS = {"looks_like", "read", "run"}
+
+
+def test_no_two_library_functions_share_a_name():
+    where: dict[str, list[str]] = {}
+    for p in sorted((ROOT / "andrea_viz").rglob("*.py")):
+        for node in ast.parse(p.read_text()).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                where.setdefault(node.name, []).append(str(p.relative_to(ROOT)))
+    shared = {name: files for name, files in where.items() if len(files) > 1 and name not in PROTOCOL_FUNCTIONS}
+    assert shared == {}
+
+
+MAX_INNER_IMPORTS = 10
+
+
+def _inner_project_imports(path: Path):
+    """Imports of the project's own modules written inside a function, as (line number, source line)."""
+    text = path.read_text()
+    lines = text.splitlines()
+    for f in ast.walk(ast.parse(text)):
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(f):
+                own = (isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("andrea_viz"))
+                       or isinstance(node, ast.Import) and any(a.name.startswith("andrea_viz") for a in node.names))
+                if own:
+                    yield node.lineno, lines[node.lineno - 1]
+
+
+def test_few_imports_of_the_project_inside_functions_each_saying_why():
+    """They hide real edges between modules: at most MAX_INNER_IMPORTS, each with a comment on why (a cycle, a
+    heavy third-party import behind it). Heavy third-party imports themselves (torch, streamlit, …) may stay."""
+    found = {f"{p.relative_to(ROOT)}:{n}": line for p in sorted((ROOT / "andrea_viz").rglob("*.py"))
+             for n, line in set(_inner_project_imports(p))}
+    assert len(found) <= MAX_INNER_IMPORTS, sorted(found)
+    assert [where for where, line in found.items() if "#" not in line] == []

@@ -50,14 +50,16 @@ def test_meta_pkl_is_found_where_sample_py_looks_and_characters_show_as_themselv
 def test_meta_pkl_beside_the_checkpoint_and_in_the_working_directory(tmp_path):
     ckpt = char_run(tmp_path / "a")
     (tmp_path / "a" / "data" / "shakespeare_char" / "meta.pkl").rename(ckpt.parent / "meta.pkl")
-    assert andrea_viz.load(ckpt).tokenizer.lookup("a")  # beside it
+    beside = pickle.loads((ckpt.parent / "meta.pkl").read_bytes())
+    assert andrea_viz.load(ckpt).tokenizer.lookup("a") == [beside["stoi"]["a"]]  # beside it
     ckpt2 = char_run(tmp_path / "b")
     work = tmp_path / "work"
     (work / "data" / "shakespeare_char").mkdir(parents=True)
     (tmp_path / "b" / "data" / "shakespeare_char" / "meta.pkl").rename(work / "data" / "shakespeare_char" / "meta.pkl")
     r = run("neighbors", ckpt2, "e", "-k", "3", "--json", cwd=work)  # found under the working directory
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["query_ids"]
+    there = pickle.loads((work / "data" / "shakespeare_char" / "meta.pkl").read_bytes())
+    assert json.loads(r.stdout)["query_ids"] == [there["stoi"]["e"]]
 
 
 class Evil:
@@ -163,6 +165,15 @@ def test_drift_of_a_table_against_itself_and_a_rotated_copy(minilm):
     assert r.max_drift < 1e-4 and r.mean_overlap == 1.0
     np.testing.assert_allclose(r.rotation, q, atol=1e-3)
     assert drift(t, rotated, align="none").median_drift > 0.5  # without alignment the rotation looks like change
+
+
+def test_most_and_least_moved_put_rows_that_are_not_finite_apart():
+    from andrea_viz.compare import Drift
+
+    r = Drift(np.array([0.5, np.nan, 0.1, 0.5, 0.0, 0.9]), np.full(6, np.nan), np.arange(0), "none", 1, None, 0.0)
+    assert r.most_moved(4).tolist() == [5, 0, 3, 2]  # ties in id order
+    assert r.most_moved(6).tolist()[-1] == 1  # the row that is not finite last
+    assert r.least_moved(3).tolist() == [4, 2, 3] and 1 not in r.least_moved(6).tolist()
 
 
 def test_drift_between_real_snapshots_is_larger_for_frequent_tokens_than_never_seen_ones(tmp_path):
