@@ -12,7 +12,8 @@ import numpy as np
 
 from .builtin import MICRO, MICRO_START
 from .errors import QueryError
-from .family import CONTEXT, FAMILY
+from .compare import unchanged_rows
+from .family import CONTEXT, FAMILY, LAYER_ORDER, count_shape
 from .i18n import Msg, N_
 
 SHAPES = "andrea-120m-init"  # sizes and shapes: ANDREA-120M itself, at step 0
@@ -107,8 +108,6 @@ def nominal_gap(size: str = "ANDREA-120M") -> dict[str, float]:
     """The nominal size split as the layout counts it: embeddings, the untied output table, the blocks,
     and the part of the name that is no parameter at all. The four shares of the nominal add up to 1."""
     s = FAMILY[size]
-    from .family import count_shape
-
     pc = count_shape(s)
     return {"embeddings": pc.embeddings / s.nominal, "output": pc.output / s.nominal, "blocks": pc.blocks / s.nominal,
             "none": 1 - pc.total / s.nominal, "computed": pc.total, "nominal": s.nominal}
@@ -128,8 +127,6 @@ def x_matrix(emb, ids) -> np.ndarray:
 def block_weights(emb, layer: int = 0) -> dict[str, np.ndarray]:
     """One layer's six matrices (torch's (out, in) layout) from an ANDREA .bin in microGPT's layout:
     wte, wpe, lm_head, then per layer attn_wq, attn_wk, attn_wv, attn_wo, mlp_fc1, mlp_fc2."""
-    from .family import LAYER_ORDER
-
     path = Path(emb.provenance.file or "")
     V, d, T, L = emb.vocab_size, emb.d_model, emb.context or 0, emb.card.get("layers")
     if not path.is_file() or L is None or emb.output_table is None:
@@ -160,7 +157,7 @@ class AttentionPreview:
     weights: np.ndarray  # (T, T): softmax over the allowed scores, each row sums to 1
 
 
-def rms_norm(x: np.ndarray) -> np.ndarray:
+def rms_normalised(x: np.ndarray) -> np.ndarray:
     """ANDREA's RMSNorm without weights, as in andrea_viz.grow.model."""
     return x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6)
 
@@ -172,7 +169,7 @@ def attention_preview(emb, ids, head: int = 0) -> AttentionPreview:
     if heads < 1 or emb.d_model % heads or not 0 <= head < heads:
         raise QueryError("{name} has no head {head}", name=emb.name, head=head)
     w = block_weights(emb, 0)
-    h = rms_norm(x_matrix(emb, ids).astype(np.float64))
+    h = rms_normalised(x_matrix(emb, ids).astype(np.float64))
     dh = emb.d_model // heads
     cols = slice(head * dh, (head + 1) * dh)
     q, k = (h @ w["attn_wq"].T.astype(np.float64))[:, cols], (h @ w["attn_wk"].T.astype(np.float64))[:, cols]
@@ -197,7 +194,6 @@ def row_updates(start, final) -> RowUpdates:
     """Compare a run's step-0 table with its final one, and with the ids its manifest says never appeared."""
     import json
 
-    from .compare import unchanged_rows
 
     unmoved = unchanged_rows(start.token_table, final.token_table)
     manifest = Path(final.provenance.file or "").parent / "run.json"

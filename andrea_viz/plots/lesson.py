@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _
+from ..lesson import attention_preview, x_matrix
 from ..safe_text import plot
 from .style import DIVERGING, layout
 
@@ -27,8 +28,6 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
 
 def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330) -> go.Figure:
     """x, (T, d): one row per position, token row + position row; the row at t outlined."""
-    from ..lesson import x_matrix
-
     x = x_matrix(emb, ids)
     labels = [f"{k}: {plot(emb.token(i))}" for k, i in enumerate(ids)]
     lim = float(np.percentile(np.abs(x), 99.5)) or 1.0
@@ -45,8 +44,6 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
 
 def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.Figure:
     """Three small heatmaps: q·k/√d_head, the causal mask, and the softmax of the allowed scores."""
-    from ..lesson import attention_preview
-
     a = attention_preview(emb, ids, head)
     labels = [f"{k}: {plot(emb.token(i))}" for k, i in enumerate(ids)]
     lim = float(np.abs(a.scores).max()) or 1.0

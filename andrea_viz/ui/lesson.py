@@ -8,8 +8,9 @@ import streamlit as st
 from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
 from ..geometry import cosine, jaccard, neighbours, resolve
-from ..i18n import _, num, tex, tr
-from ..lesson import EXAMPLE_IDS, LARGE, SENTENCE, SHAPES, SOURCE_TYING, START, TRAINED, nominal_gap, row_updates
+from ..handout import handout_html
+from ..i18n import _, language, num, set_language, tex, tr
+from ..lesson import EXAMPLE_IDS, LARGE, SENTENCE, SHAPES, SOURCE_TYING, START, STEPS, TRAINED, nominal_gap, params, row_updates
 from ..lookup import one_hot_product
 from ..plots import lesson as lesson_plots
 from ..plots import lookup as lookup_plots
@@ -303,10 +304,6 @@ def keyboard() -> None:
 def handout(lang: str) -> str:
     """The one-page handout in the reader's language: every step's claim and the lesson's figures. Made when
     the button is clicked, outside the page's run, so the language is set here again."""
-    from ..handout import handout_html
-    from ..i18n import language, set_language
-    from ..lesson import STEPS, params
-
     set_language(lang)
 
     micro, shapes = get_model(TRAINED), get_model(SHAPES)
@@ -320,8 +317,6 @@ def handout(lang: str) -> str:
 
 
 def handout_download() -> None:
-    from ..i18n import language
-
     lang = language()
     st.download_button(_("Handout"), data=lambda: handout(lang), file_name="andrea-embeddings-handout.html",
                        mime="text/html", key="lesson:handout", on_click="ignore",

@@ -56,11 +56,11 @@ def test_the_weights_read_are_the_models_own(micro):
     import torch
     import torch.nn.functional as F
 
-    from andrea_viz.lesson import rms_norm
+    from andrea_viz.lesson import rms_normalised
 
     ids = micro.tokenizer.encode(SENTENCE)
     w = block_weights(micro, 0)
-    h = torch.from_numpy(rms_norm(x_matrix(micro, ids).astype(np.float64)))
+    h = torch.from_numpy(rms_normalised(x_matrix(micro, ids).astype(np.float64)))
     q, k, v = (h @ torch.from_numpy(w[n].astype(np.float64)).T for n in ("attn_wq", "attn_wk", "attn_wv"))
     T, dh = len(ids), micro.d_model // 4
     split = [t.view(1, T, 4, dh).transpose(1, 2) for t in (q, k, v)]
