@@ -1,0 +1,54 @@
+"""One server for a class: three learners press Train on a server that trains two at a time (the third waits its
+turn and then trains), another learner's page renders meanwhile, and a dozen learners open four pages at once."""
+
+from __future__ import annotations
+
+import time
+
+from .conftest import exceptions, open_page, serve, wait_idle
+
+RENDER_LIMIT_S = 5.0  # another learner's page while the pool is full
+
+
+def press_train(page, url: str, steps: int) -> None:
+    open_page(page, f"{url}/Grow")
+    box = page.get_by_role("spinbutton", name="Steps")
+    box.fill(str(steps))
+    box.press("Tab")
+    page.get_by_role("button", name="Train").click()
+
+
+def test_three_press_train_the_third_waits_its_turn_then_trains(browser):
+    with serve({"ANDREA_VIZ_MAX_TRAININGS": "2"}) as (url, _pid):
+        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
+        first, second, third, other = (c.new_page() for c in contexts)
+        try:
+            open_page(other, url)  # the other learner's session and the default model are ready
+            for page in (first, second):  # long runs, so both are still training when the third presses Train
+                press_train(page, url, 20_000)
+                page.locator("[data-testid='stProgress']").wait_for(timeout=60_000)
+            press_train(third, url, 60)
+            third.get_by_text("1 ahead of you").wait_for(timeout=60_000)
+            assert third.locator("[data-testid='stProgress']").count() == 0  # waiting, not training
+            third.get_by_role("button", name="Leave the queue").wait_for(timeout=30_000)
+
+            t = time.perf_counter()  # while both slots train: another learner's page still renders
+            open_page(other, f"{url}/Neighbours?word=cat")
+            other.locator("[data-testid='stDataFrame']").first.wait_for(timeout=60_000)
+            render = time.perf_counter() - t
+            print(f"\nNeighbours rendered in {render:.1f} s while two trainings ran")
+            assert render <= RENDER_LIMIT_S
+            assert exceptions(other) == []
+
+            first.get_by_role("button", name="Cancel").click()  # a slot frees, and the third's turn comes
+            third.locator("[data-testid='stSlider']", has_text="Training step").wait_for(timeout=180_000)
+            wait_idle(third)
+            step = third.locator("[data-testid='stMetric']", has_text="Step").first
+            assert step.locator("[data-testid='stMetricValue']").inner_text() == "60"
+            second.get_by_role("button", name="Cancel").click()
+            second.get_by_text("Training stopped at step").wait_for(timeout=60_000)
+            for page in (first, second, third, other):
+                assert exceptions(page) == []
+        finally:
+            for c in contexts:
+                c.close()
