@@ -200,10 +200,10 @@ def class_env() -> dict[str, str]:
 def run(ns: list[int]) -> list[ClassResult]:
     print(f"bench-class: {platform.machine()}, {os.cpu_count()} cores, pages "
           f"{', '.join(p or 'Home' for p, _t, _m in PAGES)}; server.disconnectedSessionTTL = {SESSION_TTL_S} s; "
-          f"a fresh server per class, warmed by one learner first")
+          f"a fresh server per class, warmed by one learner first; load average {os.getloadavg()[0]:.1f} at the start")
     print("| learners | pages | p50 page | p95 page | slowest | exceptions | not rendered | server before | peak | "
-          f"per idle session | {SETTLE_S} s after |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          f"per idle session | {SETTLE_S} s after | load average after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     results = []
     for n in ns:
         with serve(class_env()) as (url, pid):
@@ -212,7 +212,7 @@ def run(ns: list[int]) -> list[ClassResult]:
         print(f"| {n} | {len(r.times)} | {r.percentile(0.5):.1f} s | {r.percentile(0.95):.1f} s | {max(r.times):.1f} s | "
               f"{r.exceptions} | {len(r.missing)} | {r.base / MB:,.0f} MB | {r.peak / MB:,.0f} MB "
               f"(+{(r.peak - r.base) / MB:,.0f}) | {r.per_idle_session / MB:.1f} MB | {r.after / MB:,.0f} MB "
-              f"(+{(r.after - r.base) / MB:,.0f}) |", flush=True)
+              f"(+{(r.after - r.base) / MB:,.0f}) | {os.getloadavg()[0]:.1f} |", flush=True)
     print("\nmedian per page: " + "; ".join(
         f"{r.n} learners: " + ", ".join(f"{p} {median(t):.1f} s" for p, t in r.by_page.items()) for r in results))
     return results
@@ -251,7 +251,7 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
             await page.wait_for_selector(IDLE)
 
         async def train(page, t0: float) -> str:
-            """'12.3 s' when it ended within the window, else how far it got ('step 55', 'queued')."""
+            """'12.3 s' when it ended within the window, else how far it got ('step 55', 'preparing' the corpus, 'queued')."""
             await page.get_by_role("button", name="Train").click()
             try:
                 await page.locator("[data-testid='stSlider']", has_text="Training step").wait_for(
@@ -261,7 +261,7 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
                 bar = page.locator("[data-testid='stProgress']")
                 if await bar.count():
                     text = await bar.first.inner_text()
-                    return "step " + (text.split("step ")[-1].split(" of")[0] if "step " in text else "0")
+                    return ("step " + text.split("step ")[-1].split(" of")[0]) if "step " in text else "preparing"
                 return "queued"
 
         t0 = time.perf_counter()
@@ -287,12 +287,13 @@ def run_trainings(steps: int = 600, looks: int = 3, window_s: float = 75) -> dic
           f"({steps} steps of the micro preset) at once and watch, while a fourth opens Neighbours {looks} times; each "
           f"training: seconds from the three clicks until its snapshots are on its page, or where it stood after "
           f"{window_s:.0f} s")
-    print(f"| settings | the three trainings (within {window_s:.0f} s) | Neighbours while they train (each, s) |")
-    print("|---|---|---|")
+    print(f"| settings | the three trainings (within {window_s:.0f} s) | Neighbours while they train (each, s) | "
+          "load average after |")
+    print("|---|---|---|---|")
     out = {}
     for name, env in SETTINGS.items():
         with serve(env) as (url, _pid):
             r = asyncio.run(_trainings(url, steps, looks, window_s))
         out[name] = r
-        print(f"| {name} | {', '.join(r['runs'])} | {', '.join(r['renders'])} |", flush=True)
+        print(f"| {name} | {', '.join(r['runs'])} | {', '.join(r['renders'])} | {os.getloadavg()[0]:.1f} |", flush=True)
     return out
