@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .anatomy.commands import add_parsers as add_anatomy
+from .bench import classroom
 from .bench import drift as bench_drift
 from .bench import forward as bench_forward
 from .bench import geometry as bench_geometry
@@ -283,6 +284,16 @@ def _cmd_bench_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_class(args: argparse.Namespace) -> int:
+    if args.trainings:
+        classroom.run_trainings(steps=args.steps)
+        return 0
+    if not args.n or min(args.n) < 1:
+        raise QueryError("give one or more class sizes of at least 1 learner, e.g. bench-class 5 10 20 30")
+    classroom.run(args.n)
+    return 0
+
+
 def _cmd_bench_load(args: argparse.Namespace) -> int:
     bench_load.run(repeats=args.repeats, folder=args.folder)
     return 0
@@ -413,6 +424,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-d", type=int, default=4096, help="its width (default 4,096)")
     p.add_argument("--folder", help="where to write it (default: the temporary folder)")
     p.set_defaults(func=_cmd_bench_memory)
+
+    p = sub.add_parser("bench-class", help="N learners in one Chromium on one server: p50/p95 page times, peak memory")
+    p.add_argument("n", type=int, nargs="*", help="class sizes, each on a fresh server (e.g. 5 10 20 30)")
+    p.add_argument("--trainings", action="store_true",
+                   help="instead: three watched trainings, the settings before issue 22 against today's")
+    p.add_argument("--steps", type=int, default=600, help="steps of each training with --trainings (default 600)")
+    p.set_defaults(func=_cmd_bench_class)
 
     p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")
     p.add_argument("--repeats", type=int, default=3)

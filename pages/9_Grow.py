@@ -41,8 +41,12 @@ if submitted:
         ui.grow.start(preset=preset, corpus=corpus, steps=int(steps), seed=int(seed))
 
 job = ui.grow.job()
-if job is not None and job.running:
+if job is not None and job.waiting:
+    ui.grow.queue_place()
+elif job is not None and job.running:
     ui.grow.live_progress()
+elif job is not None and job.left:
+    st.info(_("You left the queue; press Train to queue again."))
 elif job is not None:
     if job.error is not None:
         ui.show_error(job.error)

@@ -1,18 +1,21 @@
 """The Grow page's session side: one training job and one run folder per session, the live progress,
 and Explore (a copy of the chosen snapshot that stays until another is explored).
 
-Folders are the session's own (``session_files``): removed when a new run replaces them, and when the session
+Trainings run in the server's pool (``grow.pool.shared()``): a press of Train may wait in its queue, and the page
+shows how many are ahead. Folders are the session's own (``session_files``): removed when a new run replaces them, and when the session
 ends, after its running training is cancelled.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import streamlit as st
 
 from ..checkpoints import load_path
 from ..errors import CheckpointError
+from ..grow import pool
 from ..grow.job import GrowJob
 from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
 from ..i18n import _
@@ -24,7 +27,10 @@ from .fragments import fragment
 from .uploads import user_models
 
 JOB, RUN, EXPLORED, TIMELINE = "grow:job", "grow:run", "grow:explored", "grow:timeline"
-POLL_SECONDS = 2.0  # the live progress panel's refresh: each refresh is a script run, in every watching tab
+# the live progress panel's refresh: each refresh is a script run, in every watching tab
+POLL_SECONDS = float(os.environ.get("ANDREA_VIZ_POLL_SECONDS", "2"))
+# a training that waits longer than this in the queue says so (and can always be left)
+QUEUE_LIMIT_SECONDS = float(os.environ.get("ANDREA_VIZ_QUEUE_LIMIT_SECONDS", "300"))
 
 
 class SessionFolder:
@@ -42,16 +48,17 @@ def job() -> GrowJob | None:
 
 
 def start(**kwargs) -> GrowJob:
-    """Stop this session's running job, drop its folder, and start a new run in a new folder."""
+    """Stop this session's job (running or queued), drop its folder, and queue a new run in a new folder in the
+    server's pool (it starts at once when a slot is free)."""
     old = job()
-    if old is not None and old.running:
+    if old is not None and old.active:
         old.cancel()
         old.wait(30)
     if RUN in st.session_state:
         st.session_state.pop(RUN).remove()
     folder = SessionFolder("andrea_grow_")
     st.session_state[RUN] = folder
-    st.session_state[JOB] = j = GrowJob(folder.path / "run", **kwargs).start()
+    st.session_state[JOB] = j = pool.shared().submit(GrowJob(folder.path / "run", **kwargs))
     session_files.at_session_end(j.cancel)
     return j
 
@@ -91,6 +98,24 @@ def live_progress() -> None:
         st.plotly_chart(plots.loss_curve(p.losses, p.steps), key="grow:live-loss")
     st.button(_("Cancel"), on_click=j.cancel, key="grow:cancel",
               help=_("Stops after the current step; the snapshots written so far are kept and open."))
+
+
+@fragment(run_every=POLL_SECONDS)
+def queue_place() -> None:
+    """While the job waits in the server's queue: how many are ahead, a word when it waits too long, and Leave."""
+    j = job()
+    if j is None or not j.waiting:
+        st.rerun()
+    shared = j.pool or pool.shared()
+    st.info(_("In the queue: {n:,} ahead of you. This server trains {size:,} models at a time; yours starts by "
+              "itself when its turn comes.", n=shared.ahead(j) or 1, size=shared.size), icon="⏳")
+    waited = j.waited()
+    if waited > QUEUE_LIMIT_SECONDS:
+        st.warning(_("You have waited {minutes:.1f} min, longer than the {limit:.1f} min a turn should take: the "
+                     "server is busy with other trainings. Leave the queue and try again later, or keep waiting.",
+                     minutes=waited / 60, limit=QUEUE_LIMIT_SECONDS / 60), icon="⌛")
+    st.button(_("Leave the queue"), on_click=j.cancel, key="grow:leave",
+              help=_("Takes your training out of the queue; nothing is trained or written."))
 
 
 def explore_step(step: int) -> None:

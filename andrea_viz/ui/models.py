@@ -21,7 +21,7 @@ from ..model import Embeddings
 from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
-from . import state
+from . import session_files, state
 from .cache import get_model
 from .nav import sidebar_menu
 from .uploads import user_models
@@ -133,6 +133,7 @@ def page_setup(page_file: str) -> Embeddings:
     info = page_of(page_file)
     i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
+    session_files.keep_sweeping()
     sidebar_menu()
     model_picker()
     language_picker()

@@ -10,6 +10,8 @@ id>/``; folders left by a server that is no longer running are removed when the 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shutil
 import tempfile
@@ -30,6 +32,12 @@ _lock = threading.Lock()
 def session_id() -> str:
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else "no-session"
+
+
+def keep_sweeping() -> None:
+    """Start the server's sweeper if it is not running yet (every page calls this: ended sessions are let go of
+    whether or not they had folders)."""
+    _sweeper()
 
 
 def new_folder(prefix: str) -> Path:
@@ -90,6 +98,23 @@ def sweep(knows: Callable[[str], bool] = _server_knows, base: Path = BASE, pid: 
     return removed
 
 
+def forget_expired() -> int:
+    """Drop the sessions whose reconnect time (``server.disconnectedSessionTTL``) has passed. Streamlit's store of
+    disconnected sessions only lets go of an expired one when it is next written to, so after a class has left, its
+    sessions' state would stay in memory until the next learner arrives. Returns how many were dropped."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return 0
+    manager = getattr(Runtime.instance(), "_session_mgr", None)
+    cache = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+    expire = getattr(cache, "expire", None)
+    if expire is None:
+        return 0
+    with getattr(manager, "_storage_lock", None) or contextlib.nullcontext():
+        return len(expire())
+
+
 def _running(pid: str) -> bool:
     if not pid.isdigit():
         return False
@@ -107,9 +132,11 @@ def _sweeper() -> threading.Thread:
     def loop() -> None:
         while True:
             try:
-                sweep()
+                ended = sweep()
             except OSError:
-                pass
+                ended = []
+            if forget_expired() or ended:
+                gc.collect()  # a session's objects hold cycles; with postScriptGC off nothing else collects them soon
             time.sleep(SWEEP_SECONDS)
 
     thread = threading.Thread(target=loop, name="andrea-viz-session-sweeper", daemon=True)

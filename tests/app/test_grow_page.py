@@ -73,3 +73,47 @@ def test_a_binary_upload_is_a_sentence_and_nothing_starts(app):
     no_exception(at)
     assert any("binary" in e.value for e in at.error)
     assert "grow:job" not in at.session_state
+
+
+def test_a_full_pool_queues_the_training_says_a_long_wait_and_lets_it_leave(app, monkeypatch):
+    import threading
+
+    from andrea_viz.grow import pool
+    from andrea_viz.grow.job import GrowJob
+    from andrea_viz.ui import grow
+
+    class Held(GrowJob):  # another learner's training, holding the pool's only slot until released
+        release = threading.Event()
+
+        def _work(self):
+            self.release.wait(120)
+
+    monkeypatch.setattr(pool, "_shared", pool.TrainingPool(size=1, threads=1))
+    other = pool.shared().submit(Held("/nonexistent"))
+    try:
+        at = open_page(app("minilm-l6"), "9_Grow.py")
+        at.number_input[0].set_value(20)
+        button(at, "Train").click().run()
+        no_exception(at)
+        job = at.session_state["grow:job"]
+        assert job.waiting and any("1 ahead of you" in i.value for i in at.info)
+        assert not at.warning
+        monkeypatch.setattr(grow, "QUEUE_LIMIT_SECONDS", 0.0)  # as if it had waited past the limit
+        at.run()
+        assert any("longer than" in w.value for w in at.warning)
+        button(at, "Leave the queue").click().run()
+        no_exception(at)
+        assert job.left and not job.active and pool.shared().waiting == 0
+        assert any("You left the queue" in i.value for i in at.info)
+        monkeypatch.setattr(grow, "QUEUE_LIMIT_SECONDS", 300.0)
+        button(at, "Train").click().run()  # queued again, then it trains once the other one ends
+        job = at.session_state["grow:job"]
+        assert job.waiting
+        Held.release.set()
+        assert job.wait(180) and job.result.steps_done == 20
+        at.run()
+        no_exception(at)
+        assert metrics(at)["Step"] == "20"
+    finally:
+        Held.release.set()
+        other.wait(10)

@@ -14,15 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from andrea_viz.bench.classroom import CHROMIUM_FLAGS  # noqa: F401 (the one list of flags; tests import it from here)
 from andrea_viz.ui.state import MODEL_WIDGET
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 LOGS = ROOT / "artifacts" / "logs"
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-]
 
 
 def _free_port() -> int:

@@ -196,3 +196,28 @@ def test_a_pytorch_archive_with_compressed_members_is_refused_unread(tmp_path):
             zo.writestr(info.filename, zi.read(info))
     with pytest.raises(CheckpointError, match="compressed members"):
         load_path(tmp_path / "c.pt")
+
+
+def test_expired_disconnected_sessions_are_let_go_of(monkeypatch):
+    """Streamlit's store of disconnected sessions keeps an expired one until it is next written to: the sweeper drops
+    them (here a MemorySessionStorage with a clock we move)."""
+    import threading
+    from types import SimpleNamespace
+
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+
+    from andrea_viz.ui import session_files
+
+    now = [0.0]
+    storage = MemorySessionStorage(ttl_seconds=20)
+    storage._cache._timer = lambda: now[0]
+    for sid in ("a", "b"):
+        storage.save(SimpleNamespace(session=SimpleNamespace(id=sid)))
+    manager = SimpleNamespace(_session_storage=storage, _storage_lock=threading.Lock())
+    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: True))
+    monkeypatch.setattr(Runtime, "instance", staticmethod(lambda: SimpleNamespace(_session_mgr=manager)))
+    assert session_files.forget_expired() == 0
+    now[0] = 21.0
+    assert session_files.forget_expired() == 2
+    assert session_files.forget_expired() == 0

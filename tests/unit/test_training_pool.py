@@ -1,0 +1,124 @@
+"""The server's training pool: a few jobs at a time, the others queued in order, Cancel frees a slot or leaves the
+queue, and a running job's torch threads and CPU priority are limited."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from andrea_viz.grow import pool
+from andrea_viz.grow.job import GrowJob
+from andrea_viz.grow.pool import TrainingPool
+
+
+class Held(GrowJob):
+    """A job that 'trains' until released or stopped, and records the limits it ran under."""
+
+    def __init__(self, name: str):
+        super().__init__(f"/nonexistent/{name}")
+        self.name = name
+        self.release = threading.Event()
+        self.seen: dict = {}
+
+    def _work(self):
+        import torch
+
+        self.seen = {"threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}
+        while not (self.release.is_set() or self._stop.is_set()):
+            time.sleep(0.01)
+
+
+def until(cond, timeout=10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture
+def jobs():
+    made: list[Held] = []
+
+    def make(n):
+        new = [Held(f"j{len(made) + i}") for i in range(n)]
+        made.extend(new)
+        return new
+
+    yield make
+    for j in made:
+        j.cancel()
+        j.release.set()
+    for j in made:
+        j.wait(10)
+
+
+def test_two_run_and_the_others_wait_in_order_and_start_in_turn(jobs):
+    p = TrainingPool(size=2, threads=1)
+    a, b, c, d = jobs(4)
+    for j in (a, b, c, d):
+        p.submit(j)
+    assert until(lambda: a.running and b.running)
+    assert c.waiting and d.waiting and not c.running
+    assert (p.ahead(a), p.ahead(c), p.ahead(d)) == (None, 1, 2)  # trainings to end before each starts
+    assert (p.running, p.waiting) == (2, 2)
+    a.release.set()
+    assert until(lambda: c.running)  # the first in the queue takes the freed slot
+    assert d.waiting and p.ahead(d) == 1 and b.running
+    assert a.wait(5) and a.result is None and not a.left
+
+
+def test_cancel_frees_a_slot_and_a_queued_cancel_leaves_the_queue(jobs):
+    p = TrainingPool(size=1, threads=1)
+    a, b, c = jobs(3)
+    for j in (a, b, c):
+        p.submit(j)
+    assert until(lambda: a.running)
+    b.cancel()  # b leaves the queue: it never runs, and c moves up
+    assert b.wait(1) and b.left and b.started_at is None and not b.active
+    assert p.ahead(c) == 1
+    a.cancel()  # a stops at its next step and its slot goes to c
+    assert until(lambda: c.running) and a.wait(5) and not a.left
+    assert b.started_at is None and p.ahead(b) is None
+
+
+def test_a_running_job_has_its_pools_threads_and_a_lower_priority(jobs):
+    (a,) = jobs(1)
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    TrainingPool(size=2, threads=1, nice=5).submit(a)
+    assert until(lambda: a.seen)
+    assert a.seen["threads"] == 1
+    assert a.seen["nice"] == min(19, before + 5)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before  # the caller's own thread is untouched
+
+
+def test_a_waiting_job_says_how_long_it_has_waited(jobs):
+    p = TrainingPool(size=1, threads=1)
+    a, b = jobs(2)
+    p.submit(a)
+    p.submit(b)
+    time.sleep(0.2)
+    assert b.waiting and b.waited() >= 0.2
+    a.release.set()
+    assert until(lambda: b.running)
+    w = b.waited()
+    time.sleep(0.1)
+    assert b.waited() == w  # the wait stops counting once it runs
+
+
+def test_the_pool_size_and_threads_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ANDREA_VIZ_MAX_TRAININGS", "3")
+    monkeypatch.setenv("ANDREA_VIZ_TRAINING_THREADS", "2")
+    p = TrainingPool()
+    assert (p.size, p.threads) == (3, 2)
+    monkeypatch.setenv("ANDREA_VIZ_MAX_TRAININGS", "two")
+    monkeypatch.delenv("ANDREA_VIZ_TRAINING_THREADS")
+    p = TrainingPool()
+    assert p.size == 2 and p.threads == max(1, ((os.cpu_count() or 1) - 1) // 2)
+    monkeypatch.setenv("ANDREA_VIZ_MAX_TRAININGS", "0")
+    assert TrainingPool().size == 1
+    assert pool.shared() is pool.shared()
