@@ -7,12 +7,12 @@ import re
 import pytest
 
 from andrea_viz.i18n import LANGUAGES
-from andrea_viz.lesson import KEYS, STEPS
+from andrea_viz.lesson import STEPS
 
 from .conftest import ROOT, exceptions
 
 SHOTS = ROOT / "artifacts" / "lesson"
-PREDICT = KEYS.index("predict") + 1
+PREDICT = [s.key for s in STEPS].index("predict") + 1
 SCREEN = {"width": 1280, "height": 720}
 REVEAL_CHART = ".st-key-lesson-reveal-chart"
 
