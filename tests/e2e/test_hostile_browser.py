@@ -19,7 +19,9 @@ FOUND_MARKUP = """() => {
   const bad = [];
   for (const el of main.querySelectorAll('iframe, object, embed, script:not([src]), img, a[href], [srcdoc]')) {
     const target = el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('data') || el.getAttribute('srcdoc') || '';
-    if (el.matches('iframe, object, embed, [srcdoc]') || target.includes('EVIL') || target.startsWith('javascript:'))
+    // the app's own frame (the Lesson's keys script) is a Streamlit element, never inside a markdown body
+    const own = el.matches('iframe[data-testid=stIFrame]') && !el.closest('[data-testid=stMarkdownContainer]');
+    if ((el.matches('iframe, object, embed, [srcdoc]') && !own) || target.includes('EVIL') || target.startsWith('javascript:'))
       bad.push(el.outerHTML.slice(0, 200));
   }
   for (const el of main.querySelectorAll('.js-plotly-plot a, .js-plotly-plot text b'))
