@@ -1,4 +1,11 @@
-"""A training run in a background thread: the app polls its progress, and Cancel stops it between steps.
+"""A training run in a child process, watched by a thread of the server: the app polls its progress, and Cancel
+stops it between steps.
+
+The training itself runs in its own process (``spawn``, never ``fork`` of a threaded server), so its Python work
+— preparing the corpus, the segments, every step's bookkeeping — never holds the server's interpreter lock while
+other learners' pages render, and its torch threads and CPU priority are its own (``torch.set_num_threads`` is
+process-wide: in the server it would slow every page's computation too). The child sends each step's progress
+through a pipe; the watching thread keeps it for the page.
 
 Each app session owns its jobs and their folders, so two sessions training at once write to two
 different folders and never share a file. On a server, jobs start through a ``TrainingPool`` (``pool.py``), which
@@ -7,6 +14,7 @@ may keep them waiting in its queue first.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
 import time
@@ -16,6 +24,13 @@ from pathlib import Path
 
 from ..errors import QueryError
 from .trainer import GrowResult, train
+
+
+class ChildCrash(RuntimeError):
+    """The training process failed outside the library's own errors, or ended without a word."""
+
+
+POLL = 0.2  # seconds between the watcher's looks at a silent child (a step's progress wakes it at once)
 
 
 @dataclass
@@ -39,6 +54,7 @@ class GrowJob:
         self.queued_at: float | None = None  # time.monotonic() when submitted
         self.started_at: float | None = None
         self.left = False  # taken out of the queue before it ran
+        self.limits: dict | None = None  # the torch threads and niceness the training ran under, as it reported them
         self._stop = threading.Event()
         self._ended = threading.Event()
         self._lock = threading.Lock()
@@ -48,22 +64,11 @@ class GrowJob:
         self.thread = threading.Thread(target=self._run, name="andrea-grow", daemon=True)
 
     def start(self, threads: int | None = None, nice: int = 0, on_done: Callable[[GrowJob], None] | None = None) -> GrowJob:
-        """Run now, with at most ``threads`` torch threads and ``nice`` added to the thread's CPU niceness."""
+        """Run now: the training process gets at most ``threads`` torch threads and ``nice`` added to its niceness."""
         self._threads, self._nice, self._on_done = threads, nice, on_done
         self.started_at = time.monotonic()
         self.thread.start()
         return self
-
-    def _limit(self) -> None:
-        if self._threads is not None:
-            import torch
-
-            torch.set_num_threads(self._threads)
-        if self._nice and hasattr(os, "setpriority"):
-            try:  # Linux: a thread's niceness is its own (raising it needs no privilege)
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, os.getpriority(os.PRIO_PROCESS, 0) + self._nice))
-            except OSError:
-                pass
 
     def _tick(self, step: int, steps: int, loss: float) -> None:
         with self._lock:
@@ -71,14 +76,52 @@ class GrowJob:
             self.progress.losses.append(loss)
 
     def _work(self) -> GrowResult:
-        return train(self.folder, progress=self._tick, should_stop=self._stop.is_set, **self.kwargs)
+        """Train in a child process and relay what it sends until it ends; a Cancel here stops it between steps."""
+        ctx = multiprocessing.get_context("spawn")
+        recv, send = ctx.Pipe(duplex=False)
+        stop = ctx.Event()
+        child = ctx.Process(target=_train_in_child, args=(str(self.folder), self.kwargs, send, stop, self._threads, self._nice),
+                            name="andrea-grow", daemon=True)
+        child.start()
+        send.close()  # the child holds the only sending end: its exit ends the pipe
+        try:
+            while True:
+                if self._stop.is_set():
+                    stop.set()
+                if not recv.poll(POLL):
+                    if child.is_alive():
+                        continue
+                    if not recv.poll(0):
+                        raise ChildCrash(f"the training process ended with exit code {child.exitcode}")
+                try:
+                    kind, payload = recv.recv()
+                except EOFError:
+                    child.join(5)
+                    raise ChildCrash(f"the training process ended with exit code {child.exitcode}") from None
+                if kind == "tick":
+                    self._tick(*payload)
+                elif kind == "limits":
+                    self.limits = payload
+                elif kind == "result":
+                    return payload
+                elif kind == "error":
+                    raise QueryError(payload)
+                else:
+                    raise ChildCrash(payload)
+        finally:
+            stop.set()
+            child.join(10)
+            if child.is_alive():
+                child.kill()
+            recv.close()
 
     def _run(self) -> None:
         try:
-            self._limit()
             self.result = self._work()
         except QueryError as exc:
             self.error = exc
+        except ChildCrash as exc:
+            self.crash = str(exc)
         except Exception as exc:  # an unexpected failure is reported, not lost with the thread
             self.crash = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
         finally:
@@ -125,3 +168,27 @@ class GrowJob:
     def wait(self, timeout: float | None = None) -> bool:
         """Until the job has ended (run to its end, stopped, or left the queue); False at the timeout."""
         return self._ended.wait(timeout)
+
+
+def _train_in_child(folder: str, kwargs: dict, send, stop, threads: int | None, nice: int) -> None:
+    """The child process: limit its own threads and priority, train, and send progress, then the result or the
+    failure (a library error as its Msg, so the page says it in the learner's language; anything else as one line)."""
+    import torch
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    if nice and hasattr(os, "setpriority"):
+        try:  # raising one's own niceness needs no privilege
+            os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+        except OSError:
+            pass
+    send.send(("limits", {"threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
+    try:
+        result = train(folder, progress=lambda *tick: send.send(("tick", tick)), should_stop=stop.is_set, **kwargs)
+        send.send(("result", result))
+    except QueryError as exc:
+        send.send(("error", exc.msg))
+    except Exception as exc:
+        send.send(("crash", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"))
+    finally:
+        send.close()

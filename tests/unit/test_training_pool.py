@@ -15,18 +15,14 @@ from andrea_viz.grow.pool import TrainingPool
 
 
 class Held(GrowJob):
-    """A job that 'trains' until released or stopped, and records the limits it ran under."""
+    """A job that 'trains' (in its watching thread, no process) until released or stopped."""
 
     def __init__(self, name: str):
         super().__init__(f"/nonexistent/{name}")
         self.name = name
         self.release = threading.Event()
-        self.seen: dict = {}
 
     def _work(self):
-        import torch
-
-        self.seen = {"threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}
         while not (self.release.is_set() or self._stop.is_set()):
             time.sleep(0.01)
 
@@ -86,14 +82,26 @@ def test_cancel_frees_a_slot_and_a_queued_cancel_leaves_the_queue(jobs):
     assert b.started_at is None and p.ahead(b) is None
 
 
-def test_a_running_job_has_its_pools_threads_and_a_lower_priority(jobs):
-    (a,) = jobs(1)
+def test_a_training_runs_in_its_own_process_with_the_pools_threads_and_a_lower_priority(tmp_path):
+    """The real job: the child process reports the limits it set on itself, the server's own torch threads and
+    priority stay as they were, and the run's progress and result come back through the pipe."""
+    import torch
+
     before = os.getpriority(os.PRIO_PROCESS, 0)
-    TrainingPool(size=2, threads=1, nice=5).submit(a)
-    assert until(lambda: a.seen)
-    assert a.seen["threads"] == 1
-    assert a.seen["nice"] == min(19, before + 5)
-    assert os.getpriority(os.PRIO_PROCESS, 0) == before  # the caller's own thread is untouched
+    threads_before = torch.get_num_threads()
+    job = TrainingPool(size=2, threads=1, nice=5).submit(GrowJob(tmp_path / "run", steps=3, seed=1, snapshot_at=[0, 3]))
+    assert job.wait(120) and not (job.error or job.crash)
+    assert job.limits == {"threads": 1, "nice": min(19, before + 5)}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before and torch.get_num_threads() == threads_before
+    assert job.result.steps_done == 3 and [s for s, _ in job.result.snapshots] == [0, 3]
+    assert job.snapshot().step == 3 and len(job.snapshot().losses) == 3
+    assert job.result.snapshots[-1][1].is_file()
+
+
+def test_a_failed_training_says_why_in_its_own_words(tmp_path):
+    job = GrowJob(tmp_path / "run", preset="giant").start(threads=1)
+    assert job.wait(120) and job.crash is None and job.result is None
+    assert job.error is not None and job.error.msg.params["preset"] == "giant"  # the library's Msg, translatable
 
 
 def test_a_waiting_job_says_how_long_it_has_waited(jobs):
