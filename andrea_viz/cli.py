@@ -286,7 +286,7 @@ def _cmd_bench_memory(args: argparse.Namespace) -> int:
 
 def _cmd_bench_class(args: argparse.Namespace) -> int:
     if args.trainings:
-        classroom.run_trainings(steps=args.steps)
+        classroom.run_trainings(steps=args.steps, only=args.only)
         return 0
     if not args.n or min(args.n) < 1:
         raise QueryError("give one or more class sizes of at least 1 learner, e.g. bench-class 5 10 20 30")
@@ -430,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trainings", action="store_true",
                    help="instead: three watched trainings, the settings before issue 22 against today's")
     p.add_argument("--steps", type=int, default=600, help="steps of each training with --trainings (default 600)")
+    p.add_argument("--only", choices=["before", "gc", "today"], help="with --trainings: one row of settings only")
     p.set_defaults(func=_cmd_bench_class)
 
     p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")

@@ -5,7 +5,7 @@ to the end with its title and its table or chart on screen. Prints the median an
 server's peak resident memory (the kernel's VmHWM, reset before the class arrives), its memory per idle session, and
 what it holds 60 s after the class has gone.
 
-``--trainings`` instead times three watched trainings with the settings before issue 22 (every run at once, torch's
+``--trainings`` instead times three watched trainings (each in its own process) with the settings before issue 22 (every run at once, torch's
 own threads, full garbage collection after every script run, progress polled every 0.5 s) against today's (a pool of
 two, one torch thread each at a lower priority, no collection after each run, a poll every 2 s), with another
 learner's page timed while they train, side by side in one run.
@@ -221,12 +221,17 @@ def run(ns: list[int]) -> list[ClassResult]:
 # ---- three watched trainings, the settings before issue 22 against today's -------------------------------------
 
 SETTINGS = {
-    "before (3 at once, torch threads, GC after each run, poll 0.5 s)": {
+    "3 at once, torch's threads, nice 0, GC after each run, poll 0.5 s": {
         "ANDREA_VIZ_MAX_TRAININGS": "3", "ANDREA_VIZ_TRAINING_THREADS": str(os.cpu_count() or 1),
         "ANDREA_VIZ_TRAINING_NICE": "0", "STREAMLIT_RUNNER_POST_SCRIPT_GC": "true", "ANDREA_VIZ_POLL_SECONDS": "0.5"},
-    "old GC and poll, today's pool (GC after each run, poll 0.5 s)": {
+    "today's pool, GC after each run, poll 0.5 s": {
         "STREAMLIT_RUNNER_POST_SCRIPT_GC": "true", "ANDREA_VIZ_POLL_SECONDS": "0.5"},
     "today (pool of 2, 1 thread at nice +10, no GC after runs, poll 2 s)": {},
+}
+ONLY = {  # --only NAME: one row
+    "before": "3 at once, torch's threads, nice 0, GC after each run, poll 0.5 s",
+    "gc": "today's pool, GC after each run, poll 0.5 s",
+    "today": "today (pool of 2, 1 thread at nice +10, no GC after runs, poll 2 s)",
 }
 
 
@@ -282,7 +287,7 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
     return {"runs": done, "renders": renders}
 
 
-def run_trainings(steps: int = 600, looks: int = 3, window_s: float = 75) -> dict:
+def run_trainings(steps: int = 600, looks: int = 3, window_s: float = 75, only: str | None = None) -> dict:
     print(f"bench-class --trainings: {platform.machine()}, {os.cpu_count()} cores; three learners press Train "
           f"({steps} steps of the micro preset) at once and watch, while a fourth opens Neighbours {looks} times; each "
           f"training: seconds from the three clicks until its snapshots are on its page, or where it stood after "
@@ -292,6 +297,8 @@ def run_trainings(steps: int = 600, looks: int = 3, window_s: float = 75) -> dic
     print("|---|---|---|---|")
     out = {}
     for name, env in SETTINGS.items():
+        if only is not None and name != ONLY[only]:
+            continue
         with serve(env) as (url, _pid):
             r = asyncio.run(_trainings(url, steps, looks, window_s))
         out[name] = r
