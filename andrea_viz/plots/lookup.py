@@ -75,13 +75,15 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
     if stats.init_std is not None:
         x = np.linspace(stats.edges[0], stats.edges[-1], 400)
         fig.add_scatter(x=x, y=normal_pdf(x, stats.init_std), mode="lines", line={"color": ORANGE, "width": 3},
-                        name=_("the init: a normal curve with standard deviation {std:.4f}", std=stats.init_std))
-        title = _("Values of every entry: standard deviation {std:.4f}, the init's {init:.4f}", std=stats.std,
-                  init=stats.init_std)
+                        name=_("the init's normal curve"))
+        spread = _("standard deviation {std:.4f}, the init's {init:.4f}", std=stats.std, init=stats.init_std)
     else:
-        title = _("Values of every entry: standard deviation {std:.4f} (this family's init is not known)", std=stats.std)
-    layout(fig, title, x=_("entry value"), y=_("density (log scale)") if log_y else _("density"), height=400)
-    fig.update_layout(bargap=0, legend={"orientation": "h", "y": -0.25})
+        spread = _("standard deviation {std:.4f} (this family's init is not known)", std=stats.std)
+    layout(fig, _("Values of every entry"), y=_("density"), height=400)  # the ticks 10⁻³ … 10 say the scale is log
+    # the spread on its own line (a half-width column cuts one long title); the title says what x is, so the legend
+    # takes the axis title's place, placed in pixels (a fraction of a short chart lands on the tick labels)
+    fig.update_layout(bargap=0, title={"subtitle": {"text": spread, "font": {"size": 13}}}, margin={"t": 65, "b": 55},
+                      legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
         fig.update_layout(yaxis={"type": "log", "dtick": 1, "exponentformat": "power",
                                  "range": [-3, np.log10(max(stats.density.max(), 1e-3)) + 0.3]})
