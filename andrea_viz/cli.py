@@ -29,6 +29,7 @@ from .compare import ALIGNMENTS, drift
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow import grow_json, train
+from .grow import tying
 from .grow.ship import keep_final_weights_only
 from .grow.trainer import DEFAULT_PRESET, PRESETS, read_corpus_file
 from .precision import PRECISIONS, compare_precisions, result_json
@@ -294,6 +295,26 @@ def _cmd_bench_class(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_tying(args: argparse.Namespace) -> int:
+    def tick(which: str, step: int, steps: int) -> None:
+        if step == steps or step % 100 == 0:
+            print(f"  {which}: step {step:,} of {steps:,}", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    r = tying.measure(preset=args.preset, seed=args.seed, steps=args.steps, progress=tick)
+    print(f"bench-tying: preset {r['preset']}, seed {r['seed']}, {r['steps']:,} steps each; held-out text: the generator's "
+          f"sentences of seed {r['held_out_seed']} ({r['held_out_tokens']:,} tokens); {time.perf_counter() - t0:.0f} s")
+    print("| head | parameters | training loss (last 50 steps) | held-out loss | held-out perplexity |")
+    print("|---|---|---|---|---|")
+    for name in ("untied", "tied"):
+        m = r[name]
+        print(f"| {name} | {m['params']:,} | {m['train_loss']:.4f} | {m['held_out_loss']:.4f} | {m['held_out_perplexity']:.2f} |")
+    print(f"tied / untied held-out loss: {r['tied']['held_out_loss'] / r['untied']['held_out_loss']:.3f}")
+    if args.write:
+        print(f"kept in {tying.write(r)}")
+    return 0
+
+
 def _cmd_bench_load(args: argparse.Namespace) -> int:
     bench_load.run(repeats=args.repeats, folder=args.folder)
     return 0
@@ -425,6 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folder", help="where to write it (default: the temporary folder)")
     p.set_defaults(func=_cmd_bench_memory)
 
+    p = sub.add_parser("bench-tying", help="tied against untied: two grown ANDREAs that differ only in the head, "
+                       "their training and held-out losses side by side")
+    p.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=int, help="training steps of each run (default: the preset's)")
+    p.add_argument("--write", action="store_true", help="keep the figures for the Lesson (andrea_viz/data/tying.json)")
+    p.set_defaults(func=_cmd_bench_tying)
     p = sub.add_parser("bench-class", help="N learners in one Chromium on one server: p50/p95 page times, peak memory")
     p.add_argument("n", type=int, nargs="*", help="class sizes, each on a fresh server (e.g. 5 10 20 30)")
     p.add_argument("--trainings", action="store_true",

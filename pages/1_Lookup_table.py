@@ -22,7 +22,10 @@ if q is not None and len(q.ids) > 1:
     st.info(_("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id:,}).", text=md(q.text), n=len(q.ids),
               piece=in_code(q.pieces[0]), id=token_id))
 
-st.plotly_chart(ui.cached(emb, plots.overview_of, token_id), key="lookup:overview")
+marks = st.toggle(_("Mark the under-trained rows"), value=False, key="lookup:undertrained",
+                  help=_("Ticks beside the rows whose under-trained score (the Anatomy page's, from Magikarp) is at or "
+                         "above its threshold: rows that training hardly moved."))
+st.plotly_chart(ui.cached(emb, plots.overview_of, token_id, marks), key="lookup:overview")
 
 st.subheader(_("A window at full resolution"))
 c1, c2 = st.columns(2)

@@ -1,6 +1,6 @@
 """A model with ANDREA's exact layout, in PyTorch (microGPT's, see andrea_viz.family).
 
-Untied ``wte (V,d)``, ``wpe (T,d)``, ``lm_head (V,d)``; per layer ``attn_wq, attn_wk, attn_wv,
+Untied ``wte (V,d)``, ``wpe (T,d)``, ``lm_head (V,d)`` (``tied``: ``lm_head`` is ``wte``, GPT-2's way); per layer ``attn_wq, attn_wk, attn_wv,
 attn_wo (d,d)``, ``mlp_fc1 (4d,d)``, ``mlp_fc2 (d,4d)``; no biases; RMSNorm without weights; GELU in
 the MLP; causal multi-head attention. Its parameter count is ``2·V·d + T·d + 12·L·d²`` exactly.
 The three tables start as N(0, 1/√d), the lesson's init.
@@ -25,6 +25,7 @@ class GrowConfig:
     context: int
     layers: int
     heads: int
+    tied: bool = False  # the output head is the token table itself
 
     def to_json(self) -> dict:
         return {**asdict(self), "family": "ANDREA", "layout": "microGPT: wte, wpe, lm_head, then per layer "
@@ -60,7 +61,7 @@ class Andrea(nn.Module):
         self.cfg = cfg
         self.wte = nn.Parameter(torch.empty(V, d))
         self.wpe = nn.Parameter(torch.empty(T, d))
-        self.lm_head = nn.Parameter(torch.empty(V, d))
+        self.lm_head = self.wte if cfg.tied else nn.Parameter(torch.empty(V, d))  # tied: one tensor, two names
         self.blocks = nn.ModuleList(Block(d, cfg.heads) for _ in range(cfg.layers))
 
     def init_weights(self, generator: torch.Generator) -> None:
@@ -68,8 +69,10 @@ class Andrea(nn.Module):
         layer scaled down by √(2L) so the residual stream starts near the embeddings."""
         std = init_std(self.cfg.d_model)
         with torch.no_grad():
-            for t in (self.wte, self.wpe, self.lm_head):
-                t.normal_(0.0, std, generator=generator)
+            # tied: the head's draw is still made (and dropped), so every other tensor starts exactly as in the
+            # untied model of the same seed, and the two differ in the head alone
+            for i, t in enumerate((self.wte, self.wpe, self.lm_head)):
+                (torch.empty_like(t) if i == 2 and self.cfg.tied else t).normal_(0.0, std, generator=generator)
             for b in self.blocks:
                 for name in LAYER_ORDER:
                     w = getattr(b, name).weight

@@ -150,29 +150,34 @@ class Prepared:
     stream: np.ndarray  # (N,) int64
 
 
+def encode_lines(tok: ByteTokenizer, text: str) -> np.ndarray:
+    """The token stream (N,) int64 of ``text``: a BOS before each non-empty line, the line and its newline after it."""
+    return np.array([i for line in text.splitlines() if line.strip() for i in [tok.bos_id, *tok.encode(line + "\n")]],
+                    dtype=np.int64)
+
+
 def prepare(p: Preset, corpus: str | bytes | None, seed: int) -> Prepared:
     text = corpus_text(corpus if corpus is not None else generate(seed, p.sentences))
     segments = harris_segments(text, max_segments=p.max_segments)
     tok = ByteTokenizer(vocab_size(len(segments)), segments)
-    stream = np.array([i for line in text.splitlines() if line.strip() for i in [tok.bos_id, *tok.encode(line + "\n")]],
-                      dtype=np.int64)
+    stream = encode_lines(tok, text)
     if stream.size < p.context + 1:
         raise QueryError("the corpus gives {n:,} tokens; expected at least {most:,} (one training window)", n=stream.size,
                          most=p.context + 1)
     return Prepared(text, segments, tok, stream)
 
 
-def build_model(p: Preset, V: int, seed: int):
-    """(model, optimizer): ANDREA's layout at init; AdamW with no decay on the three tables, whose
-    learning rate is TABLE_LR_SCALE times the blocks'."""
+def build_model(p: Preset, V: int, seed: int, tied: bool = False):
+    """(model, optimizer): ANDREA's layout at init (``tied``: the head is the token table); AdamW with no decay on the
+    tables, whose learning rate is TABLE_LR_SCALE times the blocks'."""
     import torch
 
     from .model import Andrea, GrowConfig  # here: grow.model imports torch at its top (seconds)
 
     torch.manual_seed(seed)
-    model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads))
+    model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads, tied))
     model.init_weights(torch.Generator().manual_seed(seed))
-    tables = [model.wte, model.wpe, model.lm_head]
+    tables = [model.wte, model.wpe] + ([] if tied else [model.lm_head])
     blocks = [w for n, w in model.ordered_parameters() if n.startswith("layer")]
     opt = torch.optim.AdamW([{"params": blocks, "weight_decay": p.weight_decay, "lr_scale": 1.0},
                              {"params": tables, "weight_decay": 0.0, "lr_scale": TABLE_LR_SCALE}],
@@ -186,7 +191,7 @@ def initial_token_table(emb) -> np.ndarray:
     from pathlib import Path
 
     cfg = json.loads((Path(emb.provenance.file).parent / snap.CONFIG).read_text())
-    model, _opt = build_model(PRESETS[cfg["preset"]], cfg["vocab_size"], cfg["seed"])
+    model, _opt = build_model(PRESETS[cfg["preset"]], cfg["vocab_size"], cfg["seed"], cfg.get("tied", False))
     return model.wte.detach().numpy().copy()
 
 
@@ -217,11 +222,12 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
           seed: int = 0, snapshots: int | None = None, snapshot_at: list[int] | None = None,
           progress: Callable[[int, int, float], None] | None = None,
           should_stop: Callable[[], bool] | None = None,
-          observe: Callable[[int, object], None] | None = None) -> GrowResult:
+          observe: Callable[[int, object], None] | None = None, tied: bool = False) -> GrowResult:
     """Train an ANDREA of the preset's shape on ``corpus`` (the generated one when None), writing
     snapshots into ``folder`` (emptied first). ``progress(step, steps, loss)`` after each step;
     ``should_stop()`` is asked before each step, and a stopped run keeps the snapshots written so far;
-    ``observe(step, model)`` (for benchmarks) sees the model after each step."""
+    ``observe(step, model)`` (for benchmarks) sees the model after each step; ``tied`` trains one table for input and
+    output (GPT-2's way; its snapshots still store the head, equal to the token table)."""
     if preset not in PRESETS:
         raise QueryError("preset must be one of {names}; got {preset!r}", names=", ".join(PRESETS), preset=preset)
     p = PRESETS[preset]
@@ -238,7 +244,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    model, opt = build_model(p, data.tokenizer.vocab_size, seed)
+    model, opt = build_model(p, data.tokenizer.vocab_size, seed, tied)
     cfg = model.cfg
     snap.write_json(folder / snap.CONFIG, {**cfg.to_json(), "preset": p.name, "seed": seed})
     snap.write_segments(folder, data.segments, " ".join(HARRIS_RULE.split()))
@@ -298,7 +304,7 @@ def grow_json(r: GrowResult) -> dict:
 
 
 def _total(cfg: dict) -> int:
-    return count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
+    return count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"], cfg.get("tied", False)).total
 
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "GrowResult", "Preset", "asdict", "corpus_text", "grow_json",

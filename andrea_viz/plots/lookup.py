@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..anatomy.report import undertrained_of
 from ..safe_text import plot
 from ..i18n import _, num
 from ..lookup import block_average, expected_init_norm, value_stats
@@ -19,8 +20,10 @@ def _symmetric_range(a: np.ndarray) -> float:
     return float(np.percentile(finite, 99.5)) if finite.size else 1.0
 
 
-def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: int | None = None) -> go.Figure:
-    """The whole (V, d) table, block-averaged to avg.shape cells; a line marks the selected row."""
+def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: int | None = None,
+                   marked: tuple[np.ndarray, list[str], np.ndarray] | None = None) -> go.Figure:
+    """The whole (V, d) table, block-averaged to avg.shape cells; a line marks the selected row; ``marked`` =
+    (ids, tokens, scores) puts a tick beside each of those rows, right of the last column."""
     rows, cols = avg.shape
     lim = _symmetric_range(avg)
     cell = _("each cell is the mean of {r:,} rows × {c} columns", r=rb, c=cb) if rb > 1 or cb > 1 else _("one cell per entry")
@@ -31,9 +34,19 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
     if selected is not None:
         fig.add_hline(y=selected, line={"color": "black", "width": 2, "dash": "dot"},
                       annotation_text=_("id {id:,}", id=selected), annotation_position="top right")
+    if marked is not None:
+        ids, tokens, scores = marked
+        fig.add_scatter(x=np.full(ids.size, cols * cb + 0.02 * d), y=ids, mode="markers", name=_("under-trained rows"),
+                        marker={"symbol": "line-ew", "size": 14, "line": {"color": ORANGE, "width": 2}},
+                        customdata=np.stack([ids, scores], axis=1), text=[plot(t) for t in tokens],
+                        hovertemplate=_("id %{customdata[0]:,} (%{text})<br>under-trained score %{customdata[1]:.3f}")
+                        + "<extra></extra>")
     layout(fig, _("The whole token table, {V:,} × {d:,}, as an overview ({cell})", V=V, d=d, cell=cell),
            x=_("dimension (column of the table)"), y=_("token id (row)"), height=520)
     fig.update_layout(yaxis_autorange="reversed")
+    if marked is not None:
+        fig.update_layout(showlegend=True, legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+                          margin={"b": 85})
     return fig
 
 
@@ -107,9 +120,16 @@ def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
 OVERVIEW_CELLS = (256, 192)  # rows × columns of the block-averaged overview
 
 
-def overview_of(emb, selected: int) -> go.Figure:
+def overview_of(emb, selected: int, undertrained: bool = False) -> go.Figure:
+    """The overview; ``undertrained``: with the rows the Anatomy page flags (Magikarp's score at or above its
+    threshold) ticked beside the table."""
     avg, rb, cb = emb.memo(("block_average", *OVERVIEW_CELLS), lambda: block_average(emb.token_table, *OVERVIEW_CELLS))
-    return table_overview(avg, rb, cb, emb.vocab_size, emb.d_model, selected)
+    marked = None
+    if undertrained:
+        r = undertrained_of(emb).ranked
+        ids = r.flagged
+        marked = (ids, [emb.token(int(i)) for i in ids], r.scores[ids])
+    return table_overview(avg, rb, cb, emb.vocab_size, emb.d_model, selected, marked)
 
 
 def window_of(emb, start: int, n_rows: int, selected: int) -> go.Figure:

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -38,6 +39,16 @@ def figures(at: AppTest) -> list[dict]:
     import json
 
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def values(v) -> np.ndarray:
+    """A trace's array as the figure's JSON holds it: a list, or plotly's base64 typed array (shaped when 2-D)."""
+    import base64
+
+    if isinstance(v, dict):
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
+    return np.array(v)
 
 
 def button(at: AppTest, label: str, key: str | None = None):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import BUILTINS, button, figures, no_exception, open_page
+from .conftest import BUILTINS, button, figures, no_exception, open_page, values
 
 
 @pytest.mark.parametrize("model", BUILTINS)
@@ -43,9 +43,26 @@ def test_lookup_page_drives_its_widgets(app, model):
     at.select_slider[0].set_value(128).run()
     assert "rows 64–191" in figures(at)[1]["layout"]["title"]["text"]
     assert figures(at)[3]["layout"]["yaxis"]["type"] == "log"
-    at.toggle[0].set_value(False).run()
+    next(t for t in at.toggle if t.label == "Log scale").set_value(False).run()
     no_exception(at)
     assert figures(at)[3]["layout"]["yaxis"].get("type", "linear") == "linear"  # the value histogram
+
+
+def test_lookup_overview_ticks_the_rows_the_anatomy_page_flags(app, load_model):
+    """MiniLM's [unusedN] rows (ids 1-998 but for a few) are what the under-trained score flags; the ticks are
+    exactly the flagged ids, each with its token and score."""
+    from andrea_viz.anatomy.report import undertrained_of
+
+    at = open_page(app("minilm-l6"), "1_Lookup_table.py")
+    assert len(figures(at)[0]["data"]) == 1  # off by default: the heatmap alone
+    at.toggle(key="lookup:undertrained").set_value(True).run()
+    no_exception(at)
+    ticks = figures(at)[0]["data"][1]
+    flagged = undertrained_of(load_model("minilm-l6")).ranked.flagged
+    assert values(ticks["customdata"])[:, 0].astype(int).tolist() == flagged.tolist()
+    assert values(ticks["y"]).tolist() == flagged.tolist()
+    unused = sum(t.startswith("[unused") for t in ticks["text"])
+    assert unused >= 0.6 * len(ticks["text"]) and unused >= 600
 
 
 def test_lookup_page_bad_word_is_a_sentence(app):

@@ -1,13 +1,12 @@
 """Dot products, Neighbours and Projection pages under AppTest, with every built-in model."""
 
-import base64
 
 import numpy as np
 import pytest
 
 from andrea_viz.ui.state import MODEL_WIDGET
 
-from .conftest import BUILTINS, button, figures, no_exception, open_page
+from .conftest import BUILTINS, button, figures, no_exception, open_page, values
 
 
 @pytest.mark.parametrize("model", BUILTINS)
@@ -119,20 +118,13 @@ def test_a_revealed_quiz_asks_again_when_the_model_changes(app):
     assert any(x.label == "Score" for x in at.metric)
 
 
-def _values(v) -> np.ndarray:
-    """A trace's array as the figure's JSON holds it: a list, or plotly's base64 typed array."""
-    if isinstance(v, dict):
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
-    return np.array(v)
-
-
 def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
     at = open_page(app("minilm-l6"), "5_Projection.py")
     fig = next(f for f in figures(at) if "PCA" in f["layout"]["title"]["text"])
     where = {}  # a point's position on the map -> its token id
     for t in fig["data"]:
         if t.get("mode") != "lines":
-            for x, y, i in zip(_values(t["x"]), _values(t["y"]), _values(t["customdata"]), strict=True):
+            for x, y, i in zip(values(t["x"]), values(t["y"]), values(t["customdata"]), strict=True):
                 where[(np.float32(x), np.float32(y))] = int(i)
     lines = next(t for t in fig["data"] if t.get("mode") == "lines")
     assert lines["name"] == "true 10 nearest of “cat”"
@@ -157,7 +149,7 @@ def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, 
     button(at, "Reveal the cosines").click().run()
     no_exception(at)
     reveal = next(f for f in figures(at) if f["layout"]["title"]["text"] == "Your guesses against the real cosines")
-    real = dict(zip(reveal["data"][1]["y"], _values(reveal["data"][1]["x"]), strict=True))
+    real = dict(zip(reveal["data"][1]["y"], values(reveal["data"][1]["x"]), strict=True))
     # slowly: each word is the mean of its bytes' rows (ids 0-255 are the bytes), then the cosine
     table = load_model("andrea-120m-init").token_table.astype(np.float64)
 
