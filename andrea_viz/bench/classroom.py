@@ -66,9 +66,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(env: dict[str, str] | None = None, log: Path | None = None):
-    """The app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers."""
+def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s: float = 90):
+    """The app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers. With ``log_dir``
+    the server's output goes to ``streamlit-PORT.log`` there (a file: a pipe nobody reads would block the server once
+    it filled), and a server that never answers is reported with the end of its log."""
     port = _free_port()
+    log = None if log_dir is None else Path(log_dir) / f"streamlit-{port}.log"
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
     out = open(log or os.devnull, "w")  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true", "--server.port",
@@ -76,14 +81,16 @@ def serve(env: dict[str, str] | None = None, log: Path | None = None):
         cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 90
+        deadline = time.time() + wait_s
         while True:
             try:
                 if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
                     break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("streamlit did not answer /_stcore/health within 90 s") from None
+                    out.flush()
+                    tail = "" if log is None else ":\n" + log.read_text(errors="replace")[-4000:]
+                    raise RuntimeError(f"streamlit did not answer /_stcore/health within {wait_s:.0f} s{tail}") from None
                 time.sleep(0.3)
         yield url, proc.pid
     finally:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from andrea_viz.bench import classroom
 from andrea_viz.bench.classroom import CHROMIUM_FLAGS  # noqa: F401 (the one list of flags; tests import it from here)
 from andrea_viz.ui.state import MODEL_WIDGET
 
@@ -22,50 +16,10 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 LOGS = ROOT / "artifacts" / "logs"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
 def serve(extra_env: dict[str, str] | None = None):
-    """The real app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers."""
-    port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
-    # the server's output goes to a file: a pipe nobody reads would block the server once it filled
-    LOGS.mkdir(parents=True, exist_ok=True)
-    log = open(LOGS / f"streamlit-{port}.log", "w")  # noqa: SIM115 (closed below, after the process)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        log.close()
-        raise RuntimeError("streamlit did not answer /_stcore/health within 60 s:\n" + log_text(port))
-    try:
-        yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def log_text(port: int) -> str:
-    return (LOGS / f"streamlit-{port}.log").read_text(errors="replace")
+    """The real app in its own ``streamlit run`` process (the benchmarks' launcher), its output under artifacts/logs/:
+    yields (url, pid) once /_stcore/health answers."""
+    return classroom.serve(extra_env, log_dir=LOGS)
 
 
 @pytest.fixture(scope="session")
