@@ -301,7 +301,7 @@ def _cmd_bench_tying(args: argparse.Namespace) -> int:
             print(f"  {which}: step {step:,} of {steps:,}", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    r = tying.measure(preset=args.preset, seed=args.seed, steps=args.steps, progress=tick)
+    r = tying.measure_pair(preset=args.preset, seed=args.seed, steps=args.steps, progress=tick)
     print(f"bench-tying: preset {r['preset']}, seed {r['seed']}, {r['steps']:,} steps each; held-out text: the generator's "
           f"sentences of seed {r['held_out_seed']} ({r['held_out_tokens']:,} tokens); {time.perf_counter() - t0:.0f} s")
     print("| head | parameters | training loss (last 50 steps) | held-out loss | held-out perplexity |")
@@ -311,7 +311,7 @@ def _cmd_bench_tying(args: argparse.Namespace) -> int:
         print(f"| {name} | {m['params']:,} | {m['train_loss']:.4f} | {m['held_out_loss']:.4f} | {m['held_out_perplexity']:.2f} |")
     print(f"tied / untied held-out loss: {r['tied']['held_out_loss'] / r['untied']['held_out_loss']:.3f}")
     if args.write:
-        print(f"kept in {tying.write(r)}")
+        print(f"kept in {tying.keep_result(r)}")
     return 0
 
 

@@ -84,7 +84,7 @@ def run(repeats: int = 3) -> None:
 
     p = PRESETS[DEFAULT_PRESET]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} ({torch.get_num_threads()} "
-          f"threads); preset {p.name}: d = {p.d_model}, L = {p.layers}, T = {p.context}, batch {p.batch}, {p.steps} steps, "
+          f"threads); preset {p.name}: d = {p.d}, L = {p.L}, T = {p.T}, batch {p.batch}, {p.steps} steps, "
           f"{p.snapshots} snapshots; medians of {repeats} runs each, alternating", flush=True)
     rows: dict[str, list[dict]] = {"trainer": [], "plain": []}
     for i in range(repeats):

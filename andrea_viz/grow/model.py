@@ -9,27 +9,12 @@ The three tables start as N(0, 1/√d), the lesson's init.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..family import LAYER_ORDER, WEIGHT_ORDER, init_std
-
-
-@dataclass(frozen=True)
-class GrowConfig:
-    vocab_size: int
-    d_model: int
-    context: int
-    layers: int
-    heads: int
-    tied: bool = False  # the output head is the token table itself
-
-    def to_json(self) -> dict:
-        return {**asdict(self), "family": "ANDREA", "layout": "microGPT: wte, wpe, lm_head, then per layer "
-                + ", ".join(LAYER_ORDER), "norm": "RMSNorm without weights", "activation": "gelu"}
+from ..family import LAYER_ORDER, WEIGHT_ORDER, ModelShape, init_std
 
 
 def rms_norm(x: torch.Tensor) -> torch.Tensor:
@@ -55,30 +40,30 @@ class Block(nn.Module):
 
 
 class Andrea(nn.Module):
-    def __init__(self, cfg: GrowConfig):
+    def __init__(self, shape: ModelShape):
         super().__init__()
-        V, d, T = cfg.vocab_size, cfg.d_model, cfg.context
-        self.cfg = cfg
+        V, d, T = shape.V, shape.d, shape.T
+        self.shape = shape
         self.wte = nn.Parameter(torch.empty(V, d))
         self.wpe = nn.Parameter(torch.empty(T, d))
-        self.lm_head = self.wte if cfg.tied else nn.Parameter(torch.empty(V, d))  # tied: one tensor, two names
-        self.blocks = nn.ModuleList(Block(d, cfg.heads) for _ in range(cfg.layers))
+        self.lm_head = self.wte if shape.tied else nn.Parameter(torch.empty(V, d))  # tied: one tensor, two names
+        self.blocks = nn.ModuleList(Block(d, shape.heads) for _ in range(shape.L))
 
     def init_weights(self, generator: torch.Generator) -> None:
         """Tables from N(0, 1/√d); block matrices from N(0, 1/√fan_in), the output projections of each
         layer scaled down by √(2L) so the residual stream starts near the embeddings."""
-        std = init_std(self.cfg.d_model)
+        std = init_std(self.shape.d)
         with torch.no_grad():
             # tied: the head's draw is still made (and dropped), so every other tensor starts exactly as in the
             # untied model of the same seed, and the two differ in the head alone
             for i, t in enumerate((self.wte, self.wpe, self.lm_head)):
-                (torch.empty_like(t) if i == 2 and self.cfg.tied else t).normal_(0.0, std, generator=generator)
+                (torch.empty_like(t) if i == 2 and self.shape.tied else t).normal_(0.0, std, generator=generator)
             for b in self.blocks:
                 for name in LAYER_ORDER:
                     w = getattr(b, name).weight
                     scale = 1 / math.sqrt(w.shape[1])
                     if name in ("attn_wo", "mlp_fc2"):
-                        scale /= math.sqrt(2 * self.cfg.layers)
+                        scale /= math.sqrt(2 * self.shape.L)
                     w.normal_(0.0, scale, generator=generator)
 
     def ordered_parameters(self) -> list[tuple[str, torch.Tensor]]:

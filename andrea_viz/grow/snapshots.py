@@ -3,7 +3,7 @@
 - ``step-000128.bin``: ``int32 step, int32 n_params``, the n_params float32 weights in the family's
   order (wte, wpe, lm_head, then each layer's six matrices, row-major), then Adam's m and v of the same
   size (or the weights alone, for a model that only ships).
-- ``config.json``: V, d_model, T, layers, heads (the ANDREA reader takes its sizes from it).
+- ``config.json``: V, d_model, T, layers, heads, tied (``config_json``; the ANDREA reader takes its sizes from it).
 - ``harris_segments.json``: the segments in id order (ids 256, 257, …), then BOS.
 - ``run.json``: the run's manifest: preset, seed, losses, the snapshots written so far, whether it finished.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..family import BYTE_TOKENS
+from ..family import BYTE_TOKENS, LAYER_ORDER, ModelShape
 
 SNAPSHOT = re.compile(r"^step-(\d+)\.bin$")
 CONFIG, SEGMENTS, MANIFEST = "config.json", "harris_segments.json", "run.json"
@@ -28,6 +28,14 @@ MAX_INT32 = 2**31 - 1
 
 def snapshot_name(step: int) -> str:
     return f"step-{step:06d}.bin"
+
+
+def config_json(shape: ModelShape) -> dict:
+    """A grown model's ``config.json``: its shape under the names the checkpoint readers know (``vocab_size``,
+    ``d_model``, ``context``, ``layers``, as nanoGPT-style configs spell them) and its layout."""
+    return {"vocab_size": shape.V, "d_model": shape.d, "context": shape.T, "layers": shape.L, "heads": shape.heads,
+            "tied": shape.tied, "family": "ANDREA", "layout": "microGPT: wte, wpe, lm_head, then per layer "
+            + ", ".join(LAYER_ORDER), "norm": "RMSNorm without weights", "activation": "gelu"}
 
 
 def _atomic(path: Path, write) -> Path:

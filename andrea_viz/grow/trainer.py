@@ -25,7 +25,7 @@ from . import snapshots as snap
 from .corpus import generate
 from .harris import __doc__ as HARRIS_RULE
 from .harris import harris_segments
-from ..family import count_params
+from ..family import ModelShape, count_params
 from .harris import WORD
 
 
@@ -33,10 +33,10 @@ from .harris import WORD
 class Preset:
     name: str
     label: str  # msgid
-    d_model: int
-    layers: int
+    d: int  # d_model
+    L: int  # layers
     heads: int
-    context: int
+    T: int  # context
     batch: int
     steps: int
     snapshots: int
@@ -46,13 +46,17 @@ class Preset:
     max_segments: int
     sentences: int  # of the generated corpus
 
+    def shape(self, V: int, tied: bool = False) -> ModelShape:
+        """The model this preset grows on a vocabulary of V ids (V is known once the corpus is segmented)."""
+        return ModelShape(f"ANDREA ({self.name})", V=V, d=self.d, T=self.T, L=self.L, heads=self.heads, tied=tied)
+
 
 PRESETS = {
-    "micro": Preset("micro", N_("micro: d = 64, 2 layers, T = 32 (about half a minute)"), d_model=64, layers=2, heads=4,
-                    context=32, batch=32, steps=600, snapshots=9, lr=3e-3, warmup=30, weight_decay=0.1,
+    "micro": Preset("micro", N_("micro: d = 64, 2 layers, T = 32 (about half a minute)"), d=64, L=2, heads=4,
+                    T=32, batch=32, steps=600, snapshots=9, lr=3e-3, warmup=30, weight_decay=0.1,
                     max_segments=4_096, sentences=6_000),
-    "small": Preset("small", N_("small: d = 128, 4 layers, T = 64 (a few minutes)"), d_model=128, layers=4, heads=4,
-                    context=64, batch=32, steps=1_500, snapshots=11, lr=2e-3, warmup=60, weight_decay=0.1,
+    "small": Preset("small", N_("small: d = 128, 4 layers, T = 64 (a few minutes)"), d=128, L=4, heads=4,
+                    T=64, batch=32, steps=1_500, snapshots=11, lr=2e-3, warmup=60, weight_decay=0.1,
                     max_segments=8_192, sentences=12_000),
 }
 DEFAULT_PRESET = "micro"
@@ -161,9 +165,9 @@ def prepare(p: Preset, corpus: str | bytes | None, seed: int) -> Prepared:
     segments = harris_segments(text, max_segments=p.max_segments)
     tok = ByteTokenizer(vocab_size(len(segments)), segments)
     stream = encode_lines(tok, text)
-    if stream.size < p.context + 1:
+    if stream.size < p.T + 1:
         raise QueryError("the corpus gives {n:,} tokens; expected at least {most:,} (one training window)", n=stream.size,
-                         most=p.context + 1)
+                         most=p.T + 1)
     return Prepared(text, segments, tok, stream)
 
 
@@ -172,10 +176,10 @@ def build_model(p: Preset, V: int, seed: int, tied: bool = False):
     tables, whose learning rate is TABLE_LR_SCALE times the blocks'."""
     import torch
 
-    from .model import Andrea, GrowConfig  # here: grow.model imports torch at its top (seconds)
+    from .model import Andrea  # here: grow.model imports torch at its top (seconds)
 
     torch.manual_seed(seed)
-    model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads, tied))
+    model = Andrea(p.shape(V, tied))
     model.init_weights(torch.Generator().manual_seed(seed))
     tables = [model.wte, model.wpe] + ([] if tied else [model.lm_head])
     blocks = [w for n, w in model.ordered_parameters() if n.startswith("layer")]
@@ -199,8 +203,8 @@ def batch(stream: np.ndarray, rng: np.random.Generator, p: Preset):
     """(x, y): B windows of T ids and the ids that follow them."""
     import torch
 
-    starts = rng.integers(0, stream.size - p.context, p.batch)
-    window = torch.from_numpy(np.stack([stream[s : s + p.context + 1] for s in starts]))  # (B, T+1)
+    starts = rng.integers(0, stream.size - p.T, p.batch)
+    window = torch.from_numpy(np.stack([stream[s : s + p.T + 1] for s in starts]))  # (B, T+1)
     return window[:, :-1], window[:, 1:]
 
 
@@ -245,14 +249,14 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     model, opt = build_model(p, data.tokenizer.vocab_size, seed, tied)
-    cfg = model.cfg
-    snap.write_json(folder / snap.CONFIG, {**cfg.to_json(), "preset": p.name, "seed": seed})
+    cfg = snap.config_json(model.shape)
+    snap.write_json(folder / snap.CONFIG, {**cfg, "preset": p.name, "seed": seed})
     snap.write_segments(folder, data.segments, " ".join(HARRIS_RULE.split()))
     rng = np.random.default_rng(seed)
-    seen = np.zeros(cfg.vocab_size, bool)
+    seen = np.zeros(model.shape.V, bool)
     losses: list[float] = []
     written: list[tuple[int, Path]] = []
-    manifest = {"preset": p.name, "seed": seed, "config": cfg.to_json(), "steps_planned": steps, "snapshot_steps": wanted,
+    manifest = {"preset": p.name, "seed": seed, "config": cfg, "steps_planned": steps, "snapshot_steps": wanted,
                 "corpus_chars": len(data.text), "corpus_tokens": int(data.stream.size), "finished": False}
 
     def save(step: int) -> None:
@@ -290,7 +294,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
                  "seconds": time.perf_counter() - t0, "unseen_ids": np.flatnonzero(~seen).tolist()}
         final["finished"] = not cancelled and done == steps
         snap.write_json(folder / snap.MANIFEST, final)
-    return GrowResult(folder, p.name, cfg.to_json(), steps, step, time.perf_counter() - t0, losses, written,
+    return GrowResult(folder, p.name, cfg, steps, step, time.perf_counter() - t0, losses, written,
                       np.flatnonzero(~seen).tolist(), cancelled, data.segments)
 
 

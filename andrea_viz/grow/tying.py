@@ -45,7 +45,7 @@ def held_out_loss(model, stream: np.ndarray, context: int, batch: int = 64) -> f
     return total / (n * context)
 
 
-def measure(preset: str = DEFAULT_PRESET, seed: int = 0, steps: int | None = None,
+def measure_pair(preset: str = DEFAULT_PRESET, seed: int = 0, steps: int | None = None,
             progress: Callable[[str, int, int], None] | None = None) -> dict:
     """Train the untied and the tied model (same preset, corpus, seed and steps) and score both on the held-out text.
     Returns the figures ``bench-tying`` prints and keeps; ``progress(which, step, steps)`` after each step."""
@@ -62,13 +62,13 @@ def measure(preset: str = DEFAULT_PRESET, seed: int = 0, steps: int | None = Non
         model = final["model"]
         out["steps"] = r.steps_done
         out[name] = {"params": sum(t.numel() for t in model.parameters()),  # a tied head is one tensor, counted once
-                     "train_loss": float(np.mean(r.losses[-LAST:])), "held_out_loss": held_out_loss(model, held, p.context),
+                     "train_loss": float(np.mean(r.losses[-LAST:])), "held_out_loss": held_out_loss(model, held, p.T),
                      "first_losses": r.losses[:FIRST]}
         out[name]["held_out_perplexity"] = math.exp(out[name]["held_out_loss"])
     return out
 
 
-def write(result: dict, path: Path = RESULT) -> Path:
+def keep_result(result: dict, path: Path = RESULT) -> Path:
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return path
 

@@ -35,23 +35,24 @@ def cos(emb, a, b):
 def test_parameter_count_is_2Vd_plus_Td_plus_12Ld2_for_every_preset(preset):
     import torch
 
-    from andrea_viz.grow.model import Andrea, GrowConfig
+    from andrea_viz.grow.model import Andrea
 
     p = PRESETS[preset]
     V = 300
-    model = Andrea(GrowConfig(V, p.d_model, p.context, p.layers, p.heads))
+    model = Andrea(p.shape(V))
     n = sum(t.numel() for t in model.parameters())
-    assert n == 2 * V * p.d_model + p.context * p.d_model + 12 * p.layers * p.d_model**2
-    assert n == count_params(V, p.d_model, p.context, p.layers).total
+    assert n == 2 * V * p.d + p.T * p.d + 12 * p.L * p.d**2
+    assert n == count_params(V, p.d, p.T, p.L).total
     assert [name for name, _ in model.ordered_parameters()][:4] == ["wte", "wpe", "lm_head", "layer0.attn_wq"]
     assert all(t.dim() == 2 for t in model.parameters())  # no biases, no norm weights
-    assert model(torch.zeros(1, p.context, dtype=torch.long)).shape == (1, p.context, V)
+    assert model(torch.zeros(1, p.T, dtype=torch.long)).shape == (1, p.T, V)
 
 
 def test_snapshot_bin_round_trips_through_the_loader(micro):
     import torch
 
-    from andrea_viz.grow.model import Andrea, GrowConfig
+    from andrea_viz.family import ModelShape
+    from andrea_viz.grow.model import Andrea
 
     step, path = micro.snapshots[-1]
     cfg = micro.config
@@ -59,7 +60,8 @@ def test_snapshot_bin_round_trips_through_the_loader(micro):
     n = count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
     assert list(head) == [step, n] and path.stat().st_size == 8 + 12 * n  # weights, Adam m, Adam v
     weights = np.fromfile(path, "<f4", count=n, offset=8)
-    model = Andrea(GrowConfig(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"], cfg["heads"]))
+    model = Andrea(ModelShape("grown", V=cfg["vocab_size"], d=cfg["d_model"], T=cfg["context"], L=cfg["layers"],
+                              heads=cfg["heads"]))
     offset = 0
     with torch.no_grad():
         for _, t in model.ordered_parameters():

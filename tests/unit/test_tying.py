@@ -18,8 +18,8 @@ def test_a_tied_head_is_the_token_table_and_everything_else_starts_as_untied():
     tied, opt = build_model(p, 300, seed=3, tied=True)
     assert tied.lm_head is tied.wte and untied.lm_head is not untied.wte
     n = sum(t.numel() for t in tied.parameters())
-    assert n == count_params(300, p.d_model, p.context, p.layers, tied=True).total
-    assert sum(t.numel() for t in untied.parameters()) - n == 300 * p.d_model
+    assert n == count_params(300, p.d, p.T, p.L, tied=True).total
+    assert sum(t.numel() for t in untied.parameters()) - n == 300 * p.d
     assert sum(len(g["params"]) for g in opt.param_groups) == len(list(tied.parameters()))  # the shared table once
     for (name, a), (_n, b) in zip(untied.ordered_parameters(), tied.ordered_parameters(), strict=True):
         if name != "lm_head":
@@ -42,9 +42,9 @@ def slow_held_out_loss(model, stream: np.ndarray, context: int) -> float:
 def test_the_held_out_loss_equals_a_slow_reference():
     p = PRESETS["micro"]
     model, _ = build_model(p, 260, seed=1)
-    stream = np.random.default_rng(0).integers(0, 260, 5 * p.context + 7)
-    assert tying.held_out_loss(model, stream, p.context, batch=2) == pytest.approx(
-        slow_held_out_loss(model, stream, p.context), rel=1e-6)
+    stream = np.random.default_rng(0).integers(0, 260, 5 * p.T + 7)
+    assert tying.held_out_loss(model, stream, p.T, batch=2) == pytest.approx(
+        slow_held_out_loss(model, stream, p.T), rel=1e-6)
 
 
 def test_the_kept_figures_replay_from_this_code_and_their_sentence_says_which_won(tmp_path):
@@ -57,7 +57,7 @@ def test_the_kept_figures_replay_from_this_code_and_their_sentence_says_which_wo
     assert kept["tied"]["first_losses"] != kept["untied"]["first_losses"]
     V = kept["untied"]["params"] - kept["tied"]["params"]
     p = PRESETS[kept["preset"]]
-    assert kept["untied"]["params"] == count_params(V // p.d_model, p.d_model, p.context, p.layers).total
+    assert kept["untied"]["params"] == count_params(V // p.d, p.d, p.T, p.L).total
     text = str(tying.finding(kept))
     better = "tied" if kept["tied"]["held_out_loss"] < kept["untied"]["held_out_loss"] else "untied"
     assert text.split(": on sentences neither saw in training the ")[1].startswith(better)
