@@ -226,7 +226,7 @@ def _cmd_grow(args: argparse.Namespace) -> int:
             print(f"step {step:>6,} of {steps:,}  loss {loss:.3f}", file=sys.stderr, flush=True)
 
     r = train(args.out, preset=args.preset, corpus=corpus, steps=args.steps, seed=args.seed, snapshots=args.snapshots,
-              progress=progress)
+              progress=progress, tied=args.tied)
     if args.final_only:
         keep_final_weights_only(r)
     d = grow_json(r)
@@ -407,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--snapshots", type=int, help="how many snapshots, the first and last included (default: the preset's)")
     p.add_argument("--out", required=True, help="the folder to write (emptied first)")
+    p.add_argument("--tied", action="store_true", help="one table for input and output (GPT-2's way; ANDREA is untied)")
     p.add_argument("--final-only", action="store_true",
                    help="keep only the first (step 0) and the final snapshot, weights without Adam state (how "
                         "andrea-micro ships)")

@@ -96,6 +96,7 @@ def read_sizes(path: Path, found: Found) -> dict | None:
                                        name=cand.name, **sizes))
                 if isinstance(raw.get("n_head"), int) or isinstance(raw.get("heads"), int):
                     found.config["heads"] = raw.get("n_head", raw.get("heads"))
+                sizes["tied"] = raw.get("tied") is True  # grown with grow --tied: lm_head is a copy of wte
                 return sizes
     return None
 
@@ -104,7 +105,8 @@ def _fits_text(fits: list[tuple[int, int, int, int]]) -> str:
     return "; ".join(f"V = {f[0]:,}, d = {f[1]}, L = {f[3]}" for f in fits)
 
 
-def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int]:
+def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int, bool]:
+    """V, d, T, L, and whether the config says the head is tied (a copy of the token table in the file)."""
     sizes = read_sizes(path, found)
     if sizes is not None:
         V, d, T, L = sizes["V"], sizes["d"], sizes["T"], sizes["L"]
@@ -112,7 +114,7 @@ def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int]:
         if want != n:
             raise CheckpointError("{name}: the config's sizes give 2·V·d + T·d + 12·L·d² = {want:,} parameters, but the "
                                   "file holds {n:,}", name=path.name, want=want, n=n)
-        return V, d, T, L
+        return V, d, T, L, sizes["tied"]
     solved, fits = solve_sizes(n)
     if solved is None:
         widths = ", ".join(f"{d} ({L} layers)" for d, L in LAYERS_OF_WIDTH.items())
@@ -131,7 +133,7 @@ def _sizes(path: Path, n: int, found: Found) -> tuple[int, int, int, int]:
         found.assumptions.append(Msg("the count also fits {fits}; V = {V:,} was taken because it is {bytes} bytes + "
                                      "{segments:,} segments + BOS, as in the family", fits=_fits_text(others), V=V,
                                      bytes=BYTE_TOKENS, segments=segment_count(V)))
-    return V, d, T, L
+    return V, d, T, L, False
 
 
 def read(path: Path, found: Found) -> None:
@@ -146,9 +148,13 @@ def read(path: Path, found: Found) -> None:
     found.step = step
     found.notes.append(Msg("training step {step:,}; {n:,} parameters; the Adam m and v that follow are not read", step=step,
                            n=n) if size == with_adam else Msg("training step {step:,}; {n:,} parameters", step=step, n=n))
-    V, d, T, L = _sizes(path, n, found)
+    V, d, T, L, tied = _sizes(path, n, found)
     found.assumptions.append(Msg("weights in microGPT's order: wte (V, d), wpe (T, d), lm_head (V, d), then the blocks"))
-    found.config.update({"layers": L, "family": "ANDREA", "init_std": init_std(d), "total_params": n})
+    if tied:
+        found.notes.append(Msg("the config says tied: the file's lm_head is a copy of wte, one table of {n:,} parameters "
+                               "counted once", n=V * d))
+    found.config.update({"layers": L, "family": "ANDREA", "init_std": init_std(d),
+                         "total_params": n - V * d if tied else n})
     offsets = {"wte": (0, (V, d)), "wpe": (V * d, (T, d)), "lm_head": (V * d + T * d, (V, d))}
     for name, (start, shape) in offsets.items():
         found.add(name, shape, "float32",

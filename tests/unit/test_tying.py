@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+import andrea_viz
 from andrea_viz.family import count_params
 from andrea_viz.grow import tying
 from andrea_viz.grow.trainer import PRESETS, build_model, train
@@ -54,6 +55,9 @@ def test_the_kept_figures_replay_from_this_code_and_their_sentence_says_which_wo
         first = kept[name]["first_losses"]
         r = train(tmp_path / name, preset=kept["preset"], seed=kept["seed"], steps=len(first), snapshot_at=[0], tied=tied)
         np.testing.assert_allclose(r.losses, first, rtol=1e-4)
+        emb = andrea_viz.load(r.snapshots[0][1])  # the snapshot opens as what it is: tied or not, counted right
+        assert emb.output_kind == ("tied" if tied else "untied")
+        assert emb.card["total_params"] == kept[name]["params"]
     assert kept["tied"]["first_losses"] != kept["untied"]["first_losses"]
     V = kept["untied"]["params"] - kept["tied"]["params"]
     p = PRESETS[kept["preset"]]
