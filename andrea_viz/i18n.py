@@ -188,16 +188,6 @@ class Msg:
 
         return Msg(self.msgid, **{k: fix(v) for k, v in self.params.items()})
 
-    def replace_text(self, old: str, new: str) -> Msg:
-        """A copy with ``old`` replaced by ``new`` in every string parameter (e.g. a temporary file's name)."""
-
-        def fix(v: Any) -> Any:
-            if isinstance(v, Msg):
-                return v.replace_text(old, new)
-            return v.replace(old, new) if isinstance(v, str) else v
-
-        return Msg(self.msgid, **{k: fix(v) for k, v in self.params.items()})
-
 
 def tr_md(text: str | Msg | None) -> str:
     """``tr`` for markdown: a Msg's string parameters escaped, a plain string escaped whole (it may name a file)."""

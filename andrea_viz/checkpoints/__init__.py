@@ -8,6 +8,7 @@ expected and what came.
 
 from __future__ import annotations
 
+import os
 import zipfile
 from collections import Counter
 from collections.abc import Callable
@@ -159,6 +160,24 @@ def tokenizer_key(tokenizer) -> str:
     return "+".join(parts)
 
 
+def said_as(msg: Msg, path: Path, name: str) -> Msg:
+    """``msg`` with the file called ``name`` (what the user calls it) instead of where the server keeps it: a parameter
+    that is the path, or a path inside it, or the file's bare name, is renamed; the server's absolute path is taken out
+    of any other text (a library's own error may quote it). Other words that merely contain the file's name stay."""
+    where, inner = str(path), str(path) + os.sep
+
+    def rename(v: str) -> str:
+        if v == where:
+            return name
+        if v.startswith(inner):
+            return str(Path(name) / v[len(inner):])
+        if v == path.name:
+            return Path(name).name
+        return v.replace(where, name)
+
+    return msg.map_strings(rename)
+
+
 def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path | None = None) -> Embeddings:
     """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError. ``name``: what
     messages call it (an upload's own name, a path relative to the checkpoint folder); ``confine``: a folder
@@ -179,6 +198,6 @@ def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path
                                   format=found.format, detail=first) from exc
     except CheckpointError as exc:
         if name and name != str(path):  # say the user's name for it, never the server's place on disk
-            raise CheckpointError(exc.msg.replace_text(str(path), name).replace_text(path.name, Path(name).name)) from exc
+            raise CheckpointError(said_as(exc.msg, path, name)) from exc
         raise
     return replace(emb, name=name) if name else emb

@@ -221,3 +221,24 @@ def test_expired_disconnected_sessions_are_let_go_of(monkeypatch):
     now[0] = 21.0
     assert session_files.forget_expired() == 2
     assert session_files.forget_expired() == 0
+
+
+def test_messages_call_a_file_what_the_user_calls_it_and_leave_other_words_alone(tmp_path):
+    """load_path's name= renames the file's own parameters (the path, a path inside it, its bare name) and takes the
+    server's absolute path out of any text; a word that merely contains the file's name is not rewritten."""
+    from andrea_viz.checkpoints import said_as
+    from andrea_viz.i18n import Msg
+
+    path = tmp_path / "model"
+    m = said_as(Msg("{name}: expected {expected}; {detail}", name="model", expected="model.safetensors or model.bin",
+                    detail=f"cannot open {path}/x.bin"), path, "my upload/model-v2")
+    assert m.params == {"name": "model-v2", "expected": "model.safetensors or model.bin",
+                        "detail": "cannot open my upload/model-v2/x.bin"}
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{not json")
+    (folder / "model.safetensors").write_bytes(b"")
+    with pytest.raises(CheckpointError) as err:
+        load_path(folder, name="checkpoints/model")
+    text = str(err.value)
+    assert "checkpoints/model/config.json is not valid JSON" in text and str(tmp_path) not in text
