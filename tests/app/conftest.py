@@ -14,19 +14,23 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def start_app(model: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """A fresh session of the real app, started from the entry script: ``model`` chosen in its state, or ``query``
+    as the address's parameters."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    if model is not None:
+        at.session_state["model"] = model
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    no_exception(at)
+    return at
+
+
 @pytest.fixture
 def app():
-    """A fresh session of the real app, started from the entry script."""
-
-    def start(model: str | None = None) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-        if model is not None:
-            at.session_state["model"] = model
-        at.run()
-        no_exception(at)
-        return at
-
-    return start
+    """``start_app``, as a fixture."""
+    return start_app
 
 
 def open_page(at: AppTest, page: str) -> AppTest:

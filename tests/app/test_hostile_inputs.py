@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from andrea_viz.registry import available_pages
 from tests.checkpoint_files.hostile import EVIL, HOSTILE, hostile_folder
 
-from .conftest import ROOT, no_exception
+from .conftest import ROOT, no_exception, start_app
 
 MD = MarkdownIt("commonmark")
 MARKDOWN_ELEMENTS = ("markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success")
@@ -57,13 +57,7 @@ def hostile_app(tmp_path, monkeypatch):
     monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(tmp_path))
 
     def start(word: str | None = None) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-        at.query_params["model"] = f"folder:{rel}"
-        if word is not None:
-            at.query_params["word"] = word
-        at.run()
-        no_exception(at)
-        return at
+        return start_app(query={"model": f"folder:{rel}", **({"word": word} if word is not None else {})})
 
     return start
 
