@@ -80,8 +80,11 @@ class GrowJob:
         ctx = multiprocessing.get_context("spawn")
         recv, send = ctx.Pipe(duplex=False)
         stop = ctx.Event()
-        child = ctx.Process(target=_train_in_child, args=(str(self.folder), self.kwargs, send, stop, self._threads, self._nice),
+        child = ctx.Process(target=_train_in_child, args=(str(self.folder), self.kwargs, send, stop, self._threads),
                             name="andrea-grow", daemon=True)
+        # Linux: a thread's niceness is its own, and a process started from it inherits it, so the child runs at the
+        # lower priority from its first instruction (its start-up imports included), not once it has imported torch
+        _lower_this_thread(self._nice)
         child.start()
         send.close()  # the child holds the only sending end: its exit ends the pipe
         try:
@@ -170,18 +173,24 @@ class GrowJob:
         return self._ended.wait(timeout)
 
 
-def _train_in_child(folder: str, kwargs: dict, send, stop, threads: int | None, nice: int) -> None:
-    """The child process: limit its own threads and priority, train, and send progress, then the result or the
-    failure (a library error as its Msg, so the page says it in the learner's language; anything else as one line)."""
+def _lower_this_thread(nice: int) -> None:
+    """Add ``nice`` to the calling thread's niceness (raising one's own needs no privilege)."""
+    if nice and hasattr(os, "setpriority"):
+        try:
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        except OSError:
+            pass
+
+
+def _train_in_child(folder: str, kwargs: dict, send, stop, threads: int | None) -> None:
+    """The child process (born at its watcher's lower priority): limit its torch threads, train, and send progress,
+    then the result or the failure (a library error as its Msg, so the page says it in the learner's language;
+    anything else as one line)."""
     import torch
 
     if threads is not None:
         torch.set_num_threads(threads)
-    if nice and hasattr(os, "setpriority"):
-        try:  # raising one's own niceness needs no privilege
-            os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
-        except OSError:
-            pass
     send.send(("limits", {"threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
     try:
         result = train(folder, progress=lambda *tick: send.send(("tick", tick)), should_stop=stop.is_set, **kwargs)
