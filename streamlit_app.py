@@ -30,8 +30,8 @@ q = ui.token_picker(emb, key="home:query")
 if q is not None:
     with ui.explain_errors():
         _q, found = neighbours(emb, q.text, k=10, metric="cosine")
-        st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
-                      for r, n in enumerate(found, 1)], hide_index=True, width="content")
+        st.dataframe(ui.localized([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
+                      for r, n in enumerate(found, 1)]), hide_index=True, width="content")
         if emb.card.get("untrained"):
             st.caption(_("An untrained table: these rows are random directions, all nearly perpendicular to the query "
                          "(cosines near 0). Training is what gathers related tokens; try ANDREA-micro or "

@@ -30,6 +30,7 @@ from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow import grow_json, train
 from .grow import tying
+from .grow.corpus import CORPUS_LANGUAGES
 from .grow.ship import keep_final_weights_only
 from .grow.trainer import DEFAULT_PRESET, PRESETS, read_corpus_file
 from .precision import PRECISIONS, compare_precisions, result_json
@@ -226,7 +227,7 @@ def _cmd_grow(args: argparse.Namespace) -> int:
             print(f"step {step:>6,} of {steps:,}  loss {loss:.3f}", file=sys.stderr, flush=True)
 
     r = train(args.out, preset=args.preset, corpus=corpus, steps=args.steps, seed=args.seed, snapshots=args.snapshots,
-              progress=progress, tied=args.tied)
+              progress=progress, tied=args.tied, language=args.language)
     if args.final_only:
         keep_final_weights_only(r)
     d = grow_json(r)
@@ -405,6 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", metavar="FILE", help="a UTF-8 .txt to train on (default: the generated corpus)")
     p.add_argument("--steps", type=int, help="training steps (default: the preset's)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--language", choices=CORPUS_LANGUAGES, default=CORPUS_LANGUAGES[0],
+                   help="the generated corpus's language, a code as in the app's ?lang= (ignored with --corpus)")
     p.add_argument("--snapshots", type=int, help="how many snapshots, the first and last included (default: the preset's)")
     p.add_argument("--out", required=True, help="the folder to write (emptied first)")
     p.add_argument("--tied", action="store_true", help="one table for input and output (GPT-2's way; ANDREA is untied)")

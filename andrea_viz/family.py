@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import QueryError
+from .i18n import N_
 
 BYTE_TOKENS = 256  # ids 0-255: one per byte value
 FIRST_SEGMENT_ID = BYTE_TOKENS
@@ -70,6 +71,8 @@ FAMILY: dict[str, ModelShape] = {
     "ANDREA-120M": andrea_shape("ANDREA-120M", 8_192, d=768, L=12, heads=12, nominal=NOMINAL_120M),
     "ANDREA-480M": andrea_shape("ANDREA-480M", 16_384, d=1536, L=16, heads=24, nominal=480_000_000),
 }
+# how a size's name is written on screen where it holds words (the names are keys, kept in English)
+SHAPE_LABELS = {"ANDREA-12M (model card)": N_("ANDREA-12M (model card)")}
 LAYERS_OF_WIDTH = {s.d: s.L for s in FAMILY.values()}  # d_model -> layers across the published sizes
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import re
 import string
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,22 @@ def format_number(value: float | int, spec: str = ",", lang: str | None = None) 
         return text
     group, decimal = separators(lang)
     return text.translate(str.maketrans({",": group, ".": decimal}))
+
+
+def read_number(text: str, lang: str | None = None) -> Decimal | None:
+    """The number a person typed, read the way the language writes it (Babel's strict parse: ``25.560.576`` and
+    ``25560576`` in nl, ``25,560,576`` in en); None when the text is no number in that language (mixed or misplaced
+    separators, letters)."""
+    from babel.numbers import NumberFormatError, parse_decimal
+
+    lang = lang or language()
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return parse_decimal(text, locale=BABEL_LOCALES.get(lang, "en"), strict=True)
+    except NumberFormatError:
+        return None
 
 
 class _Formatter(string.Formatter):

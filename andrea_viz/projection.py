@@ -36,6 +36,11 @@ WORD_GROUPS: dict[str, list[str]] = {
                   "russia", "england"],
     "family": ["mother", "father", "sister", "brother", "son", "daughter", "uncle", "aunt", "wife", "husband"],
 }
+# a sample's groups are these keys (and "neighbour of <word>"); the legend names them in the reader's language
+GROUP_NAMES = {"animals": N_("animals"), "weekdays": N_("weekdays"), "months": N_("months"), "numbers": N_("numbers"),
+               "colours": N_("colours"), "countries": N_("countries"), "family": N_("family"), "query": N_("query"),
+               "included": N_("included"), "other": N_("other")}
+NEIGHBOUR_OF = "neighbour of "
 ALL = "all"  # n = "all": every row of the table
 BH_THETA = 0.8  # Barnes-Hut accuracy: 0.8 is 1.4x faster than 0.5 at the same trustworthiness (bench-geometry)
 DEFAULT_SAMPLE = 5_000  # tokens in a map unless asked otherwise
@@ -78,6 +83,15 @@ def group_ids(emb: Embeddings) -> dict[str, list[int]]:
     return out
 
 
+def group_label(group: str, escape=None) -> str:
+    """A sample's group as the legend names it, in the current language; ``escape`` (e.g. ``safe_text.plot``) is
+    applied to the label's text, and to the typed word of "neighbour of …" before it is placed in the sentence."""
+    if group.startswith(NEIGHBOUR_OF):
+        return tr(Msg("neighbour of {word}", word=group[len(NEIGHBOUR_OF):]), escape=escape)
+    label = tr(GROUP_NAMES.get(group, group))
+    return escape(label) if escape is not None else label
+
+
 def sample_size(emb: Embeddings, n: int | str) -> int:
     """n rows, or every row for ``"all"``."""
     if n == ALL:
@@ -100,7 +114,7 @@ def build_sample(emb: Embeddings, n: int | str, include: tuple[str, ...] = (), s
             chosen.setdefault(i, "query" if j == 0 else "included")
         if j == 0:
             for nb in neighbours(emb, word, k=k)[1]:
-                chosen.setdefault(nb.id, f"neighbour of {word}")
+                chosen.setdefault(nb.id, NEIGHBOUR_OF + word)
     for name, ids in group_ids(emb).items():
         for i in ids:
             chosen.setdefault(i, name)

@@ -6,9 +6,11 @@ adds the sizes a learner asks for: one table, the saving from tying, bytes in fp
 
 from __future__ import annotations
 
+import re
+
 from .errors import QueryError
-from .family import _check_sizes
-from .i18n import format_number
+from .family import FAMILY, _check_sizes
+from .i18n import Msg, format_number, read_number
 
 
 def token_table_params(V: int, d: int) -> int:
@@ -44,3 +46,42 @@ def human_bytes(n: int) -> str:
 def product_arithmetic(V: int, d: int) -> str:
     """The exercise's arithmetic written out: '16,641 × 1,536 = 25,560,576'."""
     return f"{format_number(V)} × {format_number(d)} = {format_number(token_table_params(V, d))}"
+
+
+EXAMPLE_COUNT = 1234567  # the number whose forms are shown when a typed answer has no digits at all
+
+
+def read_count(text: str, lang: str | None = None) -> int:
+    """A whole, non-negative number typed the language's way (``25.560.576`` in nl and pt-BR, ``25,560,576`` in en
+    and zh-TW, or the digits alone). Mixed or misplaced separators are refused, the accepted forms named."""
+    value = read_number(text, lang)
+    if value is None:
+        digits = re.sub(r"\D", "", text)  # the accepted forms, of the digits typed: grouped the language's way, or not
+        raise QueryError("“{text}” is not a number written this language's way: type {n:,} or {n}.",
+                         text=text.strip(), n=int(digits) if digits else EXAMPLE_COUNT)
+    if value != value.to_integral_value() or value < 0:
+        raise QueryError("“{text}” reads as {value}: a table holds a whole number of parameters, 0 or more.",
+                         text=text.strip(), value=float(value))
+    return int(value)
+
+
+def check_table_answer(text: str | None, size: str) -> tuple[bool, Msg]:
+    """(right?, the feedback) for a typed answer to "how many parameters does this model's token table hold";
+    the feedback starts by echoing the number as it was read, in the language's own format."""
+    s = FAMILY[size]
+    want = token_table_params(s.V, s.d)
+    if text is None or not text.strip():
+        return False, Msg("Type a number first.")
+    try:
+        answer = read_count(text)
+    except QueryError as e:
+        return False, e.msg
+    if answer == want:
+        verdict = Msg("Right: {V:,} × {d:,} = {n:,}.", V=s.V, d=s.d, n=want)
+    elif answer == s.V + s.d:
+        verdict = Msg("That is V + d. A table has V rows of d numbers each: multiply.")
+    elif answer in (s.V * s.d * 2, want + s.d * s.T):
+        verdict = Msg("That counts more than the token table: only V × d here.")
+    else:
+        verdict = Msg("Not quite: V = {V:,} and d_model = {d:,}; multiply them.", V=s.V, d=s.d)
+    return answer == want, Msg("Read as {n:,}. {verdict}", n=answer, verdict=verdict)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from .errors import QueryError
 from .geometry import resolve_ids
+from .grow.corpus import CLASSES_IN, CORPUS_LANGUAGES, word_in
 from .model import Embeddings
 
-TRACKED_PAIRS = [("cat", "dog"), ("cat", "tuesday")]  # the pairs a timeline follows
+TRACKED_PAIRS = [("cat", "dog"), ("cat", "tuesday")]  # the pairs a timeline follows, in the corpus's language
 MIN_LETTERS = 3
 
 
@@ -24,9 +25,25 @@ def frequent_words(emb: Embeddings, n: int = 40) -> list[str]:
     return [s for s in segments if len(s) >= MIN_LETTERS and s.isalpha()][:n]
 
 
+def corpus_language(emb: Embeddings) -> str | None:
+    """The language of the generated corpus whose cat word this model has as one token (kat: nl, 貓: zh-TW), or None."""
+    for lang in CORPUS_LANGUAGES:
+        if single_token(emb, word_in(lang, "cat")):
+            return lang
+    return None
+
+
+def corpus_classes(emb: Embeddings) -> dict[str, list[str]]:
+    """The generated corpus's word classes in this model's language (English when it has none of them)."""
+    return CLASSES_IN[corpus_language(emb) or CORPUS_LANGUAGES[0]]
+
+
 def default_pairs(emb: Embeddings) -> list[tuple[str, str]]:
-    """cat/dog and cat/tuesday when the model has them, else pairs of its most frequent words."""
-    pairs = [p for p in TRACKED_PAIRS if single_token(emb, p[0]) and single_token(emb, p[1])]
+    """cat/dog and cat/tuesday, in the corpus language the model speaks (kat/hond …), else pairs of its most
+    frequent words."""
+    lang = corpus_language(emb) or CORPUS_LANGUAGES[0]
+    pairs = [(word_in(lang, a), word_in(lang, b)) for a, b in TRACKED_PAIRS]
+    pairs = [p for p in pairs if single_token(emb, p[0]) and single_token(emb, p[1])]
     if pairs:
         return pairs
     top = frequent_words(emb, 3)
@@ -34,7 +51,11 @@ def default_pairs(emb: Embeddings) -> list[tuple[str, str]]:
 
 
 def tracked_word(emb: Embeddings, preferred: str = "cat") -> str | None:
-    """``preferred`` when it is one token of the model, else its most frequent word (None for neither)."""
+    """``preferred`` (a word of the English corpus) as the model's corpus language writes it when it is one token
+    of the model, else its most frequent word (None for neither)."""
+    lang = corpus_language(emb)
+    if lang is not None and preferred in {w for ws in CLASSES_IN["en"].values() for w in ws}:
+        preferred = word_in(lang, preferred)
     if single_token(emb, preferred):
         return preferred
     top = frequent_words(emb, 1)

@@ -65,9 +65,9 @@ with ui.explain_errors():
 
     t1, t2 = st.columns(2)
     t1.markdown("**" + _("Moved most") + "**")
-    t1.dataframe(rows(most), hide_index=True, width="stretch")
+    t1.dataframe(ui.localized(rows(most)), hide_index=True, width="stretch")
     t2.markdown("**" + _("Moved least") + "**")
-    t2.dataframe(rows(least), hide_index=True, width="stretch")
+    t2.dataframe(ui.localized(rows(least)), hide_index=True, width="stretch")
 
     ids = np.concatenate([most, least])
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align, tuple(ids.tolist())), lambda progress: aligned_map(
@@ -82,5 +82,5 @@ with ui.explain_errors():
         with col, ui.explain_errors():
             _q, found = ui.cached(model, neighbours, word, k)
             col.markdown(f"**{name}**")
-            col.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found],
+            col.dataframe(ui.localized([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found]),
                           hide_index=True, width="stretch")

@@ -64,7 +64,7 @@ with ui.explain_errors():
                 row[_("count in the corpus")] = int(u.truth.counts[i])
             row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
         rows.append(row)
-    st.dataframe(rows, hide_index=True, width="stretch", height=320)
+    st.dataframe(ui.localized(rows), hide_index=True, width="stretch", height=320)
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))
@@ -84,9 +84,9 @@ remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1)
 st.plotly_chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
 with ui.explain_errors():
     st.plotly_chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
-st.dataframe([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
+st.dataframe(ui.localized([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
                round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
-               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)],
+               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)]),
              hide_index=True, width="content")
 q = ui.token_picker(emb, key="anatomy:word", url_name="word")
 VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}
@@ -96,10 +96,10 @@ for col, v in zip(cols, ui.cached(emb, views, q.text if q is not None else None,
         st.subheader(VIEW[v.name])
         st.metric(_("Anisotropy"), num(v.anisotropy, "+.4f"))
         if v.pairs:
-            st.dataframe([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs], hide_index=True,
+            st.dataframe(ui.localized([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs]), hide_index=True,
                          width="stretch")
         if v.neighbours:
-            st.dataframe([{_("token"): n.token, "cos": round(n.score, 3)} for n in v.neighbours], hide_index=True,
+            st.dataframe(ui.localized([{_("token"): n.token, "cos": round(n.score, 3)} for n in v.neighbours]), hide_index=True,
                          width="stretch")
 
 # --- 3. hubs ----------------------------------------------------------------------------------------------------
@@ -131,5 +131,5 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
                 if name != "raw":
                     st.caption(_("{n} of the raw table's 20 largest hubs are still among the 20 largest",
                                  n=h.overlap(hv)))
-                st.dataframe([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)],
+                st.dataframe(ui.localized([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)]),
                              hide_index=True, width="stretch")

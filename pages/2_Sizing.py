@@ -5,7 +5,7 @@ import dataclasses
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.family import FAMILY, count_params
+from andrea_viz.family import FAMILY, SHAPE_LABELS, count_params
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.sizing import PART_LABELS, params_treemap
 from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, tying_saving
@@ -38,7 +38,7 @@ if "sizing:V" not in st.session_state:
     _apply_preset()
 
 preset = st.selectbox(_("Preset"), [*FAMILY, LOADED], key="sizing:preset", on_change=_apply_preset,
-                      format_func={**{k: k for k in FAMILY}, LOADED: _("the loaded model")}.__getitem__,
+                      format_func={**{k: tr(SHAPE_LABELS.get(k, k)) for k in FAMILY}, LOADED: _("the loaded model")}.__getitem__,
                       help=_("Fills the four sizes below; change any of them afterwards."))
 c = st.columns(5)
 V = int(c[0].number_input(_("Vocabulary V"), 1, 10_000_000, key="sizing:V", help=_("rows of the token table")))
@@ -104,7 +104,7 @@ for part, n in parts.items():
     if nominal:
         row[_("share of nominal {size}", size=num(nominal / 1e6, "g") + "M")] = num(of_nominal[part], ".2%")
     rows.append(row)
-st.dataframe(rows, hide_index=True, width="stretch")
+st.dataframe(ui.localized(rows), hide_index=True, width="stretch")
 if nominal:
     st.caption(_("The lesson quotes shares of the nominal {size}M in the model's name; the count from the layout above "
                  "is {total}. Both columns are shown: the lesson's “5.4%” and “6%” for ANDREA-120M are the nominal "

@@ -43,8 +43,9 @@ st.subheader(_("Two vectors in the plane"))
 plane_panel()
 
 st.subheader(_("Turn v from 0° to 180°"))
-st.caption(_("Press ▶ Play (it runs in your browser) or drag the angle slider under the chart. Here |u| = 1.5 and "
-             "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths."))
+st.caption(_("Press {play} (it runs in your browser) or drag the angle slider under the chart. Here |u| = 1.5 and "
+             "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths.",
+             play=_("▶ Play")))  # the button's own label, so the two always match
 st.plotly_chart(ui.figure(plots.turning_animation, *TURN), key="turning")
 
 st.subheader(_("Real vectors of {label}", label=md(ui.model_label(emb.key))))

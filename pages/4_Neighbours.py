@@ -34,8 +34,8 @@ if q is not None:
         centre = centered and metric == "cosine"
         _q, found = ui.cached(emb, neighbours, q.text, k, metric, "input", centre)
         t1, t2 = st.columns([2, 3])
-        t1.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
-                      for r, n in enumerate(found, 1)], hide_index=True, width="stretch")
+        t1.dataframe(ui.localized([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
+                      for r, n in enumerate(found, 1)]), hide_index=True, width="stretch")
         t2.plotly_chart(ui.cached(emb, plots.neighbours_of, q.text, k, metric, centre), key="nb:bars")
 
 st.subheader(_("Analogies: A − B + C"))
@@ -86,5 +86,5 @@ if (emb.key, chosen) in wanted:
         for label, (full, low) in r.pairs.items():
             st.caption(_("cos({pair}): {full:+.3f} at float32, {low:+.3f} at {name}", pair=label.replace("/", ", "),
                          full=full, low=low, name=chosen))
-        st.dataframe([{_("token"): emb.token(int(i)), "id": int(i), "Jaccard": round(float(r.jaccard[i]), 2)}
-                      for i in r.worst(20)], hide_index=True, width="content")
+        st.dataframe(ui.localized([{_("token"): emb.token(int(i)), "id": int(i), "Jaccard": round(float(r.jaccard[i]), 2)}
+                      for i in r.worst(20)]), hide_index=True, width="content")

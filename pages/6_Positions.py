@@ -60,13 +60,13 @@ offset = r1.slider(_("Offset m − n"), -6, 6, 2, help=_("The distance between t
 theta = r1.slider(_("θ (radians per position)"), 0.05, 0.6, 0.3, 0.05)
 pairs = plots.rope_pairs(offset)
 scores = rope_scores(plots.ROPE_Q, plots.ROPE_K, pairs, theta)
-r1.dataframe([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): round(s, 6)}
-              for (m, n), s in zip(pairs, scores, strict=True)], hide_index=True)
+r1.dataframe(ui.localized([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): round(s, 6)}
+              for (m, n), s in zip(pairs, scores, strict=True)]), hide_index=True)
 r1.caption(_("Same offset, same score, wherever the pair sits."))
 r2.plotly_chart(ui.figure(plots.rope_of, offset, float(theta)), key="pos:rope")
 
 st.subheader(_("Three ways to add position"))
-st.dataframe([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(emb)],
+st.dataframe(ui.localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(emb)]),
              hide_index=True, width="stretch")
 st.caption(_("ANDREA uses learned positions (from microGPT ← nanoGPT ← GPT-2): no special math in attention, its CUDA "
              "engine (microgpt_cuda.cu) treats both lookups the same way with no sin/cos kernel, and the context is "

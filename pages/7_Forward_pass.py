@@ -75,12 +75,12 @@ with ui.explain_errors():
                  "the model tell them apart."))
 
 st.subheader(_("Backends"))
-st.dataframe([{_("backend"): s.name, _("what"): tr(s.label), _("available"): _("yes") if s.available else _("no"),
-               _("why not"): tr(s.reason)} for s in statuses], hide_index=True, width="stretch")
+st.dataframe(ui.localized([{_("backend"): s.name, _("what"): tr(s.label), _("available"): _("yes") if s.available else _("no"),
+               _("why not"): tr(s.reason)} for s in statuses]), hide_index=True, width="stretch")
 if T_max and st.button(_("Run a full context: B = 8 sequences × T = {T:,} random ids", T=T_max),
                        help=_("Times every available backend on the same ids")):
     with st.spinner(_("Timing every available backend…")):
         rows = time_backends(emb, B=8)
-    st.dataframe([{_("backend"): r["backend"], _("best of 3"): duration(r["seconds"]),
-                   "GB/s": None if r["gbps"] is None else round(r["gbps"], 1)} for r in rows], hide_index=True)
+    st.dataframe(ui.localized([{_("backend"): r["backend"], _("best of 3"): duration(r["seconds"]),
+                   "GB/s": None if r["gbps"] is None else round(r["gbps"], 1)} for r in rows]), hide_index=True)
     st.caption(_("For the median of many runs against torch eager and torch.compile: `python -m andrea_viz bench`."))

@@ -4,7 +4,8 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, display_root, inside, list_checkpoints, list_timelines, list_tokenizers
-from andrea_viz.grow.corpus import CLASS_LABELS, WORD_CLASSES
+from andrea_viz.grow.corpus import CLASS_LABELS
+from andrea_viz.words import corpus_classes
 from andrea_viz.i18n import _
 from andrea_viz.safe_text import in_code, md
 from andrea_viz.timeline import describe, open_timeline
@@ -73,6 +74,6 @@ tl = st.session_state.get(TIMELINE)
 if tl is not None:
     st.subheader(_("Timeline: {source}", source=md(tl.source)))
     st.caption(ui.tr(describe(tl), escape=md))
-    ui.timeline_view(tl, "ckpt-tl", WORD_CLASSES, CLASS_LABELS,
+    ui.timeline_view(tl, "ckpt-tl", corpus_classes(tl.last), CLASS_LABELS,
                      explore=lambda step: ui.uploads.explore_checkpoint(tl.snapshots[tl.steps.index(step)].path,
                                                              f"{tl.snapshots[tl.steps.index(step)].label} (step {step:,})"))

@@ -6,8 +6,9 @@ from andrea_viz import ui
 from andrea_viz.errors import QueryError
 from andrea_viz.family import BYTE_TOKENS, count_params
 from andrea_viz.grow import DEFAULT_PRESET, PRESETS, corpus_text
-from andrea_viz.grow.corpus import CLASS_LABELS, WORD_CLASSES
-from andrea_viz.i18n import _, tr
+from andrea_viz.grow.corpus import CLASS_LABELS, word_in
+from andrea_viz.words import corpus_classes
+from andrea_viz.i18n import _, language, tr
 from andrea_viz.plots.timeline import loss_curve
 
 emb = ui.page_setup(__file__)
@@ -15,7 +16,8 @@ st.title(_("Grow an ANDREA and watch its table learn"))
 st.markdown(_(
     "Every entry of the token table starts as a small random number from N(0, 1/√d). Training updates a row each "
     "time its id appears in a batch. Train a small ANDREA here, with the course's layout (untied input and output "
-    "tables, learned positions), on a corpus whose words come in classes, and watch *cat* move towards *dog*."))
+    "tables, learned positions), on a corpus whose words come in classes, and watch *{cat}* move towards *{dog}*.",
+    cat=word_in(language(), "cat"), dog=word_in(language(), "dog")))  # the corpus is generated in the app's language
 
 with st.form("grow:form"):
     c = st.columns(4)
@@ -38,7 +40,7 @@ if submitted:
             if upload is None:
                 raise QueryError("choose a .txt file to train on, or the generated corpus")
             corpus = corpus_text(upload.getvalue(), upload.name)
-        ui.grow.start(preset=preset, corpus=corpus, steps=int(steps), seed=int(seed))
+        ui.grow.start(preset=preset, corpus=corpus, steps=int(steps), seed=int(seed), language=language())
 
 job = ui.grow.job()
 if job is not None and job.waiting:
@@ -69,7 +71,7 @@ elif job is not None:
                         key="grow:loss")
     if tl is not None and len(tl.snapshots) >= 2:
         st.subheader(_("The table at each snapshot"))
-        ui.timeline_view(tl, "grow", WORD_CLASSES, CLASS_LABELS, unseen_tracked=info.get("unseen_ids"),
+        ui.timeline_view(tl, "grow", corpus_classes(tl.last), CLASS_LABELS, unseen_tracked=info.get("unseen_ids"),
                          losses=info.get("losses"), explore=ui.grow.explore_step)
     elif tl is not None:
         st.info(_("Only one snapshot was written before the run stopped; train again to watch the table change."))

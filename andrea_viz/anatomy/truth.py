@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..grow.corpus import CORPUS_LANGUAGES
 from ..grow import snapshots as snap
 from ..model import Embeddings
 from ..grow.trainer import PRESETS, prepare
@@ -40,7 +41,10 @@ def _corpus_counts(manifest: dict, V: int) -> np.ndarray | None:
     preset = PRESETS.get(manifest.get("preset"))
     if preset is None or not isinstance(manifest.get("seed"), int):
         return None
-    data = prepare(preset, None, manifest["seed"])
+    language = manifest.get("corpus_language") or "en"  # runs written before the corpus had languages were English
+    if language not in CORPUS_LANGUAGES:
+        return None
+    data = prepare(preset, None, manifest["seed"], language)
     if len(data.text) != manifest.get("corpus_chars") or data.stream.size != manifest.get("corpus_tokens"):
         return None  # an uploaded corpus: its text is not kept
     if data.tokenizer.vocab_size != V:

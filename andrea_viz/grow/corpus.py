@@ -4,7 +4,8 @@ Every class has its own sentence templates; the members of a class fill the same
 seen in the same contexts (cat and dog in "the {animal} sleeps by the door", monday and tuesday in
 "see you on {weekday}"). Every word of the lesson and of the Predict-similarity pairs is here. The text
 is plain lower-case ASCII, so byte ids 0-9, 11-31 and 127-255 never occur and their rows are never
-seen by training.
+seen by training. The same classes and templates in Dutch, Brazilian Portuguese and Traditional Chinese
+are in ``grow.corpora`` (``generate(language="nl")``); those corpora are UTF-8, so some high bytes occur.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 import numpy as np
 
 from ..errors import QueryError
-from ..i18n import N_
+from ..i18n import DEFAULT_LANGUAGE, N_
+from . import corpora
 
 WORD_CLASSES: dict[str, list[str]] = {  # the first six are drawn on maps at first
     "animals": ["cat", "dog", "pet", "kitten", "puppy", "horse", "pony", "cow", "mouse", "tiger", "rabbit", "sheep"],
@@ -89,19 +91,55 @@ LESSON_WORDS = ("cat", "dog", "pet", "tuesday", "xylophone", "king", "queen", "m
 DEFAULT_SENTENCES = 6_000
 SLOT = re.compile(r"\{(\w+)\}")
 
+# The corpus in every language of the app (codes as in ?lang=): English here, the others in grow.corpora,
+# each with the English classes' words in the same order.
+CLASSES_IN: dict[str, dict[str, list[str]]] = {DEFAULT_LANGUAGE: WORD_CLASSES, **corpora.CLASSES}
+TEMPLATES_IN: dict[str, dict[str, list[str]]] = {DEFAULT_LANGUAGE: TEMPLATES, **corpora.TEMPLATES}
+CORPUS_LANGUAGES = tuple(CLASSES_IN)
 
-def sentence(template: str, rng: np.random.Generator) -> str:
-    return SLOT.sub(lambda m: str(rng.choice(WORD_CLASSES[m.group(1)])), template)
+
+def check_corpus_language(language: str) -> str:
+    if language not in CLASSES_IN:
+        raise QueryError("the corpus language must be one of {names}; got {language!r}", names=", ".join(CLASSES_IN),
+                         language=language)
+    return language
 
 
-def generate(seed: int = 0, n_sentences: int = DEFAULT_SENTENCES) -> str:
-    """n_sentences lines, each from a template of a class drawn uniformly, words drawn uniformly."""
+def word_in(language: str, english: str) -> str:
+    """An English class word (cat, tuesday) as the corpus of ``language`` writes it (kat, dinsdag; 貓, 星期二):
+    the word at the same place in the same class."""
+    for name, words in WORD_CLASSES.items():
+        if english in words:
+            return CLASSES_IN[check_corpus_language(language)][name][words.index(english)]
+    raise QueryError("“{word}” is not a word of the generated corpus", word=english)
+
+
+# A slot that draws from the first words of a class only: {pets} is cat, dog, pet, kitten, puppy (and their
+# translations). The English templates never use it (their corpus stays as andrea-micro was grown on it).
+SUBCLASSES = {"pets": ("animals", 5)}
+
+
+def slot_words(classes: dict[str, list[str]], slot: str) -> list[str]:
+    if slot in SUBCLASSES:
+        name, n = SUBCLASSES[slot]
+        return classes[name][:n]
+    return classes[slot]
+
+
+def sentence(template: str, rng: np.random.Generator, classes: dict[str, list[str]] = WORD_CLASSES) -> str:
+    return SLOT.sub(lambda m: str(rng.choice(slot_words(classes, m.group(1)))), template)
+
+
+def generate(seed: int = 0, n_sentences: int = DEFAULT_SENTENCES, language: str = DEFAULT_LANGUAGE) -> str:
+    """n_sentences lines in ``language`` (en, nl, pt-BR, zh-TW), each from a template of a class drawn uniformly,
+    words drawn uniformly. English draws exactly as it always did: the same seed gives the same corpus."""
     if n_sentences < 1:
         raise QueryError("the corpus needs at least one sentence, got {n}", n=n_sentences)
+    classes, templates_of = CLASSES_IN[check_corpus_language(language)], TEMPLATES_IN[language]
     rng = np.random.default_rng(seed)
-    classes = list(TEMPLATES)
+    names = list(templates_of)
     lines = []
     for _ in range(n_sentences):
-        templates = TEMPLATES[classes[rng.integers(len(classes))]]
-        lines.append(sentence(templates[rng.integers(len(templates))], rng))
+        templates = templates_of[names[rng.integers(len(names))]]
+        lines.append(sentence(templates[rng.integers(len(templates))], rng, classes))
     return "\n".join(lines) + "\n"

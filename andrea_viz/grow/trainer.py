@@ -22,7 +22,7 @@ from ..family import vocab_size
 from ..i18n import N_
 from ..tokenizer import ByteTokenizer
 from . import snapshots as snap
-from .corpus import generate
+from .corpus import check_corpus_language, generate
 from .harris import __doc__ as HARRIS_RULE
 from .harris import harris_segments
 from ..family import ModelShape, count_params
@@ -160,8 +160,9 @@ def encode_lines(tok: ByteTokenizer, text: str) -> np.ndarray:
                     dtype=np.int64)
 
 
-def prepare(p: Preset, corpus: str | bytes | None, seed: int) -> Prepared:
-    text = corpus_text(corpus if corpus is not None else generate(seed, p.sentences))
+def prepare(p: Preset, corpus: str | bytes | None, seed: int, language: str = "en") -> Prepared:
+    """``corpus``, or when None the generated corpus in ``language`` (en, nl, pt-BR, zh-TW)."""
+    text = corpus_text(corpus if corpus is not None else generate(seed, p.sentences, language))
     segments = harris_segments(text, max_segments=p.max_segments)
     tok = ByteTokenizer(vocab_size(len(segments)), segments)
     stream = encode_lines(tok, text)
@@ -226,8 +227,9 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
           seed: int = 0, snapshots: int | None = None, snapshot_at: list[int] | None = None,
           progress: Callable[[int, int, float], None] | None = None,
           should_stop: Callable[[], bool] | None = None,
-          observe: Callable[[int, object], None] | None = None, tied: bool = False) -> GrowResult:
-    """Train an ANDREA of the preset's shape on ``corpus`` (the generated one when None), writing
+          observe: Callable[[int, object], None] | None = None, tied: bool = False,
+          language: str = "en") -> GrowResult:
+    """Train an ANDREA of the preset's shape on ``corpus`` (the generated one in ``language`` when None), writing
     snapshots into ``folder`` (emptied first). ``progress(step, steps, loss)`` after each step;
     ``should_stop()`` is asked before each step, and a stopped run keeps the snapshots written so far;
     ``observe(step, model)`` (for benchmarks) sees the model after each step; ``tied`` trains one table for input and
@@ -238,8 +240,9 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     steps = p.steps if steps is None else steps
     if steps < 1:
         raise QueryError("steps must be at least 1, got {n}", n=steps)
+    check_corpus_language(language)
     t0 = time.perf_counter()
-    data = prepare(p, corpus, seed)
+    data = prepare(p, corpus, seed, language)
     wanted = sorted(set(snapshot_at)) if snapshot_at else snapshot_steps(steps, snapshots or p.snapshots)
     if wanted[0] < 0 or wanted[-1] > steps:
         raise QueryError("snapshot steps must lie between 0 and {steps:,}; got {got}", steps=steps, got=str(wanted))
@@ -250,13 +253,15 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     folder.mkdir(parents=True)
     model, opt = build_model(p, data.tokenizer.vocab_size, seed, tied)
     cfg = snap.config_json(model.shape)
-    snap.write_json(folder / snap.CONFIG, {**cfg, "preset": p.name, "seed": seed})
+    corpus_language = language if corpus is None else None  # an uploaded corpus's language is not known
+    snap.write_json(folder / snap.CONFIG, {**cfg, "preset": p.name, "seed": seed, "corpus_language": corpus_language})
     snap.write_segments(folder, data.segments, " ".join(HARRIS_RULE.split()))
     rng = np.random.default_rng(seed)
     seen = np.zeros(model.shape.V, bool)
     losses: list[float] = []
     written: list[tuple[int, Path]] = []
-    manifest = {"preset": p.name, "seed": seed, "config": cfg, "steps_planned": steps, "snapshot_steps": wanted,
+    manifest = {"preset": p.name, "seed": seed, "corpus_language": corpus_language, "config": cfg,
+                "steps_planned": steps, "snapshot_steps": wanted,
                 "corpus_chars": len(data.text), "corpus_tokens": int(data.stream.size), "finished": False}
 
     def save(step: int) -> None:

@@ -19,7 +19,7 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
     rows = emb.token_table[list(ids)]
     lim = float(np.abs(rows).max()) or 1.0
     fig = go.Figure(go.Heatmap(z=rows, y=[_("row {id:,}", id=i) for i in ids], colorscale=DIVERGING, zmin=-lim,
-                               zmax=lim, showscale=False, hovertemplate="%{y} · dim %{x}: %{z:.4f}<extra></extra>"))
+                               zmax=lim, showscale=False, hovertemplate=_("%{y} · dim %{x}: %{z:.4f}") + "<extra></extra>"))
     layout(fig, _("ids {ids} → {n} rows of the ({V:,}, {d}) table", ids=list(ids), n=len(ids), V=emb.vocab_size,
                   d=emb.d_model), x=_("dimension"), height=height)
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"}, margin={"t": 50, "b": 45})
@@ -32,7 +32,7 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
     labels = [f"{k}: {plot(emb.token(i))}" for k, i in enumerate(ids)]
     lim = float(np.percentile(np.abs(x), 99.5)) or 1.0
     fig = go.Figure(go.Heatmap(z=x, y=labels, colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
-                               hovertemplate="%{y} · dim %{x}: %{z:.3f}<extra></extra>"))
+                               hovertemplate=_("%{y} · dim %{x}: %{z:.3f}") + "<extra></extra>"))
     layout(fig, _("x = token rows + position rows: a ({T}, {d}) matrix into block 1", T=len(ids), d=emb.d_model),
            x=_("dimension"), height=height)
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "dtick": 1, "tickfont": {"size": 10}},

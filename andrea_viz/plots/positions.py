@@ -110,7 +110,7 @@ def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | No
     """A (T, d) matrix with one labelled row per token."""
     lim = lim or float(np.percentile(np.abs(x), 99.5)) or 1.0
     fig = go.Figure(go.Heatmap(z=x, y=[plot(s) for s in labels], colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
-                               hovertemplate="%{y} · dim %{x}: %{z:.3f}<extra></extra>"))
+                               hovertemplate=_("%{y} · dim %{x}: %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("dimension"), height=max(260, 60 + 26 * len(labels)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
     return fig

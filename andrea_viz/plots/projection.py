@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, num
-from ..projection import METHODS, Projection, Sample
+from ..projection import METHODS, Projection, Sample, group_label
 from ..safe_text import plot, plot_array
 from .style import PALETTE, layout
 
@@ -61,7 +61,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                       "color": "#9a9a9a" if other else "#d62728" if query else next(colors),
                       "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
                       "line": {"width": 1, "color": "black"} if query else {"width": 0}}
-            label = {"other": _("other"), "query": _("query")}.get(g, plot(g))
+            label = group_label(g, escape=plot)
             add("auto" if other else "svg", m, name=label, text=None if other else words[m], hovertext=hover(m, label),
                 customdata=sample.ids[m], hovertemplate="%{hovertext}<extra></extra>", marker=marker, mode="markers" if other else "markers+text", textposition="top center",
                 textfont={"size": 12 if query else 10})

@@ -29,6 +29,7 @@ from ..safe_text import md
 from .errors import explain_errors
 from .models import model_label
 from .widgets import token_chips, token_picker
+from .tables import localized
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
@@ -91,7 +92,7 @@ def floats() -> None:
         ia, ib = resolve(trained, a).ids[0], resolve(trained, b).ids[0]
         rows.append({_("pair"): f"{a} / {b}", _("cosine at step 0"): round(cosine(first[ia], first[ib]), 3),
                      _("cosine after training"): round(cosine(resolve(trained, a).vector, resolve(trained, b).vector), 3)})
-    c3.dataframe(rows, hide_index=True, width="stretch" if presenting() else "content")
+    c3.dataframe(localized(rows), hide_index=True, width="stretch" if presenting() else "content")
     if presenting():  # the histograms' titles give both standard deviations
         return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
@@ -103,8 +104,8 @@ def floats() -> None:
 def cost() -> None:
     s = ANDREA_120M
     pc = count_shape(s)
-    st.dataframe([{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
-                  {_("quantity"): _("parameters"), _("value"): num(pc.token)}], hide_index=True, width="content")
+    st.dataframe(localized([{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
+                  {_("quantity"): _("parameters"), _("value"): num(pc.token)}]), hide_index=True, width="content")
     st.markdown(_("{arithmetic}: about {share_n:.1%} of the nominal {size} in ANDREA-120M's name, and {share_c:.1%} of "
                   "the {total} that its layout computes.", arithmetic=product_arithmetic(s.V, s.d),
                   share_n=pc.token / s.nominal, size=num(s.nominal / 1e6, "g") + "M", share_c=pc.token / pc.total,
@@ -181,7 +182,7 @@ def positions() -> None:
         m[0].metric(_("Without positions: same rows after sorting?"), _("yes") if check.same_rows_without_positions
                     else _("no"))
         m[1].metric(_("With positions: largest difference after sorting"), num(check.max_diff_with_positions, ".4f"))
-    st.dataframe([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(get_model(SHAPES))],
+    st.dataframe(localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(get_model(SHAPES))]),
                  hide_index=True, width="stretch")
 
 

@@ -26,6 +26,7 @@ from .cache import get_model
 from .nav import sidebar_menu
 from .uploads import user_models
 from .uploads import load_checkpoint
+from .tables import localized
 
 
 def model_options() -> list[str]:
@@ -171,7 +172,7 @@ def model_card(emb: Embeddings) -> None:
     if emb.card.get("total_params"):
         rows.append({_("table"): _("the whole model"), _("shape"): _("{n} layers", n=emb.card["layers"])
                      if emb.card.get("layers") else "", _("parameters"): num(emb.card["total_params"])})
-    st.dataframe(rows, hide_index=True, width="content")
+    st.dataframe(localized(rows), hide_index=True, width="content")
     with st.expander(_("Where these tables came from"), expanded=False):
         st.markdown(_("**Format:** {format}", format=tr_md(emb.provenance.format)))
         if emb.provenance.file:

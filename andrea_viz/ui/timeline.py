@@ -19,6 +19,7 @@ from ..safe_text import md
 from ..timeline import Timeline
 from ..words import class_words, default_pairs, tracked_word
 from .errors import show_error
+from .tables import localized
 
 MAP_CLASSES = 6  # classes drawn at first; more crowd the picture
 
@@ -88,8 +89,8 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
                          key=f"{key}:word")
     try:
         query, found = neighbours(emb, word, k=10)
-        st.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
-                      for r, n in enumerate(found, 1)], hide_index=True, width="content")
+        st.dataframe(localized([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
+                      for r, n in enumerate(found, 1)]), hide_index=True, width="content")
     except QueryError as exc:
         show_error(exc)
 
@@ -108,7 +109,8 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
         labels = [tr(class_labels.get(g, g)) for g in groups]
         st.plotly_chart(plots.class_map(coords, steps, words, labels, ratio, step), key=f"{key}:map")
         st.caption(_("One PCA, fitted on the last snapshot, draws every snapshot on the same axes: snapshots of one "
-                     "run share their coordinates, so nothing is rotated. Press Play to watch the classes form."))
+                     "run share their coordinates, so nothing is rotated. Press {play} to watch the classes form.",
+                     play=_("▶ Play")))  # the button's own label
     if explore is not None:
         st.button(_("Explore step {step:,} on every page", step=step), type="primary", key=f"{key}:explore",
                   on_click=explore, args=(step,),

@@ -105,15 +105,18 @@ def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
 
 def test_sizing_exercise_checks_a_wrong_and_a_right_answer(app):
     at = open_page(app("minilm-l6"), "2_Sizing.py")
-    at.number_input(key="sizing:exercise:ANDREA-480M").set_value(16_641 + 1_536)
+    at.text_input(key="sizing:exercise:ANDREA-480M").set_value("18,177")
     button(at, "Check", key="sizing:exercise:ANDREA-480M:check").click().run()
-    assert any("That is V + d" in w.value for w in at.warning)
-    at.number_input(key="sizing:exercise:ANDREA-480M").set_value(25_560_576)
+    assert any(w.value.startswith("Read as 18,177. That is V + d") for w in at.warning)
+    at.text_input(key="sizing:exercise:ANDREA-480M").set_value("25,560,576")
     button(at, "Check", key="sizing:exercise:ANDREA-480M:check").click().run()
-    assert any(s.value.startswith("Right: 16,641 × 1,536 = 25,560,576") for s in at.success)
-    at.number_input(key="sizing:exercise:ANDREA-12M").set_value(1_671_553)
+    assert any(s.value == "Read as 25,560,576. Right: 16,641 × 1,536 = 25,560,576." for s in at.success)
+    at.text_input(key="sizing:exercise:ANDREA-12M").set_value("1671553")
     button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
-    assert any("Not quite" in w.value for w in at.warning)
+    assert any("Read as 1,671,553. Not quite" in w.value for w in at.warning)
+    at.text_input(key="sizing:exercise:ANDREA-12M").set_value("1.671.552")  # the Dutch way, in English
+    button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
+    assert "type 1,671,552 or 1671552." in " ".join(w.value for w in at.warning) and len(at.success) == 1
 
 
 def test_editing_a_size_drops_the_nominal_column(app):

@@ -1,11 +1,16 @@
 """Every page in every language the app speaks, run by AppTest: the words on screen are the catalogue's,
 numbers are written the language's way, and a figure drawn in one language never shows in another."""
 
+import json
+import re
+from functools import cache
 
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from andrea_viz.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue, translate
+from andrea_viz.catalogs import extract
+from andrea_viz.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue, read_number, translate
 from andrea_viz.registry import HOME, available_pages
 from andrea_viz.ui.state import LANGUAGE, LANGUAGE_WIDGET
 
@@ -44,6 +49,97 @@ def english_left(at: AppTest, lang: str) -> list[str]:
     return [m for m in english if m in shown]
 
 
+WORD = re.compile(r"[^\W\d_]+")  # a run of letters, accented ones included
+PLACEHOLDER = re.compile(r"%?\{[^{}]*\}")
+# What is not the app's own sentence, so not held to the language: a code span (a token, a file, a tensor, a
+# variable: `cat`, `checkpoints`), a typed word or token in quotes (“cat”), a LaTeX command (\times), a plotly
+# template field (%{value}).
+NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|「[^」]*」|\\[A-Za-z]+|%\{[^{}]*\}")
+# plotly keys holding the app's words: titles, trace names (the legend), annotations, button labels, templates.
+# Not data[].text or hovertext: those hold the model's own token strings, one per point.
+PLOTLY_WORDS = ("text", "name", "label", "prefix", "hovertemplate", "texttemplate", "ticktext")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(PLACEHOLDER.sub(" ", text))}
+
+
+@cache
+def english_words(lang: str) -> frozenset[str]:
+    """Every word of the English msgids, less the words that the language's own translations write too: loanwords
+    and names a translator kept (token, model, ANDREA, PCA in Dutch; d_model, GPT, RoPE in Chinese) are that
+    language's. "Press ▶ Play" kept in a translation would hide Play: such a sentence takes the button's own
+    label as a parameter instead (see Dot products, the Grow timeline)."""
+    english = set().union(*(_words(m) for m in extract()))
+    kept = set().union(*(_words(t) for t in catalogue(lang).values()))
+    return frozenset(english - kept)
+
+
+def _strings_under(node, key: str = "") -> list[str]:
+    if isinstance(node, dict):
+        return [s for k, v in node.items() for s in _strings_under(v, k)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings_under(v, key)]
+    return [node] if isinstance(node, str) and key in PLOTLY_WORDS else []
+
+
+def plotly_strings(fig: dict) -> list[str]:
+    """The app's words in a figure: its layout, its frames' layouts, and each trace but its per-point data."""
+    traces = [{k: v for k, v in t.items() if k not in ("text", "hovertext", "customdata")}
+              for t in [*fig.get("data", []), *(t for f in fig.get("frames", []) for t in f.get("data", []))]]
+    return _strings_under(traces) + _strings_under(fig.get("layout", {})) + _strings_under(
+        [f.get("layout", {}) for f in fig.get("frames", [])])
+
+
+def table_display(el) -> list[list[str]]:
+    """A dataframe's cells as the browser shows them: a Styler's display values when the app sent them."""
+    arrow = el.proto.arrow_data
+    if arrow.styler.display_values:
+        df = pa.ipc.open_stream(arrow.styler.display_values).read_pandas()
+    else:
+        df = el.value
+    return [[str(v) for v in row] for row in df.itertuples(index=False)]
+
+
+def everything_shown(at: AppTest) -> list[str]:
+    """Every string the app puts on the page: texts, widget labels, options, help and placeholders, metric
+    labels, dataframe column names, plotly titles, legends, annotations and buttons. The language picker is
+    left out: it is written in all four languages on purpose (Language · 語言 · Taal · Idioma)."""
+    picker = at.sidebar.selectbox(key=LANGUAGE_WIDGET).label
+    out = [s for s in texts(at) if s != picker]
+    for kind in ("selectbox", "multiselect", "radio", "select_slider"):
+        out += [str(o) for e in at.get(kind) if e.key != LANGUAGE_WIDGET for o in (e.options or [])]
+    for kind in ("button", "slider", "select_slider", "selectbox", "multiselect", "radio", "text_input", "number_input",
+                 "toggle", "checkbox", "metric", "download_button", "text_area", "page_link"):
+        for e in at.get(kind):
+            if getattr(e, "key", None) == LANGUAGE_WIDGET:
+                continue
+            proto = getattr(e, "proto", None)
+            for attr in ("label", "help", "placeholder"):
+                value = getattr(proto, attr, None) or getattr(e, attr, None)
+                if isinstance(value, str):
+                    out.append(value)
+    out += [str(c) for d in at.get("dataframe") for c in d.value.columns]
+    out += [s for c in at.get("plotly_chart") for s in plotly_strings(json.loads(c.proto.spec))]
+    return [s for s in out if s]
+
+
+def english_words_shown(at: AppTest, lang: str) -> dict[str, str]:
+    """English words (of any length) on a page in another language, each with the first string it is in."""
+    english = english_words(lang)
+    found = {}
+    for s in everything_shown(at):
+        for w in _words(NOT_PROSE.sub(" ", s)) & english:
+            found.setdefault(w, s[:120])
+    return found
+
+
+def decimal_comma(lang: str) -> bool:
+    from andrea_viz.i18n import separators
+
+    return separators(lang)[1] == ","
+
+
 @pytest.fixture(scope="module")
 def english_titles() -> dict[str, str]:
     at = session(DEFAULT_LANGUAGE)
@@ -64,6 +160,11 @@ def test_every_page_speaks_the_language(lang, english_titles):
         no_exception(at)
         assert at.title[0].value == translate(english_titles[p.path], lang) != english_titles[p.path], p.path
         assert english_left(at, lang) == [], p.path
+        assert english_words_shown(at, lang) == {}, p.path
+        if decimal_comma(lang):  # no 0.137 beside 0,0361 (196.608, grouped the Dutch way, is a Dutch number)
+            english_decimals = [c for d in at.get("dataframe") for row in table_display(d) for c in row
+                                if re.fullmatch(r"[-+]?\d+\.\d+", c) and read_number(c, lang) is None]
+            assert english_decimals == [], (p.path, english_decimals[:5])
         labels = [e.label for e in at.sidebar.get("page_link")]  # the sidebar lists every page on every page
         assert labels == [translate(q.label, lang) for q in available_pages()], p.path
 

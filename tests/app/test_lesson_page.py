@@ -65,14 +65,14 @@ def test_the_exercise_step_checks_answers():
     plus = "That is V + d. A table has V rows of d numbers each: multiply."
     for size in ("ANDREA-12M", "ANDREA-480M"):
         s = FAMILY[size]
-        at.number_input(key=f"lesson:exercise:{size}").set_value(s.V + s.d)
+        at.text_input(key=f"lesson:exercise:{size}").set_value(f"{s.V + s.d:,}")
         at.button(key=f"lesson:exercise:{size}:check").click().run()
         no_exception(at)
-        assert [w.value for w in at.warning].count(plus) == 1
-        at.number_input(key=f"lesson:exercise:{size}").set_value(s.V * s.d)
+        assert [w.value for w in at.warning].count(f"Read as {s.V + s.d:,}. {plus}") == 1
+        at.text_input(key=f"lesson:exercise:{size}").set_value(str(s.V * s.d))
         at.button(key=f"lesson:exercise:{size}:check").click().run()
-        assert f"Right: {s.V:,} × {s.d:,} = {s.V * s.d:,}." in [x.value for x in at.success]
-        assert plus not in [w.value for w in at.warning]
+        assert f"Read as {s.V * s.d:,}. Right: {s.V:,} × {s.d:,} = {s.V * s.d:,}." in [x.value for x in at.success]
+        assert not any(plus in w.value for w in at.warning)
     assert len(at.success) == 2
 
 
@@ -86,3 +86,19 @@ def test_every_step_in_every_language(lang):
             [b for b in at.button if b.key == "lesson:next"][0].click().run()
             no_exception(at)
 
+
+
+@pytest.mark.parametrize("lang,right,mixed,forms", [("nl", "25.560.576", "25,560.576", "25.560.576 of 25560576"),
+                                                     ("pt-BR", "25.560.576", "25,560,576", "25.560.576 ou 25560576"),
+                                                     ("zh-TW", "25,560,576", "25.560.576", "25,560,576 或 25560576")])
+def test_the_exercise_reads_a_number_typed_the_languages_way(lang, right, mixed, forms):
+    at = open_step("exercise", lang)
+    box, check = "lesson:exercise:ANDREA-480M", "lesson:exercise:ANDREA-480M:check"
+    at.text_input(key=box).set_value(mixed)
+    at.button(key=check).click().run()
+    no_exception(at)
+    assert at.success == [] and forms in at.warning[0].value  # refused, the accepted forms named
+    at.text_input(key=box).set_value(right)
+    at.button(key=check).click().run()
+    assert len(at.success) == 1 and at.success[0].value.count("25" + right[2] + "560" + right[2] + "576") == 2
+    assert at.success[0].value != f"Read as {right}. Right: 16{right[2]}641 × 1{right[2]}536 = {right}."  # in the language

@@ -161,3 +161,31 @@ def test_the_handout_is_one_html_file_in_the_chosen_language(page, app_url, tmp_
     assert all(html.escape(translate(s.title, "nl")) in text for s in STEPS)
     assert "https://" not in text.split("<body>", 1)[1].split("<script", 1)[0]  # nothing to fetch for the page itself
     assert text.count('class="plotly-graph-div"') == 4  # four figures, drawn by the plotly.js inlined in the file
+
+
+EXERCISE = [s.key for s in STEPS].index("exercise") + 1
+
+
+def test_a_dutch_answer_written_the_dutch_way_is_accepted(page, app_url):
+    from andrea_viz.i18n import translate
+
+    open_lesson(page, f"{app_url}/Lesson?step={EXERCISE}&lang=nl")
+    box = page.locator(".st-key-lesson-exercise-ANDREA-480M input")
+    box.fill("25,560.576")  # mixed separators: refused, the Dutch forms named
+    box.press("Enter")
+    wait_idle(page)
+    page.locator(".st-key-lesson-exercise-ANDREA-480M-check button").click()
+    page.locator("[data-testid='stAlertContentWarning']", has_text="typ 25.560.576 of 25560576").wait_for(timeout=30_000)
+    box.fill("25.560.576")
+    box.press("Enter")
+    wait_idle(page)
+    page.locator(".st-key-lesson-exercise-ANDREA-480M-check button").click()
+    right = page.locator("[data-testid='stAlertContentSuccess']")
+    right.wait_for(timeout=30_000)
+    said = right.inner_text()
+    assert said.endswith(translate("Read as {n:,}. {verdict}", "nl").split("{")[0] + "25.560.576. Goed: 16.641 × 1.536 = "
+                         "25.560.576."), said
+    assert "16.641 × 1.536 = 25.560.576" in said and translate("Not quite", "nl") not in said
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "exercise-nl-right.png"))
+    assert exceptions(page) == []

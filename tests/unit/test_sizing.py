@@ -4,7 +4,9 @@ import pytest
 
 from andrea_viz.errors import QueryError
 from andrea_viz.family import FAMILY, NOMINAL_120M, bos_id, count_params, count_shape, vocab_size
-from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, token_table_params, tying_saving
+from andrea_viz.i18n import render, set_language
+from andrea_viz.sizing import (check_table_answer, human_bytes, product_arithmetic, read_count, table_bytes,
+                               token_table_params, tying_saving)
 
 
 def test_andrea_120m_token_table_is_6_488_832():
@@ -67,3 +69,50 @@ def test_family_vocabularies_are_bytes_plus_segments_plus_bos():
     assert [s.V for s in FAMILY.values()] == [4_353, 2_305, 8_449, 16_641]
     assert vocab_size(8_192) == 8_449 and bos_id(8_449) == 8_448
     assert [s.T for s in FAMILY.values()] == [1024] * 4
+
+
+@pytest.mark.parametrize("lang,grouped,other", [("en", "25,560,576", "25.560.576"), ("zh-TW", "25,560,576", "25.560.576"),
+                                                ("nl", "25.560.576", "25,560,576"), ("pt-BR", "25.560.576", "25,560,576")])
+def test_a_count_is_read_the_languages_way_and_the_other_way_refused(lang, grouped, other):
+    assert read_count(grouped, lang) == read_count("25560576", lang) == read_count(f"  {grouped} ", lang) == 25_560_576
+    with pytest.raises(QueryError) as e:
+        read_count(other, lang)
+    said = render(e.value.msg.msgid, e.value.msg.params, lang)
+    assert said.index(grouped) < said.rindex("25560576"), said  # both accepted forms named, the language's first
+
+
+@pytest.mark.parametrize("lang,typed,forms", [("nl", "25,560.576", ("25.560.576", "25560576")),
+                                              ("nl", "25.560,576.1", ("255.605.761", "255605761")),
+                                              ("en", "25.560,576", ("25,560,576", "25560576")),
+                                              ("pt-BR", "1.2.3", ("123", "123")),
+                                              ("zh-TW", "一百", ("1,234,567", "1234567"))])
+def test_mixed_or_misplaced_separators_are_refused_with_the_accepted_forms(lang, typed, forms):
+    with pytest.raises(QueryError) as e:
+        read_count(typed, lang)
+    said = render(e.value.msg.msgid, e.value.msg.params, lang)
+    assert said.startswith(f"“{typed}”") or said.startswith(f"「{typed}」")
+    assert said.index(forms[0]) < said.rindex(forms[1]), said
+
+
+@pytest.mark.parametrize("lang,typed", [("nl", "2,5"), ("en", "2.5"), ("en", "-3"), ("pt-BR", "25.560.576,1")])
+def test_a_fraction_or_a_negative_count_is_refused(lang, typed):
+    with pytest.raises(QueryError, match="whole number"):
+        read_count(typed, lang)
+
+
+@pytest.mark.parametrize("lang,typed,right,numbers", [
+    ("nl", "25.560.576", True, ["25.560.576", "16.641 × 1.536 = 25.560.576"]),
+    ("pt-BR", "25560576", True, ["25.560.576", "16.641 × 1.536 = 25.560.576"]),
+    ("en", "25,560,576", True, ["Read as 25,560,576. Right: 16,641 × 1,536 = 25,560,576."]),
+    ("zh-TW", "25560576", True, ["25,560,576", "16,641 × 1,536 = 25,560,576"]),
+    ("nl", "18.177", False, ["18.177"]),  # V + d
+])
+def test_the_exercise_echoes_the_number_as_read(lang, typed, right, numbers):
+    set_language(lang)
+    try:
+        ok, msg = check_table_answer(typed, "ANDREA-480M")
+        said = render(msg.msgid, msg.params)
+    finally:
+        set_language("en")
+    assert ok == right and msg.msgid == "Read as {n:,}. {verdict}"
+    assert all(n in said for n in numbers), said
