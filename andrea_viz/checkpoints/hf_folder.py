@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import CheckpointError
 from ..i18n import Msg
 from ..tokenizer import TOKENIZER_FILES
-from . import safetensors_file, torch_file
+from . import architectures, safetensors_file, torch_file
 from .tables import Found
 
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
@@ -63,6 +63,10 @@ def read(folder: Path, found: Found) -> None:
         raise CheckpointError("{name}/ has no weights: expected model.safetensors, pytorch_model.bin or a sharded index "
                               "beside config.json", name=folder.name)
     read_step(folder, found)
+    if cfg:
+        found.recipe, why = architectures.recipe(cfg, found.shapes)
+        if why is not None:
+            found.assumptions.append(why)
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
     found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
