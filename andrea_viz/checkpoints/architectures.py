@@ -155,13 +155,13 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
     return {}
 
 
-def _norm(mod, name: str) -> Norm:
+def _norm_names(mod, name: str) -> Norm:
     bias = getattr(mod, "bias", None)
     eps = getattr(mod, "eps", getattr(mod, "variance_epsilon", 1e-5))
     return Norm(f"{name}.weight", f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__)
 
 
-def _linear(mod, name: str) -> Linear:
+def _linear_names(mod, name: str) -> Linear:
     return Linear(f"{name}.weight", f"{name}.bias" if getattr(mod, "bias", None) is not None else None)
 
 
@@ -211,16 +211,16 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
         if leaf == "token_type_embeddings" and "token_type" not in found:
             found["token_type"] = f"{name}.weight"
         if leaf == "embedding_hidden_mapping_in" and "project_out" not in found:
-            found["project_out"] = _linear(mod, name)
+            found["project_out"] = _linear_names(mod, name)
     for owner in owners:
         own = modules.get(owner)
         for leaf in OWN_NORMS + (EMBEDDINGS_NORMS if type(own).__name__.endswith("Embeddings") else ()):
             mod = _child(modules, owner, leaf)
             if mod is not None and "norm" not in found:
-                found["norm"] = _norm(mod, f"{owner}.{leaf}" if owner else leaf)
+                found["norm"] = _norm_names(mod, f"{owner}.{leaf}" if owner else leaf)
         proj = _child(modules, owner, "project_in")
         if proj is not None and "project_in" not in found:
-            found["project_in"] = _linear(proj, f"{owner}.project_in")
+            found["project_in"] = _linear_names(proj, f"{owner}.project_in")
     scale = getattr(ie, "scalar_embed_scale", getattr(ie, "embed_scale", None))
     if isinstance(scale, int | float) and float(scale) != 1.0:
         found["scale"] = float(scale)
