@@ -298,3 +298,60 @@ def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokeni
     w.write_tensors_to_file()
     w.close()
     return {"raw": raw, "qtype": qt, "tokens": tokens, "output": out, "table": table, "positions": pos}
+
+
+# Tiny configurations of real Hugging Face families: (architecture class, model_type, config fields). Written by
+# transformers' own save_pretrained, so the files hold the keys real checkpoints hold (renames on save included).
+HF_V, HF_D = 96, 16
+_LAYERS = dict(num_hidden_layers=1, num_attention_heads=2)
+HF_FAMILIES = {
+    "gpt2": ("GPT2LMHeadModel", "gpt2", dict(n_embd=HF_D, n_layer=1, n_head=2, n_positions=32)),
+    "llama-untied": ("LlamaForCausalLM", "llama", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=2,
+                                                       tie_word_embeddings=False, **_LAYERS)),
+    "llama-tied": ("LlamaForCausalLM", "llama", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=2,
+                                                     tie_word_embeddings=True, **_LAYERS)),
+    "qwen2": ("Qwen2ForCausalLM", "qwen2", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1,
+                                                tie_word_embeddings=False, **_LAYERS)),
+    "mistral": ("MistralForCausalLM", "mistral", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1,
+                                                      head_dim=8, **_LAYERS)),
+    "gpt_neox": ("GPTNeoXForCausalLM", "gpt_neox", dict(hidden_size=HF_D, intermediate_size=32, rotary_pct=0.5,
+                                                        **_LAYERS)),
+    "opt": ("OPTForCausalLM", "opt", dict(hidden_size=HF_D, ffn_dim=32, word_embed_proj_dim=8, max_position_embeddings=32,
+                                          **_LAYERS)),
+    "bloom": ("BloomForCausalLM", "bloom", dict(hidden_size=HF_D, n_layer=1, n_head=2)),
+    "falcon": ("FalconForCausalLM", "falcon", dict(hidden_size=HF_D, alibi=True, **_LAYERS)),
+    "phi": ("PhiForCausalLM", "phi", dict(hidden_size=HF_D, intermediate_size=32, **_LAYERS)),
+    "gemma": ("GemmaForCausalLM", "gemma", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1, head_dim=8,
+                                                **_LAYERS)),
+    "gptj": ("GPTJForCausalLM", "gptj", dict(n_embd=HF_D, n_layer=1, n_head=2, rotary_dim=4, n_positions=32)),
+    "mpt": ("MptForCausalLM", "mpt", dict(d_model=HF_D, n_layers=1, n_heads=2, max_seq_len=32)),
+    "bert": ("BertForMaskedLM", "bert", dict(hidden_size=HF_D, intermediate_size=32, max_position_embeddings=32,
+                                             **_LAYERS)),
+    "roberta": ("RobertaForMaskedLM", "roberta", dict(hidden_size=HF_D, intermediate_size=32, max_position_embeddings=34,
+                                                      **_LAYERS)),
+    "modernbert": ("ModernBertForMaskedLM", "modernbert", dict(hidden_size=HF_D, intermediate_size=32, pad_token_id=0,
+                                                               bos_token_id=1, eos_token_id=2, cls_token_id=1,
+                                                               sep_token_id=2, **_LAYERS)),
+    "distilbert": ("DistilBertForMaskedLM", "distilbert", dict(dim=HF_D, hidden_dim=32, n_layers=1, n_heads=2,
+                                                               max_position_embeddings=32)),
+    "albert": ("AlbertForMaskedLM", "albert", dict(embedding_size=8, hidden_size=HF_D, intermediate_size=32,
+                                                   max_position_embeddings=32, **_LAYERS)),
+    "t5": ("T5ForConditionalGeneration", "t5", dict(d_model=HF_D, d_kv=8, d_ff=32, num_layers=1, num_heads=2)),
+    "bart": ("BartForConditionalGeneration", "bart", dict(d_model=HF_D, encoder_layers=1, decoder_layers=1,
+                                                          encoder_attention_heads=2, decoder_attention_heads=2,
+                                                          encoder_ffn_dim=32, decoder_ffn_dim=32,
+                                                          max_position_embeddings=32)),
+}
+
+
+def hf_family(folder: Path, family: str, dtype=None, max_shard_size: str | None = None, seed: int = 0):
+    """A tiny random model of one family, saved by transformers' save_pretrained; returns the model (fp32, eval)."""
+    import transformers
+
+    arch, model_type, fields = HF_FAMILIES[family]
+    torch.manual_seed(seed)
+    cfg = transformers.AutoConfig.for_model(model_type, vocab_size=HF_V, **fields)
+    model = getattr(transformers, arch)(cfg).eval()
+    saved = model.to(dtype) if dtype is not None else model
+    saved.save_pretrained(folder, **({"max_shard_size": max_shard_size} if max_shard_size else {}))
+    return model
