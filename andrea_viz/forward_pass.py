@@ -358,7 +358,36 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
     if bi.project_out is not None:
         x = _linear(x, bi.project_out)
         parts.append(Part(Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=x.shape[1]), x, True))
+    if parts[-1].step:  # the last step's result is x itself: one picture, named for both
+        return [*parts[:-1], Part(Msg("{step} = x, into block 1", step=parts[-1].label), x, True)]
     return [*parts, Part(Msg("= x, into block 1"), x)]
+
+
+def block_input_steps(emb: Embeddings) -> list[Msg]:
+    """What this model does beyond x = tok + pos, one sentence per step (empty for GPT-2 and ANDREA)."""
+    bi, d = emb.block_input, emb.d_model
+    out = []
+    if emb.position_table is None:
+        reason = emb.card.get("position_reason")
+        out.append(Msg("no position rows are added: {reason}", reason=reason) if reason else
+                   Msg("no position rows are added (positions: {kind})", kind=emb.position_kind))
+    if bi.scale is not None:
+        out.append(Msg("the token rows are multiplied by {s:.4g} (√d, d = {d})", s=bi.scale, d=d)
+                   if abs(bi.scale ** 2 - d) < 1e-6 * d else Msg("the token rows are multiplied by {s:.4g}", s=bi.scale))
+    if bi.project_in is not None:
+        a, b = bi.project_in[0].shape[1], bi.project_in[0].shape[0]
+        out.append(Msg("the token rows are projected from {a} to {b} columns before the position rows are added "
+                       "(project_in)", a=a, b=b))
+    if bi.token_type is not None:
+        out.append(Msg("row 0 of the token-type table is added at every position (every token here is of type 0)"))
+    if bi.norm is not None:
+        out.append(Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
+                       norm=Msg("RMSNorm") if bi.norm[3] else Msg("LayerNorm")))
+    if bi.project_out is not None:
+        a, b = bi.project_out[0].shape[1], bi.project_out[0].shape[0]
+        out.append(Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",
+                       a=a, b=b))
+    return out
 
 
 def block_input_formula(emb: Embeddings) -> str:

@@ -355,3 +355,20 @@ def hf_family(folder: Path, family: str, dtype=None, max_shard_size: str | None 
     saved = model.to(dtype) if dtype is not None else model
     saved.save_pretrained(folder, **({"max_shard_size": max_shard_size} if max_shard_size else {}))
     return model
+
+
+LESSON_WORDS = ["[UNK]", "the", "cat", "sat", "on", "a", "mat", "dog", "log", "completely", "different", "sentence",
+                "king", "queen", "man", "woman", "and", "is", "of", "to"]
+
+
+def word_level_tokenizer(folder: Path, size: int = HF_V) -> Path:
+    """A tokenizer.json of ``size`` whole words (the lesson's words first), written by the tokenizers package."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+
+    words = LESSON_WORDS + [f"w{i}" for i in range(size - len(LESSON_WORDS))]
+    tok = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    return folder / "tokenizer.json"
