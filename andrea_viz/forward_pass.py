@@ -326,7 +326,7 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
 class Part:
     """One term or step of the block-1 input, for a page to draw beside the others."""
 
-    label: Msg
+    label: Msg | str  # a Msg, or a module's name (LayerNorm)
     values: np.ndarray  # (T, width)
     step: bool = False  # True: a step applied to what came before (scale, norm, projection); False: a term added
 
@@ -354,7 +354,7 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
         x = (x + bi.token_type).astype(np.float32)
     if bi.norm is not None:
         x = layer_norm(x, bi.norm)
-        parts.append(Part(Msg("RMSNorm") if bi.norm[3] else Msg("LayerNorm"), x, True))
+        parts.append(Part("RMSNorm" if bi.norm[3] else "LayerNorm", x, True))
     if bi.project_out is not None:
         x = _linear(x, bi.project_out)
         parts.append(Part(Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=x.shape[1]), x, True))
@@ -382,7 +382,7 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
         out.append(Msg("row 0 of the token-type table is added at every position (every token here is of type 0)"))
     if bi.norm is not None:
         out.append(Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
-                       norm=Msg("RMSNorm") if bi.norm[3] else Msg("LayerNorm")))
+                       norm="RMSNorm" if bi.norm[3] else "LayerNorm"))
     if bi.project_out is not None:
         a, b = bi.project_out[0].shape[1], bi.project_out[0].shape[0]
         out.append(Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",

@@ -251,7 +251,7 @@ def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
                          "their names", detail=first)
 
 
-def resolve(names, shape: tuple[int, ...] | None, shapes: dict[str, tuple[int, ...]], taken: set[str]) -> str | None:
+def resolve_key(names, shape: tuple[int, ...] | None, shapes: dict[str, tuple[int, ...]], taken: set[str]) -> str | None:
     """The file's key for a parameter known by ``names``: an exact name, then a shared suffix (a prefix added or
     dropped on save), then the only untaken 2-D tensor of its shape."""
     names = [n for n in names if n]

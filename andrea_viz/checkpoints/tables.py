@@ -18,7 +18,7 @@ from ..errors import CheckpointError
 from ..i18n import Msg, N_
 from ..model import BlockInput, Card, Embeddings, Provenance, blocked_rows
 from ..tokenizer import IdTokenizer, Tokenizer
-from .architectures import Recipe, resolve
+from .architectures import Recipe, resolve_key
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
 
@@ -112,7 +112,7 @@ def choose_by_recipe(found: Found, rec: Recipe) -> Choice:
 
     def find(names) -> str | None:
         names = [n for n in ([names] if isinstance(names, str) else names) if n]
-        key = resolve(names, rec.shapes.get(names[0]) if names else None, found.shapes, taken)
+        key = resolve_key(names, rec.shapes.get(names[0]) if names else None, found.shapes, taken)
         if key is not None:
             taken.add(key)
         return key
@@ -125,7 +125,7 @@ def choose_by_recipe(found: Found, rec: Recipe) -> Choice:
     how = Msg("transformers' {cls}.get_input_embeddings() is {name}", cls=rec.model_class, name=rec.token[0])
     tok_why = how if tok == rec.token[0] else Msg("{how}; in this file: {key}", how=how, key=tok)
     pos = find(rec.position) if rec.position else None
-    pos_why = Msg("{reason}", reason=rec.position_reason) if pos else None
+    pos_why = rec.position_reason if pos else None
     if rec.position and pos is None:
         found.warnings.append(Msg("{cls} has a position table {name}, but the file holds none; positions not shown",
                                   cls=rec.model_class, name=rec.position))

@@ -170,6 +170,6 @@ def test_a_refusal_lists_the_2d_tensors_largest_first(tmp_path):
 
 def test_the_file_key_is_resolved_by_suffix_then_shape():
     shapes = {"model.embed.weight": (9, 4), "head.weight": (9, 4), "norm.weight": (4,)}
-    assert architectures.resolve(["embed.weight"], (9, 4), shapes, set()) == "model.embed.weight"
-    assert architectures.resolve(["lm_head.weight"], (9, 4), shapes, {"model.embed.weight"}) == "head.weight"
-    assert architectures.resolve(["lm_head.weight"], (9, 4), shapes, set()) is None  # two of that shape: no guess
+    assert architectures.resolve_key(["embed.weight"], (9, 4), shapes, set()) == "model.embed.weight"
+    assert architectures.resolve_key(["lm_head.weight"], (9, 4), shapes, {"model.embed.weight"}) == "head.weight"
+    assert architectures.resolve_key(["lm_head.weight"], (9, 4), shapes, set()) is None  # two of that shape: no guess
