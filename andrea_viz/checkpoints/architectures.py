@@ -11,9 +11,12 @@ no remote code, no pickles; only the JSON config is given to transformers.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+import sys
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from ..i18n import Msg
 
@@ -232,11 +235,49 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
     return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params}})
 
 
+KNOWN_FILE = Path(__file__).with_name("known_recipes.json")  # generated: python -m andrea_viz.checkpoints.architectures
+
+
+def digest(cfg: dict, keys) -> str:
+    """The key of a config and a file's tensor names in the table of known recipes."""
+    text = json.dumps(cfg, sort_keys=True) + "\n" + "\n".join(sorted(keys))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def recipe_to_json(rec: Recipe) -> dict:
+    out = asdict(rec)
+    out["position_reason"] = {"msgid": rec.position_reason.msgid, "params": rec.position_reason.params}
+    out["shapes"] = {k: list(v) for k, v in rec.shapes.items()}
+    return out
+
+
+def recipe_from_json(d: dict) -> Recipe:
+    d = dict(d)
+    d["position_reason"] = Msg(d["position_reason"]["msgid"], **d["position_reason"]["params"])
+    d["token"], d["output"] = tuple(d["token"]), tuple(d["output"])
+    d["shapes"] = {k: tuple(v) for k, v in d["shapes"].items()}
+    d["norm"] = Norm(**d["norm"]) if d["norm"] else None
+    d["project_in"] = Linear(**d["project_in"]) if d["project_in"] else None
+    d["project_out"] = Linear(**d["project_out"]) if d["project_out"] else None
+    return Recipe(**d)
+
+
+@lru_cache(maxsize=1)
+def known() -> dict[str, dict]:
+    """The generated table: digest -> {"config", "keys", "recipe"} for configs people open often (the built-in
+    MiniLM), so that opening them needs no transformers import; checked against transformers in the tests."""
+    return json.loads(KNOWN_FILE.read_text()) if KNOWN_FILE.is_file() else {}
+
+
 def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
-    """transformers' view of this config (cached per config and key set), or None and the reason it has none."""
+    """transformers' view of this config (from the generated table when it holds this config and key set, else
+    built by transformers and cached per process), or None and the reason it has none."""
     model_type = cfg.get("model_type")
     if not isinstance(model_type, str) or not model_type:
         return None, Msg("config.json names no model_type; tables found by their names")
+    entry = known().get(digest(cfg, keys))
+    if entry is not None:
+        return recipe_from_json(entry["recipe"]), None
     try:
         import transformers
 
@@ -270,3 +311,25 @@ def resolve_key(names, shape: tuple[int, ...] | None, shapes: dict[str, tuple[in
             return hits[0]
     return None
 
+
+
+def generate(folders: list[Path]) -> dict[str, dict]:
+    """Table entries for model folders (config.json and the safetensors' keys), from transformers itself."""
+    from safetensors import safe_open
+
+    out = {}
+    for folder in folders:
+        cfg = json.loads((folder / "config.json").read_text())
+        keys = set()
+        for f in sorted(folder.glob("*.safetensors")):
+            with safe_open(str(f), framework="np") as g:
+                keys |= set(g.keys())
+        rec = _recipe(json.dumps(cfg, sort_keys=True), frozenset(keys))
+        out[digest(cfg, keys)] = {"config": cfg, "keys": sorted(keys), "recipe": recipe_to_json(rec)}
+    return out
+
+
+if __name__ == "__main__":  # python -m andrea_viz.checkpoints.architectures FOLDER ...: rewrite the table
+    table = generate([Path(a) for a in sys.argv[1:]])
+    KNOWN_FILE.write_text(json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    print(f"{KNOWN_FILE}: {len(table)} configurations")

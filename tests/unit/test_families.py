@@ -173,3 +173,23 @@ def test_the_file_key_is_resolved_by_suffix_then_shape():
     assert architectures.resolve_key(["embed.weight"], (9, 4), shapes, set()) == "model.embed.weight"
     assert architectures.resolve_key(["lm_head.weight"], (9, 4), shapes, {"model.embed.weight"}) == "head.weight"
     assert architectures.resolve_key(["lm_head.weight"], (9, 4), shapes, set()) is None  # two of that shape: no guess
+
+
+def test_the_table_of_known_configs_is_what_transformers_says():
+    """The generated table (python -m andrea_viz.checkpoints.architectures FOLDER ...) against transformers itself."""
+    table = architectures.known()
+    assert table, "the generated table is empty"
+    for key, entry in table.items():
+        assert architectures.digest(entry["config"], entry["keys"]) == key
+        built = architectures._recipe(json.dumps(entry["config"], sort_keys=True), frozenset(entry["keys"]))
+        assert architectures.recipe_from_json(entry["recipe"]) == built
+
+
+def test_the_default_model_opens_without_importing_transformers():
+    import subprocess
+    import sys
+
+    code = ("import sys, andrea_viz; e = andrea_viz.load('minilm-l6'); "
+            "print('transformers' in sys.modules, e.card['model_class'], e.block_input.norm is not None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "BertModel", "True"]
