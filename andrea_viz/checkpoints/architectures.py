@@ -313,7 +313,7 @@ def resolve_key(names, shape: tuple[int, ...] | None, shapes: dict[str, tuple[in
 
 
 
-def generate(folders: list[Path]) -> dict[str, dict]:
+def generate_known(folders: list[Path]) -> dict[str, dict]:
     """Table entries for model folders (config.json and the safetensors' keys), from transformers itself."""
     from safetensors import safe_open
 
@@ -330,6 +330,6 @@ def generate(folders: list[Path]) -> dict[str, dict]:
 
 
 if __name__ == "__main__":  # python -m andrea_viz.checkpoints.architectures FOLDER ...: rewrite the table
-    table = generate([Path(a) for a in sys.argv[1:]])
+    table = generate_known([Path(a) for a in sys.argv[1:]])
     KNOWN_FILE.write_text(json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     print(f"{KNOWN_FILE}: {len(table)} configurations")
