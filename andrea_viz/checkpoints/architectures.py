@@ -253,7 +253,8 @@ def recipe_to_json(rec: Recipe) -> dict:
 
 def recipe_from_json(d: dict) -> Recipe:
     d = dict(d)
-    d["position_reason"] = Msg(d["position_reason"]["msgid"], **d["position_reason"]["params"])
+    msgid, params = d["position_reason"]["msgid"], d["position_reason"]["params"]  # a msgid written in this module
+    d["position_reason"] = Msg(msgid, **params)
     d["token"], d["output"] = tuple(d["token"]), tuple(d["output"])
     d["shapes"] = {k: tuple(v) for k, v in d["shapes"].items()}
     d["norm"] = Norm(**d["norm"]) if d["norm"] else None

@@ -372,3 +372,43 @@ def word_level_tokenizer(folder: Path, size: int = HF_V) -> Path:
     tok.pre_tokenizer = Whitespace()
     tok.save(str(folder / "tokenizer.json"))
     return folder / "tokenizer.json"
+
+
+class _Args:  # stands for transformers' TrainingArguments: an arbitrary object, pickled by torch.save
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def trainer_output_dir(folder: Path, steps=(2, 4), final_step: int | None = 5, family: str = "gpt2"):
+    """A Trainer's output_dir as transformers' Trainer leaves it (_save_checkpoint, then save_model and save_state):
+    checkpoint-N/ with the model by save_pretrained, optimizer.pt, scheduler.pt, rng_state.pth, training_args.bin and
+    trainer_state.json; the final model at the top level. The weights change between steps (an SGD step each).
+    (Written by hand: the Trainer itself needs accelerate, which is not installed here.)"""
+    model = hf_family(folder / "_start", family)
+    import shutil
+
+    shutil.rmtree(folder / "_start")
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+    ids = torch.randint(0, HF_V, (2, 8), generator=torch.Generator().manual_seed(0))
+    tables = {}
+    for step in range(1, max(max(steps), final_step or 0) + 1):
+        loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        tables[step] = model.get_input_embeddings().weight.detach().clone().numpy()
+        if step in steps:
+            ck = folder / f"checkpoint-{step}"
+            model.save_pretrained(ck)
+            torch.save(opt.state_dict(), ck / "optimizer.pt")
+            torch.save(sched.state_dict(), ck / "scheduler.pt")
+            torch.save({"python": 1, "cpu": torch.get_rng_state()}, ck / "rng_state.pth")
+            torch.save(_Args(output_dir=str(folder), save_steps=steps[0]), ck / "training_args.bin")
+            (ck / "trainer_state.json").write_text(json.dumps({"global_step": step, "log_history": []}))
+    if final_step is not None:
+        model.save_pretrained(folder)
+        torch.save(_Args(output_dir=str(folder)), folder / "training_args.bin")
+        (folder / "trainer_state.json").write_text(json.dumps({"global_step": final_step, "log_history": []}))
+    return tables
