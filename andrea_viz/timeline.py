@@ -62,11 +62,13 @@ class Timeline:
 
 
 def _candidates(folder: Path) -> list[Path]:
+    """Checkpoint folders and files; a Trainer output_dir's top-level weights are its final model, read as a folder."""
     out = []
+    trainer = final_model(folder)
     for p in sorted(folder.iterdir()):
         if p.is_dir() and (p / "config.json").is_file() or p.is_dir() and p.name.startswith("checkpoint-"):
             out.append(p)
-        elif p.is_file() and is_checkpoint_file(p.name) and not (folder / "config.json").is_file():
+        elif p.is_file() and is_checkpoint_file(p.name) and not trainer:
             out.append(p)
     return out
 
