@@ -173,7 +173,7 @@ def _model_class(cfg, keys: frozenset[str]):
 
     for arch in getattr(cfg, "architectures", None) or []:
         cls = getattr(transformers, str(arch), None)
-        if isinstance(cls, type):
+        if isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel):  # a model class, nothing else
             return cls
     if any(k.endswith(("lm_head.weight", "embed_out.weight")) for k in keys):
         for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForSeq2SeqLM):
@@ -235,6 +235,7 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
     return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params}})
 
 
+MAX_LAYERS = 1_000  # the deepest config whose model class is built (the largest real models have about 130 layers)
 KNOWN_FILE = Path(__file__).with_name("known_recipes.json")  # generated: python -m andrea_viz.checkpoints.architectures
 
 
@@ -279,6 +280,11 @@ def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
     entry = known().get(digest(cfg, keys))
     if entry is not None:
         return recipe_from_json(entry["recipe"]), None
+    deep = [k for k, v in cfg.items() if "layer" in k and isinstance(v, int) and not isinstance(v, bool)
+            and v > MAX_LAYERS]
+    if deep:  # building that many modules, even on the meta device, takes minutes and gigabytes
+        return None, Msg("config.json declares {key} = {n:,}, more than the {limit:,} layers a model class is built "
+                         "for here; tables found by their names", key=deep[0], n=cfg[deep[0]], limit=MAX_LAYERS)
     try:
         import transformers
 

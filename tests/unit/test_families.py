@@ -193,3 +193,22 @@ def test_the_default_model_opens_without_importing_transformers():
             "print('transformers' in sys.modules, e.card['model_class'], e.block_input.norm is not None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "BertModel", "True"]
+
+
+def test_a_config_with_absurd_depth_is_not_built(tmp_path):
+    makers.hf_family(tmp_path, "gpt2")
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    cfg["n_layer"] = 10**7
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    emb = andrea_viz.load(str(tmp_path))
+    assert "n_layer = 10,000,000, more than the 1,000 layers" in emb.provenance.text()
+    assert emb.position_kind == "learned" and emb.output_kind == "tied"  # the name rules still read it
+
+
+def test_architectures_naming_a_non_model_class_is_not_built(tmp_path):
+    makers.hf_family(tmp_path, "gpt2")
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    cfg["architectures"] = ["Trainer"]
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    emb = andrea_viz.load(str(tmp_path))  # chosen by the file's keys instead: no lm_head key (tied), the base model
+    assert emb.card["model_class"] == "GPT2Model" and emb.output_kind == "none"
