@@ -212,3 +212,15 @@ def test_architectures_naming_a_non_model_class_is_not_built(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     emb = andrea_viz.load(str(tmp_path))  # chosen by the file's keys instead: no lm_head key (tied), the base model
     assert emb.card["model_class"] == "GPT2Model" and emb.output_kind == "none"
+
+
+def test_cli_info_states_positions_block_1_input_and_sharing(families, capsys):
+    from andrea_viz.cli import main
+
+    assert main(["info", str(families["opt"][2]), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["context"], d["position_width"], d["d_model"], d["position_offset"]) == (32, 16, 8, 2)
+    assert d["block_1_input"] == EXPECT["opt"][4] and d["model_class"] == "OPTForCausalLM"
+    assert main(["info", str(families["t5"][2])]) == 0
+    text = capsys.readouterr().out
+    assert "position table  none (relative)" in text and "shared          one token table, shared.weight" in text
