@@ -89,28 +89,22 @@ def _child(modules: dict, owner: str, name: str):
 
 
 def _rope_reason(cfg) -> Msg | None:
-    """RoPE named by the config: rope_theta (top level, or nested in rope_parameters), rotary_dim, rotary_pct."""
+    """RoPE named by the config: rope_theta (top level, or nested in rope_parameters), rotary_dim, rotary_pct; the
+    reason quotes the config's own names and values."""
     params = getattr(cfg, "rope_parameters", None)
-    theta = getattr(cfg, "rope_theta", None)
-    if theta is None and isinstance(params, dict):
-        theta = params.get("rope_theta")
-    if theta is None:
-        theta = getattr(cfg, "rotary_emb_base", None)
-    dims = getattr(cfg, "rotary_dim", None)
-    pct = getattr(cfg, "rotary_pct", getattr(cfg, "partial_rotary_factor", None))
-    if isinstance(params, dict) and pct is None:
-        pct = params.get("partial_rotary_factor")
-    if theta is None and dims is None and pct is None:
+    params = params if isinstance(params, dict) else {}
+    found = {}
+    for key in ("rope_theta", "rotary_emb_base", "rotary_dim", "rotary_pct", "partial_rotary_factor"):
+        value, name = getattr(cfg, key, None), key
+        if value is None and params.get(key) is not None:
+            value, name = params[key], f"rope_parameters.{key}"
+        if isinstance(value, int | float) and not (key in ("rotary_pct", "partial_rotary_factor") and float(value) == 1.0):
+            found[name] = value
+    if not found:
         return None
-    parts = []
-    if theta is not None:
-        parts.append(f"θ base = {float(theta):g}")
-    if dims:
-        parts.append(f"rotary_dim = {dims}")
-    if pct is not None and float(pct) != 1.0:
-        parts.append(f"rotary share = {float(pct):g}")
+    what = ", ".join(f"{k} = {float(v):g}" for k, v in found.items())
     return Msg("RoPE: queries and keys are rotated inside attention, nothing is added to x (config.json: {what})",
-               what=", ".join(parts))
+               what=what)
 
 
 def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) -> dict:

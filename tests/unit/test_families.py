@@ -123,7 +123,8 @@ def test_encoder_decoders_say_their_table_is_shared(families):
 def test_rope_theta_nested_in_rope_parameters_is_read(families):
     cfg = json.loads((families["llama-untied"][2] / "config.json").read_text())
     assert "rope_theta" not in cfg and cfg["rope_parameters"]["rope_theta"] == 10000.0
-    assert "θ base = 10000" in str(families["llama-untied"][1].card["position_reason"])
+    assert "rope_parameters.rope_theta = 10000)" in str(families["llama-untied"][1].card["position_reason"])
+    assert "partial_rotary_factor = 0.5" in str(families["gpt_neox"][1].card["position_reason"])  # rotary_pct in v5
     assert "rotary_dim = 4" in str(families["gptj"][1].card["position_reason"])
 
 
