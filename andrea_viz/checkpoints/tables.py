@@ -251,8 +251,6 @@ def position_kind(found: Found, has_table: bool) -> str:
         return "learned"
     if found.recipe is not None:
         return found.recipe.position_kind if found.recipe.position_kind != "learned" else "none"
-    if has_table:
-        return "learned"
     if found.position_kind_hint:
         return found.position_kind_hint
     if any(any(m in n for m in ROPE_MARKERS) for n in found.shapes):
