@@ -26,6 +26,7 @@ from .bench import precision as bench_precision
 from .bench.forward import DTYPES
 from .catalogs import update as update_catalogs
 from .compare import ALIGNMENTS, drift
+from .forward_pass import block_input_formula
 from .errors import CheckpointError, QueryError
 from .family import CONTEXT, FAMILY
 from .grow import grow_json, train
@@ -57,7 +58,13 @@ def info_dict(emb: Embeddings) -> dict:
         "vocab_size": emb.vocab_size,
         "d_model": emb.d_model,
         "context": emb.context,
+        "position_width": None if emb.position_table is None else int(emb.position_table.shape[1]),
         "position_kind": emb.position_kind,
+        "position_reason": str(emb.card["position_reason"]) if emb.card.get("position_reason") else None,
+        "position_offset": emb.card.get("position_offset"),
+        "block_1_input": block_input_formula(emb),
+        "model_class": emb.card.get("model_class"),
+        "shared_table": str(emb.card["shared_table"]) if emb.card.get("shared_table") else None,
         "output": emb.output_kind,
         "params": emb.params,
         "total_params": emb.card.get("total_params"),
@@ -84,10 +91,16 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"{d['name']}  ({d['format']})")
     print(f"  token table     {d['vocab_size']:,} × {d['d_model']:,}  = {d['params']['token']:,} parameters")
     if d["context"] is not None:
-        print(f"  position table  {d['context']:,} × {d['d_model']:,}  = {d['params']['position']:,} ({d['position_kind']})")
+        print(f"  position table  {d['context']:,} × {d['position_width']:,}  = {d['params']['position']:,} "
+              f"({d['position_kind']})")
     else:
         print(f"  position table  none ({d['position_kind']})")
+    if d["position_reason"]:
+        print(f"  positions       {d['position_reason']}")
     print(f"  output table    {d['output']}" + (f"  = {d['params']['output']:,}" if d["params"]["output"] else ""))
+    print(f"  block 1 input   {d['block_1_input']}")
+    if d["shared_table"]:
+        print(f"  shared          {d['shared_table']}")
     if d["total_params"]:
         print(f"  whole model     {d['total_params']:,} parameters" + (f", {d['layers']} layers" if d["layers"] else ""))
     print(f"  tokenizer       {d['tokenizer']}")

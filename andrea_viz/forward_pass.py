@@ -1,6 +1,8 @@
-"""The forward pass so far: ``x[b, t] = token_table[ids[b, t]] + position_table[t]``.
+"""The forward pass so far: what block 1 receives. ``x[b, t] = token_table[ids[b, t]] + position_table[t]`` for
+GPT-2 and ANDREA; other families' embedding modules do more around that sum (``model.BlockInput``: a √d scale, a
+projection, a token-type row, a LayerNorm), and ``forward`` does it too.
 
-Backends, fastest first: ``cuda`` (the compiled CUDA kernel), ``cpu`` (the compiled C++ kernel),
+The sum itself (``embedding_sum``) runs on one of these backends, fastest first: ``cuda`` (the compiled CUDA kernel), ``cpu`` (the compiled C++ kernel),
 ``torch`` (``F.embedding`` + add), ``numpy`` (the reference). ``auto`` takes the first available.
 Every backend gets the same checks first, so bad input gives the same sentence on each.
 """
@@ -16,7 +18,7 @@ import numpy as np
 
 from .errors import QueryError
 from .i18n import Msg, N_
-from .model import Embeddings
+from .model import BlockInput, Embeddings
 
 @dataclass(frozen=True)
 class BackendStatus:
@@ -231,9 +233,10 @@ def bytes_moved(B: int, T: int, d: int, elem: int = 4, out_elem: int = 4, id_byt
     return B * T * (2 * d * elem + d * out_elem + id_bytes)
 
 
-def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
-            out: np.ndarray | None = None) -> ForwardResult:
-    """x = token_table[ids] + position_table[:T] on the chosen backend (``auto``: the fastest available).
+def embedding_sum(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
+                  out: np.ndarray | None = None) -> ForwardResult:
+    """token_table[ids] + position_table[:T] on the chosen backend (``auto``: the fastest available): the lookup
+    and the sum alone, before anything the model's embedding module does after them.
 
     ``positions=False`` gives the token part alone (what a model without position information sees).
     ``out``, a float32 (B, T, d) array, is written in place (a buffer the caller reuses).
@@ -250,6 +253,162 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
     name = choose_backend(backend)
     x, seconds = BACKENDS[name].run(emb, a, positions, out)
     return ForwardResult(x[0] if squeeze else x, name, seconds, bytes_moved(B, T, emb.d_model))
+
+
+def _linear(x: np.ndarray, layer: tuple[np.ndarray, np.ndarray | None]) -> np.ndarray:
+    w, b = layer  # (out, in), (out,)
+    y = x.astype(np.float64) @ w.T.astype(np.float64)
+    return (y if b is None else y + b).astype(np.float32)
+
+
+def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None, float, bool]) -> np.ndarray:
+    """LayerNorm (or RMSNorm) over the last axis, in float64, returned as float32."""
+    w, b, eps, rms = norm
+    x = x.astype(np.float64)
+    if rms:
+        y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+    else:
+        c = x - x.mean(-1, keepdims=True)
+        y = c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)
+    y = y * w
+    return (y if b is None else y + b).astype(np.float32)
+
+
+def before_positions(bi: BlockInput, tok: np.ndarray) -> np.ndarray:
+    """The token rows as the model has them when positions are added: scaled (Gemma), projected (OPT)."""
+    if bi.scale is not None:
+        tok = (tok * np.float32(bi.scale)).astype(np.float32)
+    if bi.project_in is not None:
+        tok = _linear(tok, bi.project_in)
+    return tok
+
+
+def after_positions(bi: BlockInput, x: np.ndarray) -> np.ndarray:
+    """The sum as block 1 receives it: + the token-type row, the norm, the projection (ALBERT)."""
+    if bi.token_type is not None:
+        x = (x + bi.token_type).astype(np.float32)
+    if bi.norm is not None:
+        x = layer_norm(x, bi.norm)
+    if bi.project_out is not None:
+        x = _linear(x, bi.project_out)
+    return x
+
+
+def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
+            out: np.ndarray | None = None) -> ForwardResult:
+    """x, the input to block 1, as the model's own embedding module computes it: for GPT-2 and ANDREA
+    ``token_table[ids] + position_table[:T]`` on the chosen backend; for other families that sum with their
+    extra steps around it (``emb.block_input``: scale, projection, token-type row, LayerNorm), in numpy.
+
+    ``positions=False``, or a model without a position table (RoPE, ALiBi, relative), adds no position rows.
+    ``out``, a float32 (B, T, d) array, is written in place (a buffer the caller reuses) for a plain model.
+    """
+    bi = emb.block_input
+    add = positions and emb.position_table is not None
+    if bi.plain:
+        return embedding_sum(emb, ids, backend, add, out)
+    if bi.scale is None and bi.project_in is None:
+        r = embedding_sum(emb, ids, backend, add)
+        x = after_positions(bi, r.x)
+    else:
+        r = embedding_sum(emb, ids, backend, False)
+        x = before_positions(bi, r.x)
+        if add:
+            x = (x + emb.position_table[: x.shape[-2]]).astype(np.float32)
+        x = after_positions(bi, x)
+    if out is not None and out.shape == x.shape:
+        out[...] = x
+        x = out
+    return ForwardResult(x, r.backend, r.seconds, r.bytes_moved)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One term or step of the block-1 input, for a page to draw beside the others."""
+
+    label: Msg | str  # a Msg, or a module's name (LayerNorm)
+    values: np.ndarray  # (T, width)
+    step: bool = False  # True: a step applied to what came before (scale, norm, projection); False: a term added
+
+
+def block_input_parts(emb: Embeddings, ids) -> list[Part]:
+    """The block-1 input of one sequence term by term and step by step, the last part x itself (numpy)."""
+    bi = emb.block_input
+    a = check_ids(ids, emb.vocab_size, emb.context)[0]
+    tok = emb.token_table[a]
+    parts = [Part(Msg("token part ({n} × {d})", n=len(a), d=tok.shape[1]), tok)]
+    x = tok
+    if bi.scale is not None:
+        x = before_positions(BlockInput(scale=bi.scale), x)
+        parts.append(Part(Msg("× {s:.4g} (√d, d = {d})", s=bi.scale, d=tok.shape[1]) if abs(
+            bi.scale ** 2 - tok.shape[1]) < 1e-6 * tok.shape[1] else Msg("× {s:.4g}", s=bi.scale), x, True))
+    if bi.project_in is not None:
+        x = _linear(x, bi.project_in)
+        parts.append(Part(Msg("project_in: {a} → {b} columns", a=tok.shape[1], b=x.shape[1]), x, True))
+    if emb.position_table is not None:
+        pos = emb.position_table[: len(a)]
+        parts.append(Part(Msg("+ position part"), pos))
+        x = (x + pos).astype(np.float32)
+    if bi.token_type is not None:
+        parts.append(Part(Msg("+ token type 0 row"), np.broadcast_to(bi.token_type, x.shape)))
+        x = (x + bi.token_type).astype(np.float32)
+    if bi.norm is not None:
+        x = layer_norm(x, bi.norm)
+        parts.append(Part("RMSNorm" if bi.norm[3] else "LayerNorm", x, True))
+    if bi.project_out is not None:
+        x = _linear(x, bi.project_out)
+        parts.append(Part(Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=x.shape[1]), x, True))
+    if parts[-1].step:  # the last step's result is x itself: one picture, named for both
+        return [*parts[:-1], Part(Msg("{step} = x, into block 1", step=parts[-1].label), x, True)]
+    return [*parts, Part(Msg("= x, into block 1"), x)]
+
+
+def block_input_steps(emb: Embeddings) -> list[Msg]:
+    """What this model does beyond x = tok + pos, one sentence per step (empty for GPT-2 and ANDREA)."""
+    bi, d = emb.block_input, emb.d_model
+    out = []
+    if emb.position_table is None:
+        reason = emb.card.get("position_reason")
+        out.append(Msg("no position rows are added: {reason}", reason=reason) if reason else
+                   Msg("no position rows are added (positions: {kind})", kind=emb.position_kind))
+    if bi.scale is not None:
+        out.append(Msg("the token rows are multiplied by {s:.4g} (√d, d = {d})", s=bi.scale, d=d)
+                   if abs(bi.scale ** 2 - d) < 1e-6 * d else Msg("the token rows are multiplied by {s:.4g}", s=bi.scale))
+    if bi.project_in is not None:
+        a, b = bi.project_in[0].shape[1], bi.project_in[0].shape[0]
+        out.append(Msg("the token rows are projected from {a} to {b} columns before the position rows are added "
+                       "(project_in)", a=a, b=b))
+    if bi.token_type is not None:
+        out.append(Msg("row 0 of the token-type table is added at every position (every token here is of type 0)"))
+    if bi.norm is not None:
+        out.append(Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
+                       norm="RMSNorm" if bi.norm[3] else "LayerNorm"))
+    if bi.project_out is not None:
+        a, b = bi.project_out[0].shape[1], bi.project_out[0].shape[0]
+        out.append(Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",
+                       a=a, b=b))
+    return out
+
+
+def block_input_formula(emb: Embeddings) -> str:
+    """What block 1 receives, as LaTeX: x = tok + pos for GPT-2, LayerNorm(tok + pos + type_0) for BERT, …"""
+    bi = emb.block_input
+    term = r"\mathrm{tok}[id_t]"
+    if bi.scale is not None:
+        term = (r"\sqrt{d}\," if abs(bi.scale ** 2 - emb.d_model) < 1e-6 * emb.d_model else rf"{bi.scale:.4g}\,") + term
+    if bi.project_in is not None:
+        term = rf"W_{{\mathrm{{in}}}}\,{term}"
+    terms = [term]
+    if emb.position_table is not None:
+        terms.append(r"\mathrm{pos}[t]")
+    if bi.token_type is not None:
+        terms.append(r"\mathrm{type}[0]")
+    x = " + ".join(terms)
+    if bi.norm is not None:
+        x = (r"\mathrm{RMSNorm}" if bi.norm[3] else r"\mathrm{LayerNorm}") + f"({x})"
+    if bi.project_out is not None:
+        x = rf"W_{{\mathrm{{proj}}}}\,{x}"
+    return f"x_t = {x}"
 
 
 _scratch = threading.local()
@@ -276,7 +435,7 @@ def time_backends(emb: Embeddings, B: int = 8, repeats: int = 3, seed: int = 0) 
     rows = []
     for s in backend_status():
         if s.available:
-            forward(emb, ids, s.name, out=out)
-            r = min((forward(emb, ids, s.name, out=out) for _ in range(repeats)), key=lambda r: r.seconds)
+            embedding_sum(emb, ids, s.name, out=out)
+            r = min((embedding_sum(emb, ids, s.name, out=out) for _ in range(repeats)), key=lambda r: r.seconds)
             rows.append({"backend": s.name, "seconds": r.seconds, "gbps": r.gbps})
     return rows

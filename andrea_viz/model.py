@@ -11,7 +11,7 @@ from .errors import CheckpointError
 from .i18n import Msg, N_
 from .tokenizer import Tokenizer
 
-POSITION_KINDS = ("learned", "sinusoidal", "rope", "none")
+POSITION_KINDS = ("learned", "sinusoidal", "rope", "alibi", "relative", "none")
 DERIVED_COPY_MAX = 2**28  # bytes: a derived (V, d) copy (the unit rows) is kept only for tables up to this size
 BLOCK_BYTES = 16 * 2**20  # a whole-table pass works on blocks of rows this large as float64, never on a full copy
 
@@ -48,6 +48,10 @@ class Card(Mapping):
     stored_type: str | None = None  # how the token table is stored, when not float32 (GGUF: Q4_0, F16, …)
     untrained: bool = False
     trained: bool = False  # trained by this app (andrea-micro)
+    position_reason: Msg | None = None  # why the position kind is what it is (a sentence for the card)
+    position_offset: int | None = None  # rows of the stored position table before position 0 (RoBERTa, OPT, BART)
+    shared_table: Msg | None = None  # an encoder-decoder's one token table, and who shares it
+    model_class: str | None = None  # the transformers class that located the tables
 
     def _known(self) -> list[str]:
         return [f.name for f in fields(self) if getattr(self, f.name) is not None and getattr(self, f.name) is not False]
@@ -89,6 +93,29 @@ class Provenance:
                                            *(why for _, _, why in self.roles)))
 
 
+@dataclass(frozen=True, eq=False)
+class BlockInput:
+    """What a model's own embedding module does around the lookup, in this order:
+    ``x = project_out(norm(project_in(scale · tok[ids]) + pos[:T] + token_type))``. A field that is None is a step the
+    model does not take; ``BlockInput()`` is GPT-2's and ANDREA's plain ``x = tok + pos``.
+
+    project_in / project_out: ((out, in) weight, (out,) bias or None)
+    token_type:               (d,) row 0 of the token-type table (BERT family: every token is type 0)
+    norm:                     ((d,) weight, (d,) bias or None, eps, rms)
+    """
+
+    scale: float | None = None
+    project_in: tuple[np.ndarray, np.ndarray | None] | None = None
+    token_type: np.ndarray | None = None
+    norm: tuple[np.ndarray, np.ndarray | None, float, bool] | None = None
+    project_out: tuple[np.ndarray, np.ndarray | None] | None = None
+    module: str = ""  # the module whose output this is, e.g. "BertEmbeddings"
+
+    @property
+    def plain(self) -> bool:
+        return all(v is None for v in (self.scale, self.project_in, self.token_type, self.norm, self.project_out))
+
+
 def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.ndarray | None:
     if a is None:
         return None
@@ -115,7 +142,7 @@ class Embeddings:
 
     token_table:    (V, d) float32, read-only
     position_table: (T, d) float32 or None
-    position_kind:  "learned" | "sinusoidal" | "rope" | "none"
+    position_kind:  "learned" | "sinusoidal" | "rope" | "alibi" | "relative" | "none"
     output_table:   (V, d) float32 or None (None when tied or when the model has no output head)
     tied:           True when the output projection reuses the token table
     """
@@ -130,13 +157,15 @@ class Embeddings:
     provenance: Provenance
     key: str = ""
     card: Card = field(default_factory=Card)
+    block_input: BlockInput = field(default_factory=BlockInput)  # what block 1 receives beyond tok + pos
 
     def __post_init__(self) -> None:
         if not isinstance(self.card, Card):  # a plain dict of card fields is accepted and typed here
             object.__setattr__(self, "card", Card(**self.card))
         tok = _readonly_f32(N_("token table"), self.token_table)
         d = tok.shape[1]
-        pos = _readonly_f32(N_("position table"), self.position_table, d)
+        proj = self.block_input.project_in
+        pos = _readonly_f32(N_("position table"), self.position_table, d if proj is None else proj[0].shape[0])
         out = _readonly_f32(N_("output table"), self.output_table, d)
         if out is not None and out.shape[0] != tok.shape[0]:
             raise CheckpointError("the output table has {out:,} rows but the token table has {tok:,}; an output "

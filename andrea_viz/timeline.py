@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checkpoints import load_path
-from .checkpoints.folder import TOKENIZER_NAMES, WEIGHT_SUFFIXES
+from .checkpoints.folder import is_checkpoint_file
 from .errors import CheckpointError
 from .i18n import Msg
 from .model import Embeddings
@@ -62,13 +62,21 @@ class Timeline:
 
 
 def _candidates(folder: Path) -> list[Path]:
+    """Checkpoint folders and files; a Trainer output_dir's top-level weights are its final model, read as a folder."""
     out = []
+    trainer = final_model(folder)
     for p in sorted(folder.iterdir()):
         if p.is_dir() and (p / "config.json").is_file() or p.is_dir() and p.name.startswith("checkpoint-"):
             out.append(p)
-        elif p.is_file() and p.suffix in WEIGHT_SUFFIXES and p.name not in TOKENIZER_NAMES and not p.name.endswith(".part"):
+        elif p.is_file() and is_checkpoint_file(p.name) and not trainer:
             out.append(p)
     return out
+
+
+def final_model(folder: Path) -> bool:
+    """A Trainer's output_dir: checkpoint-N/ folders and, after save_model(), the final model at the top level."""
+    return (folder / "config.json").is_file() and any(p.is_dir() and p.name.startswith("checkpoint-")
+                                                       for p in folder.iterdir())
 
 
 def open_timeline(folder: str | Path) -> Timeline:
@@ -89,10 +97,20 @@ def open_timeline(folder: str | Path) -> Timeline:
             raise CheckpointError("{name} does not record a training step (an ANDREA header, nanoGPT's iter_num or "
                                   "trainer_state.json's global_step); a timeline orders its files by it", name=p.name)
         found.append((int(step), p, emb))
+    found.sort(key=lambda t: t[0])
+    if final_model(folder) and found:  # its step: the top-level trainer_state.json's, else assumed the last checkpoint's
+        emb = load_path(folder)
+        last = found[-1][0]
+        step = emb.card.get("step") if emb.card.get("step") is not None else last
+        if step < last:
+            raise CheckpointError("the final model in {folder} records step {step:,}, before its checkpoint-{last}/; a "
+                                  "timeline needs the final model last", folder=folder.name, step=step, last=last)
+        if step == last:  # the last checkpoint and the final model: one step, the final model shown
+            found.pop()
+        found.append((int(step), folder, emb))
     if len(found) < 2:
         raise CheckpointError("{path} holds {n} checkpoint(s); a timeline needs two or more of one model",
                               path=str(folder), n=len(found))
-    found.sort(key=lambda t: t[0])
     shape = found[0][2].token_table.shape
     odd = [f"{p.name} ({e.vocab_size:,} × {e.d_model:,})" for _, p, e in found if e.token_table.shape != shape]
     if odd:

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.i18n import _, num
+from andrea_viz.forward_pass import block_input_formula, block_input_steps
+from andrea_viz.i18n import _, num, tr
 from andrea_viz.lookup import one_hot_product, value_stats
 from andrea_viz.plots import lookup as plots
 from andrea_viz.safe_text import in_code, md
@@ -41,6 +42,13 @@ st.plotly_chart(ui.cached(emb, plots.window_of, start, n_rows, token_id), key="l
 
 st.subheader(_("Row {id:,}: what the embedding layer hands on", id=token_id))
 st.plotly_chart(ui.cached(emb, plots.row_of, token_id), key="lookup:row")
+steps = block_input_steps(emb)
+if emb.position_table is not None or not emb.block_input.plain:
+    st.markdown(_("This row is the first term of what block 1 receives; for this model:"))
+    st.latex(block_input_formula(emb))
+    for step in steps:
+        st.markdown("- " + tr(step, escape=md))
+    st.caption(_("The Forward pass page draws each term and step for a sentence."))
 
 st.subheader(_("The same row, the long way: one-hot × table"))
 check = ui.cached(emb, one_hot_product, token_id, part="token_table")

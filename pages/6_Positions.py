@@ -5,6 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.safe_text import md
 from andrea_viz.family import CONTEXT
+from andrea_viz.forward_pass import block_input_formula, block_input_steps
 from andrea_viz.i18n import _, tr
 from andrea_viz.plots import positions as plots
 from andrea_viz.positions import SCHEME_COLUMNS, rope_scores, schemes
@@ -19,6 +20,12 @@ st.markdown(_(
     "of tokens. ANDREA adds a learned position row to every token row: "
     "$x_t = \\mathrm{token\\_embedding}[id_t] + \\mathrm{position\\_embedding}[t]$, element by element; the model never "
     "separates the two again."))
+st.markdown(_("For the model on screen, block 1 receives:"))
+st.latex(block_input_formula(emb))
+for step in block_input_steps(emb):
+    st.markdown("- " + tr(step, escape=md))
+if emb.card.get("position_reason") and emb.position_table is not None:  # without a table, the steps say it
+    st.caption(_("Positions: {reason}", reason=tr(emb.card["position_reason"], escape=md)))
 
 
 @ui.fragment
@@ -36,7 +43,8 @@ def sum_panel() -> None:
 
 st.subheader(_("x_t = token + position"))
 st.caption(_("Drag the slider: only this panel reruns.") + ("" if emb.position_table is not None else " " + _(
-    "This model has no learned table, so the sinusoidal row is added.")))
+    "This model has no learned table, so the sinusoidal row is added.")) + ("" if emb.block_input.plain else " " + _(
+    "This panel shows the sum; the steps listed above follow it before block 1.")))
 sum_panel()
 
 st.subheader(_("Learned versus sinusoidal, for T = {T:,} and d = {d}", T=T, d=d))

@@ -5,10 +5,12 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.errors import QueryError
-from andrea_viz.forward_pass import BACKENDS, backend_status, forward, kernels_ready, time_backends
+from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
+                                     forward, kernels_ready, time_backends)
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.positions import matrix_heatmap
 from andrea_viz.positions import order_blindness
+from andrea_viz.safe_text import md
 
 emb = ui.page_setup(__file__)
 T_max = emb.context
@@ -16,6 +18,10 @@ st.title(_("The forward pass so far"))
 st.markdown(_("A full context: {n} ids → {n} token rows + {n} position rows → a ({T}, {d}) matrix **x** that flows into "
               "transformer block 1.", n=num(T_max), T=T_max, d=emb.d_model) if T_max else
             _("Ids → token rows → a (T, {d}) matrix **x** that flows into transformer block 1.", d=emb.d_model))
+st.markdown(_("For this model, block 1 receives:"))
+st.latex(block_input_formula(emb))
+for step in block_input_steps(emb):
+    st.markdown("- " + tr(step, escape=md))
 
 if kernels_ready():
     statuses = backend_status()
@@ -36,23 +42,19 @@ def duration(seconds: float) -> str:
 
 
 with ui.explain_errors():
-    if emb.position_table is None:
-        raise QueryError("this model has no learned position table (positions: {kind}); the forward pass here adds "
-                         "learned position rows", kind=emb.position_kind)
     ids = emb.tokenizer.encode(text)
     if not ids:
         raise QueryError("the sentence gives no tokens; type a few words")
     st.markdown(_("**Tokens:** ") + ui.token_chips([emb.token(i) for i in ids], ids))
     result = forward(emb, ids, backend)
-    tok = forward(emb, ids, "numpy", positions=False).x
-    pos = emb.position_table[: len(ids)]
+    parts = block_input_parts(emb, ids)
     labels = [f"{t}: {emb.token(i)}" for t, i in enumerate(ids)]
-    lim = float(np.percentile(np.abs(result.x), 99.5))
-    h = st.columns(3)
-    h[0].plotly_chart(matrix_heatmap(tok, labels, _("token part ({n} × {d})", n=len(ids), d=emb.d_model), lim),
-                      key="fwd:tok")
-    h[1].plotly_chart(matrix_heatmap(pos, [f"t = {t}" for t in range(len(ids))], _("+ position part"), lim), key="fwd:pos")
-    h[2].plotly_chart(matrix_heatmap(result.x, labels, _("= x, into block 1"), lim), key="fwd:x")
+    terms = max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0  # one scale for the sum
+    for row in range(0, len(parts), 3):
+        h = st.columns(3)
+        for k, part in enumerate(parts[row:row + 3]):
+            lim = float(np.percentile(np.abs(part.values), 99.5)) or 1.0 if part.step else terms
+            h[k].plotly_chart(matrix_heatmap(part.values, labels, tr(part.label), lim), key=f"fwd:part:{row + k}")
     m = st.columns(3)
     m[0].metric(_("Backend used"), result.backend)
     m[1].metric(_("Time of this run"), duration(result.seconds))

@@ -20,6 +20,7 @@ from ..i18n import Msg, N_
 from ..model import Embeddings
 from ..tokenizer import Tokenizer, tokenizer_from_files
 from . import andrea_bin, gguf_file, hf_folder, llmc, numpy_file, safetensors_file, torch_file
+from .folder import shard_of
 from .tables import Found, build, choose_tables, token_rows
 
 HEAD_BYTES = 64
@@ -90,7 +91,7 @@ def sniff(path: Path) -> Format:
                           head=head[:12].hex(" "), size=size)
 
 
-def find_tokenizer(path: Path, found: Found, confine: Path | None = None) -> Path | None:
+def find_tokenizer(path: Path, found: Found, confine: Path | None = None) -> Path | list[Path] | None:
     """A tokenizer file beside the weights (or in the folder), else nanoGPT's ``data/<dataset>/meta.pkl``
     where its sample.py looks: under the checkpoint folder's parent, or the working directory. With
     ``confine``, only a file that resolves inside that folder is taken."""
@@ -104,14 +105,16 @@ def find_tokenizer(path: Path, found: Found, confine: Path | None = None) -> Pat
             if meta.is_file() and (confine is None or confine.resolve() in meta.resolve().parents):
                 candidate = meta
                 break
-    if candidate is not None and confine is not None and confine.resolve() not in candidate.resolve().parents:
+    files = candidate if isinstance(candidate, list) else [candidate] if candidate is not None else []
+    outside = [p for p in files if confine is not None and confine.resolve() not in p.resolve().parents]
+    if outside:
         found.notes.append(Msg("a tokenizer beside the weights was left unread: {name} links outside the folder",
-                               name=candidate.name))
+                               name=outside[0].name))
         return None
-    if candidate is not None:
-        found.notes.append(Msg("tokenizer found beside the weights: {name}", name=candidate.name)
-                           if candidate.parent == (path if path.is_dir() else path.parent) else
-                           Msg("tokenizer found where nanoGPT's sample.py looks: {path}", path=str(candidate)))
+    if files:
+        found.notes.append(Msg("tokenizer found beside the weights: {name}", name=" + ".join(p.name for p in files))
+                           if files[0].parent == (path if path.is_dir() else path.parent) else
+                           Msg("tokenizer found where nanoGPT's sample.py looks: {path}", path=str(files[0])))
     return candidate
 
 
@@ -141,7 +144,19 @@ def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine:
         fmt = sniff(path)
         found.format = Msg(fmt.name)
         fmt.read(path, found)
-    choice = choose_tables(found)
+    shard = shard_of(path.name) if path.is_file() else None
+    if shard is not None:
+        found.warnings.append(Msg("{name} is shard {i} of {n} of a sharded checkpoint: it holds only part of the model; "
+                                  "open the folder with all {n} shards and their index", name=path.name, i=shard[0],
+                                  n=shard[1]))
+    try:
+        choice = choose_tables(found)
+    except CheckpointError as exc:
+        if shard is None:
+            raise
+        raise CheckpointError("{name} is shard {i} of {n} of a sharded checkpoint, and the token table is not in it; "
+                              "open the folder with all {n} shards and their index ({detail})", name=path.name,
+                              i=shard[0], n=shard[1], detail=exc.msg) from exc
     tok = _tokenizer(tokenizer, path, token_rows(found, choice), found, confine)
     stat = path.stat()
     key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer_key(tokenizer)}"

@@ -4,6 +4,7 @@ uploading them. Paths that resolve outside it (``..``, absolute paths, links) ar
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..errors import CheckpointError
@@ -12,6 +13,22 @@ from ..tokenizer import TOKENIZER_FILES
 ENV = "ANDREA_VIZ_CHECKPOINT_DIR"
 WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt", ".gguf"}  # files a checkpoint may be
 TOKENIZER_NAMES = set(TOKENIZER_FILES)
+# what transformers' Trainer writes beside the weights of a checkpoint-N/ folder: never a model (training_args.bin
+# is a pickle of arbitrary objects and is never read)
+TRAINER_FILES = re.compile(r"^(optimizer\.pt|scheduler\.pt|scaler\.pt|rng_state(_\d+)?\.pth|training_args\.bin)$")
+SHARD = re.compile(r"^(?P<stem>model|pytorch_model)(\.[\w-]+)?-(?P<i>\d{5})-of-(?P<n>\d{5})\.(safetensors|bin)$")
+
+
+def is_checkpoint_file(name: str) -> bool:
+    """A file that may be offered as a checkpoint of its own: weights, not a shard nor a Trainer's state."""
+    return (Path(name).suffix in WEIGHT_SUFFIXES and name not in TOKENIZER_NAMES and not TRAINER_FILES.match(name)
+            and not SHARD.match(name) and not name.endswith(".part"))
+
+
+def shard_of(name: str) -> tuple[int, int] | None:
+    """(i, n) for a shard named the way save_pretrained names them (model-00002-of-00003.safetensors)."""
+    m = SHARD.match(name)
+    return (int(m.group("i")), int(m.group("n"))) if m else None
 
 
 def checkpoint_dir() -> Path:
@@ -56,7 +73,7 @@ def list_checkpoints(root: Path, depth: int = 3) -> list[str]:
             dirnames[:] = []
         if "config.json" in filenames and here != root:
             found.append(str(rel) + "/")
-        found += [str(rel / f) for f in filenames if Path(f).suffix in WEIGHT_SUFFIXES]
+        found += [str(rel / f) for f in filenames if is_checkpoint_file(f)]
     return sorted(found)
 
 
@@ -77,7 +94,7 @@ def list_timelines(root: Path, depth: int = 2) -> list[str]:
         rel = here.relative_to(root)
         if len(rel.parts) >= depth:
             dirnames[:] = []
-        n = sum(Path(f).suffix in WEIGHT_SUFFIXES and f not in TOKENIZER_NAMES for f in filenames)
+        n = sum(is_checkpoint_file(f) for f in filenames)
         n += sum(d.startswith("checkpoint-") for d in dirnames)
         if n >= 2:
             out.append(str(rel) + "/" if rel.parts else "./")

@@ -10,7 +10,9 @@ from pathlib import Path
 from ..errors import CheckpointError
 from ..i18n import Msg
 from ..tokenizer import TOKENIZER_FILES
-from . import safetensors_file, torch_file
+from ..tokenizer.files import GPT2_PAIR
+from . import architectures, safetensors_file, torch_file
+from .folder import SHARD
 from .tables import Found
 
 ROPE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "mixtral"}
@@ -43,11 +45,15 @@ def read(folder: Path, found: Found) -> None:
     if isinstance(cfg.get("initializer_range"), float):  # the init the model's own code used
         found.config["init_std"] = cfg["initializer_range"]
     index = next((folder / n for n in INDEX_FILES if (folder / n).is_file()), None)
+    variants = sorted(p for p in folder.glob("model.*.safetensors") if not SHARD.match(p.name))  # save_pretrained(variant=)
+    variant_index = sorted(folder.glob("model.safetensors.index.*.json")) + sorted(
+        folder.glob("pytorch_model.bin.index.*.json"))
     if (folder / "model.safetensors").is_file():
         safetensors_file.read(folder / "model.safetensors", found)
     elif (folder / "pytorch_model.bin").is_file():
         torch_file.read(folder / "pytorch_model.bin", found)
-    elif index is not None:
+    elif index is not None or variant_index:
+        index = index or variant_index[0]
         try:
             shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -59,10 +65,18 @@ def read(folder: Path, found: Found) -> None:
                                       shard=str(shard))
             (safetensors_file.read if p.suffix == ".safetensors" else torch_file.read)(p, found)
         found.notes.append(Msg("{n} weight shards", n=len(shards)))
+    elif variants:
+        safetensors_file.read(variants[0], found)
+        found.notes.append(Msg("weights from {name} (a variant that save_pretrained(variant=…) writes)",
+                               name=variants[0].name))
     else:
         raise CheckpointError("{name}/ has no weights: expected model.safetensors, pytorch_model.bin or a sharded index "
                               "beside config.json", name=folder.name)
     read_step(folder, found)
+    if cfg:
+        found.recipe, why = architectures.recipe(cfg, found.shapes)
+        if why is not None:
+            found.assumptions.append(why)
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
     found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
@@ -94,7 +108,10 @@ def read_step(folder: Path, found: Found) -> None:
         found.assumptions.append(Msg("the training step {step:,} is taken from the folder's name", step=found.step))
 
 
-def tokenizer_beside(folder: Path, stem: str | None = None) -> Path | None:
-    """``<stem>.tokenizer.json`` when a stem is given, else the first of TOKENIZER_FILES in the folder."""
+def tokenizer_beside(folder: Path, stem: str | None = None) -> Path | list[Path] | None:
+    """``<stem>.tokenizer.json`` when a stem is given, else the first of TOKENIZER_FILES in the folder, else GPT-2's
+    vocab.json with its merges.txt (a list of the two)."""
     names = ((f"{stem}.tokenizer.json",) if stem else ()) + TOKENIZER_FILES
-    return next((folder / n for n in names if (folder / n).is_file()), None)
+    one = next((folder / n for n in names if (folder / n).is_file()), None)
+    pair = [folder / n for n in GPT2_PAIR]
+    return one if one is not None or not all(p.is_file() for p in pair) else pair

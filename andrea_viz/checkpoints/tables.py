@@ -16,8 +16,9 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
-from ..model import Card, Embeddings, Provenance, blocked_rows
+from ..model import BlockInput, Card, Embeddings, Provenance, blocked_rows
 from ..tokenizer import IdTokenizer, Tokenizer
+from .architectures import Recipe, resolve_key
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
 
@@ -77,6 +78,7 @@ class Found:
     step: int | None = None
     tokenizer_reason: Msg | None = None  # why a tokenizer that was given or found could not be used
     tokenizer: Tokenizer | None = None  # one the file itself carries (GGUF's metadata)
+    recipe: Recipe | None = None  # transformers' own view of the model (a folder with a config.json it knows)
 
     def add(self, name: str, shape: tuple[int, ...], dtype: str, read: Callable[[], np.ndarray]) -> None:
         self.shapes[name] = tuple(int(s) for s in shape)
@@ -94,6 +96,48 @@ class Choice:
     position_why: Msg | None = None
     output: str | None = None
     output_why: Msg | None = None
+    extras: dict = field(default_factory=dict)  # recipe parameter name -> the file's key (token type, norm, projections)
+
+
+def two_d_listing(found: Found, n: int = 8) -> str:
+    """The 2-D tensors of a file with their shapes, largest first (what a refusal shows)."""
+    two_d = sorted(((k, s) for k, s in found.shapes.items() if len(s) == 2), key=lambda ks: -int(np.prod(ks[1])))
+    listed = ", ".join(f"{k} {list(s)}" for k, s in two_d[:n])
+    return listed + (f", … ({len(two_d) - n} more)" if len(two_d) > n else "") if two_d else "no 2-D tensors"
+
+
+def choose_by_recipe(found: Found, rec: Recipe) -> Choice:
+    """The tables transformers' model class names, found among the file's own keys."""
+    taken: set[str] = set()
+
+    def find(names) -> str | None:
+        names = [n for n in ([names] if isinstance(names, str) else names) if n]
+        key = resolve_key(names, rec.shapes.get(names[0]) if names else None, found.shapes, taken)
+        if key is not None:
+            taken.add(key)
+        return key
+
+    tok = find(rec.token)
+    if tok is None:
+        raise CheckpointError("{cls} (transformers' class for this config.json) takes its token table from {names}, but "
+                              "{file} holds no such tensor; its 2-D tensors are {listed}", cls=rec.model_class,
+                              names=", ".join(rec.token), file=Path(found.file).name, listed=two_d_listing(found))
+    how = Msg("transformers' {cls}.get_input_embeddings() is {name}", cls=rec.model_class, name=rec.token[0])
+    tok_why = how if tok == rec.token[0] else Msg("{how}; in this file: {key}", how=how, key=tok)
+    pos = find(rec.position) if rec.position else None
+    pos_why = rec.position_reason if pos else None
+    if rec.position and pos is None:
+        found.warnings.append(Msg("{cls} has a position table {name}, but the file holds none; positions not shown",
+                                  cls=rec.model_class, name=rec.position))
+    out = out_why = None
+    if rec.output and not rec.tied:
+        out = find([n for n in rec.output if n not in rec.token])
+        out_why = Msg("transformers' {cls}.get_output_embeddings() is {name}", cls=rec.model_class, name=rec.output[0])
+        if out is None:
+            found.warnings.append(Msg("{cls} has an untied output table {name}, but the file holds none",
+                                      cls=rec.model_class, name=rec.output[0]))
+    extras = {n: find(n) for n in rec.extra_names}
+    return Choice(tok, tok_why, pos, pos_why, out, out_why, extras={k: v for k, v in extras.items() if v})
 
 
 def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
@@ -108,14 +152,17 @@ def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
 
 
 def choose_tables(found: Found) -> Choice:
-    """The token table (by name, or the only 2-D tensor), and a position and output table of its width."""
+    """The tables transformers names (a config.json it knows), else the token table by name or as the only 2-D tensor,
+    and a position and output table of its width."""
+    if found.recipe is not None:
+        return choose_by_recipe(found, found.recipe)
     tok, tok_why = _pick(found, TOKEN_KEYS)
     if tok is None:
         two_d = [n for n, s in found.shapes.items() if len(s) == 2]
         if len(two_d) != 1:
-            listed = ", ".join(f"{n} {list(s)}" for n, s in list(found.shapes.items())[:8]) or "no tensors"
             raise CheckpointError("no token embedding table found in {file}: expected a tensor named like {keys} …; "
-                                  "found {listed}", file=found.file, keys=", ".join(TOKEN_KEYS[:6]), listed=listed)
+                                  "its 2-D tensors, largest first: {listed}", file=found.file,
+                                  keys=", ".join(TOKEN_KEYS[:6]), listed=two_d_listing(found))
         tok, tok_why = two_d[0], Msg("it is the only 2-D tensor in the file")
     d = found.shapes[tok][1]
     pos, pos_why = _pick(found, POSITION_KEYS)
@@ -166,15 +213,27 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
     wpe = None
     if choice.position is not None:
         wpe = _read_table(found, choice.position)
+        offset = found.recipe.position_offset if found.recipe else 0
+        if offset:
+            found.notes.append(Msg("{name} has {rows:,} rows; positions 0 to {last:,} use rows {offset} and up, so the first "
+                                   "{offset} rows are left out", name=choice.position, rows=wpe.shape[0],
+                                   last=wpe.shape[0] - offset - 1, offset=offset))
+            wpe = wpe[offset:]
         roles.append((N_("position table"), choice.position, choice.position_why))
     out, tied = None, False
-    if choice.output is not None:
+    if found.recipe is not None and found.recipe.tied:
+        tied = True
+        roles.append((N_("output table"), choice.token, Msg("transformers' {cls} ties its output projection to the token "
+                                                            "table", cls=found.recipe.model_class)))
+    elif found.recipe is not None and choice.output is None:
+        pass  # the class has no output head, or an untied one the file lacks (warned): none
+    elif choice.output is not None:
         out = _read_table(found, choice.output)[:V]
         if out.shape != wte.shape:
             found.warnings.append(Msg("{name} has shape {shape}, not the token table's {want}; not used as the output "
                                       "table", name=choice.output, shape=str(list(out.shape)), want=str(list(wte.shape))))
             out = None
-        elif np.array_equal(out, wte):
+        elif np.array_equal(out[:8], wte[:8]) and np.array_equal(out, wte):  # a few rows first: untied tables differ there
             tied, out = True, None
             roles.append((N_("output table"), choice.output,
                           Msg("{why}; it equals the token table, so the model is tied", why=choice.output_why)))
@@ -190,6 +249,8 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
 def position_kind(found: Found, has_table: bool) -> str:
     if has_table:
         return "learned"
+    if found.recipe is not None:
+        return found.recipe.position_kind if found.recipe.position_kind != "learned" else "none"
     if found.position_kind_hint:
         return found.position_kind_hint
     if any(any(m in n for m in ROPE_MARKERS) for n in found.shapes):
@@ -271,10 +332,47 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
         warnings=tuple(found.warnings),
     )
     shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again
+    rec = found.recipe
+    kind = position_kind(found, wpe is not None)
     card = Card(**{k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
                                                                  "context_length", "stored_type")},
-                step=found.step, total_params=total_params(found, wte.size if shared else 0))
-    return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=position_kind(found, wpe is not None),
+                step=found.step, total_params=rec.total_params if rec else total_params(found, wte.size if shared else 0),
+                **(recipe_card(rec, choice) if rec else {}))
+    return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=kind,
                       output_table=out, tied=tied,
                       tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),
-                      provenance=provenance, key=key, card=card)
+                      provenance=provenance, key=key, card=card,
+                      block_input=block_input_of(found, choice) if rec else BlockInput())
+
+
+def recipe_card(rec: Recipe, choice: Choice) -> dict:
+    """What the card says that only transformers' view gives: the position kind's reason, the offset, sharing."""
+    out = {"model_class": rec.model_class, "position_reason": rec.position_reason if (choice.position or
+                                                                                     rec.position_kind != "learned")
+           else None, "position_offset": rec.position_offset if choice.position else None}
+    if rec.shared:
+        dec = (Msg("; the decoder's own position table is {name}", name=rec.decoder_position) if rec.decoder_position
+               else "")
+        out["shared_table"] = Msg("one token table, {name}, is shared by the encoder and the decoder{dec}",
+                                  name=choice.token, dec=dec)
+    return out
+
+
+def block_input_of(found: Found, choice: Choice) -> BlockInput:
+    """The extra steps of the model's own embedding module, with their weights read from the file."""
+    rec = found.recipe
+
+    def get(name: str | None) -> np.ndarray | None:
+        key = choice.extras.get(name) if name else None
+        return None if key is None else np.asarray(_read_table(found, key), np.float32)
+
+    def linear(lin):
+        w = get(lin.weight) if lin else None
+        return None if w is None else (w, get(lin.bias))
+
+    tt = get(rec.token_type)
+    norm = None
+    if rec.norm is not None and get(rec.norm.weight) is not None:
+        norm = (get(rec.norm.weight), get(rec.norm.bias), rec.norm.eps, rec.norm.rms)
+    return BlockInput(scale=rec.scale, project_in=linear(rec.project_in), token_type=None if tt is None else tt[0],
+                      norm=norm, project_out=linear(rec.project_out), module=rec.model_class)

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..safe_text import plot
+from ..forward_pass import before_positions
 from ..i18n import _
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
@@ -121,8 +122,10 @@ COSINE_POSITIONS = 128  # at most this many positions in the position-by-positio
 
 
 def sum_of(emb, token_id: int, kind: str, t: int, height: int = 620) -> go.Figure:
-    """x_t for one real id at position t: its own token row plus the position row, as the model adds them."""
-    return three_rows(emb.token_table[token_id], position_table_of(emb, kind)[t], emb.token(token_id), t, height)
+    """x_t for one real id at position t: its own token row (scaled or projected first where the model does that)
+    plus the position row, as the model adds them."""
+    tok = before_positions(emb.block_input, emb.token_table[token_id][None])[0]
+    return three_rows(tok, position_table_of(emb, kind)[t], emb.token(token_id), t, height)
 
 
 def position_table_figure(emb, kind: str) -> go.Figure:

@@ -50,7 +50,9 @@ class HFTokenizer:
                                       name=name, detail=_first_line(exc)) from exc
         self._tok.no_padding()
         self._tok.no_truncation()
-        self.vocab_size = self._tok.get_vocab_size()
+        ids = self._tok.get_vocab(with_added_tokens=True).values()
+        self.vocab_size = max(self._tok.get_vocab_size(with_added_tokens=True), max(ids, default=-1) + 1)  # ids, not a count
+        self._special = {i for i, t in self._tok.get_added_tokens_decoder().items() if t.special}
         model = type(self._tok.model).__name__
         unk = getattr(self._tok.model, "unk_token", None)
         self.unknown_id = self._tok.token_to_id(unk) if unk else None
@@ -76,6 +78,8 @@ class HFTokenizer:
         tok = self._tok.id_to_token(int(token_id))
         if tok is None:
             return f"#{token_id}"
+        if int(token_id) in self._special:  # <|endoftext|>, Llama-3's reserved tokens: by their names (decode drops them)
+            return tok
         if self.byte_level:  # GPT-2's "Ġcat" is " cat"; a piece of a character keeps its raw form
             text = self._tok.decode([int(token_id)])
             return tok if "\ufffd" in text else text

@@ -45,7 +45,8 @@ def _copy_back() -> None:
     st.session_state[state.MODEL] = st.session_state[state.MODEL_WIDGET]
 
 
-POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"), "none": N_("none")}
+POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"), "alibi": N_("ALiBi"),
+                        "relative": N_("relative (T5)"), "none": N_("none")}
 OUTPUT_KIND_LABELS = {"untied": N_("untied"), "tied": N_("tied"), "none": N_("none")}
 FOLDER_PREFIX = "folder:"  # ?model=folder:<path relative to the checkpoint folder>
 FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> its path relative to the checkpoint folder
@@ -161,8 +162,8 @@ def model_card(emb: Embeddings) -> None:
     shape = _("{a} × {b}", a=num(emb.vocab_size), b=num(emb.d_model))
     rows = [
         {_("table"): _("token"), _("shape"): shape, _("parameters"): num(p["token"])},
-        {_("table"): _("position"), _("shape"): "—" if emb.context is None else _("{a} × {b}", a=num(emb.context),
-                                                                                  b=num(emb.d_model)),
+        {_("table"): _("position"), _("shape"): "—" if emb.context is None else _(
+            "{a} × {b}", a=num(emb.context), b=num(emb.position_table.shape[1])),
          _("parameters"): num(p["position"])},
         {_("table"): _("output"), _("shape"): shape if p["output"] else f"— ({tr(OUTPUT_KIND_LABELS[emb.output_kind])})",
          _("parameters"): num(p["output"])},
@@ -178,6 +179,13 @@ def model_card(emb: Embeddings) -> None:
         if emb.provenance.file:
             st.markdown(_("**File:** `{file}`", file=in_code(Path(emb.provenance.file).name)))
         st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=tr_md(emb.tokenizer.description)))
+        if emb.card.get("model_class"):
+            st.markdown(_("**Located by transformers:** `{cls}` built on the meta device (no weights allocated)",
+                          cls=in_code(emb.card["model_class"])))
+        if emb.card.get("position_reason"):
+            st.markdown(_("**Positions:** {reason}", reason=tr(emb.card["position_reason"], escape=md)))
+        if emb.card.get("shared_table"):
+            st.markdown(_("**Shared:** {what}", what=tr(emb.card["shared_table"], escape=md)))
         for line in emb.provenance.assumptions:
             st.markdown(_("- assumed: {line}", line=tr(line, escape=md)))
         for line in emb.provenance.notes:

@@ -135,8 +135,10 @@ def test_a_rope_model_on_every_page(app, tmp_path):
     assert any("no learned position table" in i.value and "**RoPE**" in i.value for i in at.info)
     titles = [c.proto.spec for c in at.get("plotly_chart")]
     assert not any("The learned table" in t for t in titles) and any("The sinusoidal table" in t for t in titles)
-    open_page(at, "7_Forward_pass.py")
-    assert any("no learned position table" in e.value for e in at.error)
+    open_page(at, "7_Forward_pass.py")  # x = tok for a RoPE model: computed, with the reason no rows are added
+    assert [x.value.strip("$\n") for x in at.latex] == [r"x_t = \mathrm{tok}[id_t]"]
+    assert any("no position rows are added (positions: rope)" in m.value for m in at.markdown)  # a file with no config
+    assert all("no tokenizer" in e.value for e in at.error)  # the text fields, not the position rows
     for page in ("1_Lookup_table.py", "2_Sizing.py", "3_Dot_products.py", "4_Neighbours.py", "5_Projection.py"):
         open_page(at, page)
 

@@ -298,3 +298,117 @@ def gguf_model(path: Path, V: int = 320, d: int = 64, qtype: str = "F32", tokeni
     w.write_tensors_to_file()
     w.close()
     return {"raw": raw, "qtype": qt, "tokens": tokens, "output": out, "table": table, "positions": pos}
+
+
+# Tiny configurations of real Hugging Face families: (architecture class, model_type, config fields). Written by
+# transformers' own save_pretrained, so the files hold the keys real checkpoints hold (renames on save included).
+HF_V, HF_D = 96, 16
+_LAYERS = dict(num_hidden_layers=1, num_attention_heads=2)
+HF_FAMILIES = {
+    "gpt2": ("GPT2LMHeadModel", "gpt2", dict(n_embd=HF_D, n_layer=1, n_head=2, n_positions=32)),
+    "llama-untied": ("LlamaForCausalLM", "llama", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=2,
+                                                       tie_word_embeddings=False, **_LAYERS)),
+    "llama-tied": ("LlamaForCausalLM", "llama", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=2,
+                                                     tie_word_embeddings=True, **_LAYERS)),
+    "qwen2": ("Qwen2ForCausalLM", "qwen2", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1,
+                                                tie_word_embeddings=False, **_LAYERS)),
+    "mistral": ("MistralForCausalLM", "mistral", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1,
+                                                      head_dim=8, **_LAYERS)),
+    "gpt_neox": ("GPTNeoXForCausalLM", "gpt_neox", dict(hidden_size=HF_D, intermediate_size=32, rotary_pct=0.5,
+                                                        **_LAYERS)),
+    "opt": ("OPTForCausalLM", "opt", dict(hidden_size=HF_D, ffn_dim=32, word_embed_proj_dim=8, max_position_embeddings=32,
+                                          **_LAYERS)),
+    "bloom": ("BloomForCausalLM", "bloom", dict(hidden_size=HF_D, n_layer=1, n_head=2)),
+    "falcon": ("FalconForCausalLM", "falcon", dict(hidden_size=HF_D, alibi=True, **_LAYERS)),
+    "phi": ("PhiForCausalLM", "phi", dict(hidden_size=HF_D, intermediate_size=32, **_LAYERS)),
+    "gemma": ("GemmaForCausalLM", "gemma", dict(hidden_size=HF_D, intermediate_size=32, num_key_value_heads=1, head_dim=8,
+                                                **_LAYERS)),
+    "gptj": ("GPTJForCausalLM", "gptj", dict(n_embd=HF_D, n_layer=1, n_head=2, rotary_dim=4, n_positions=32)),
+    "mpt": ("MptForCausalLM", "mpt", dict(d_model=HF_D, n_layers=1, n_heads=2, max_seq_len=32)),
+    "bert": ("BertForMaskedLM", "bert", dict(hidden_size=HF_D, intermediate_size=32, max_position_embeddings=32,
+                                             **_LAYERS)),
+    "roberta": ("RobertaForMaskedLM", "roberta", dict(hidden_size=HF_D, intermediate_size=32, max_position_embeddings=34,
+                                                      **_LAYERS)),
+    "modernbert": ("ModernBertForMaskedLM", "modernbert", dict(hidden_size=HF_D, intermediate_size=32, pad_token_id=0,
+                                                               bos_token_id=1, eos_token_id=2, cls_token_id=1,
+                                                               sep_token_id=2, **_LAYERS)),
+    "distilbert": ("DistilBertForMaskedLM", "distilbert", dict(dim=HF_D, hidden_dim=32, n_layers=1, n_heads=2,
+                                                               max_position_embeddings=32)),
+    "albert": ("AlbertForMaskedLM", "albert", dict(embedding_size=8, hidden_size=HF_D, intermediate_size=32,
+                                                   max_position_embeddings=32, **_LAYERS)),
+    "t5": ("T5ForConditionalGeneration", "t5", dict(d_model=HF_D, d_kv=8, d_ff=32, num_layers=1, num_heads=2)),
+    "bart": ("BartForConditionalGeneration", "bart", dict(d_model=HF_D, encoder_layers=1, decoder_layers=1,
+                                                          encoder_attention_heads=2, decoder_attention_heads=2,
+                                                          encoder_ffn_dim=32, decoder_ffn_dim=32,
+                                                          max_position_embeddings=32)),
+}
+
+
+def hf_family(folder: Path, family: str, dtype=None, max_shard_size: str | None = None, seed: int = 0):
+    """A tiny random model of one family, saved by transformers' save_pretrained; returns the model (fp32, eval)."""
+    import transformers
+
+    arch, model_type, fields = HF_FAMILIES[family]
+    torch.manual_seed(seed)
+    cfg = transformers.AutoConfig.for_model(model_type, vocab_size=HF_V, **fields)
+    model = getattr(transformers, arch)(cfg).eval()
+    saved = model.to(dtype) if dtype is not None else model
+    saved.save_pretrained(folder, **({"max_shard_size": max_shard_size} if max_shard_size else {}))
+    return model
+
+
+LESSON_WORDS = ["[UNK]", "the", "cat", "sat", "on", "a", "mat", "dog", "log", "completely", "different", "sentence",
+                "king", "queen", "man", "woman", "and", "is", "of", "to"]
+
+
+def word_level_tokenizer(folder: Path, size: int = HF_V) -> Path:
+    """A tokenizer.json of ``size`` whole words (the lesson's words first), written by the tokenizers package."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+
+    words = LESSON_WORDS + [f"w{i}" for i in range(size - len(LESSON_WORDS))]
+    tok = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    return folder / "tokenizer.json"
+
+
+class _Args:  # stands for transformers' TrainingArguments: an arbitrary object, pickled by torch.save
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def trainer_output_dir(folder: Path, steps=(2, 4), final_step: int | None = 5, family: str = "gpt2"):
+    """A Trainer's output_dir as transformers' Trainer leaves it (_save_checkpoint, then save_model and save_state):
+    checkpoint-N/ with the model by save_pretrained, optimizer.pt, scheduler.pt, rng_state.pth, training_args.bin and
+    trainer_state.json; the final model at the top level. The weights change between steps (an SGD step each).
+    (Written by hand: the Trainer itself needs accelerate, which is not installed here.)"""
+    model = hf_family(folder / "_start", family)
+    import shutil
+
+    shutil.rmtree(folder / "_start")
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+    ids = torch.randint(0, HF_V, (2, 8), generator=torch.Generator().manual_seed(0))
+    tables = {}
+    for step in range(1, max(max(steps), final_step or 0) + 1):
+        loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        tables[step] = model.get_input_embeddings().weight.detach().clone().numpy()
+        if step in steps:
+            ck = folder / f"checkpoint-{step}"
+            model.save_pretrained(ck)
+            torch.save(opt.state_dict(), ck / "optimizer.pt")
+            torch.save(sched.state_dict(), ck / "scheduler.pt")
+            torch.save({"python": 1, "cpu": torch.get_rng_state()}, ck / "rng_state.pth")
+            torch.save(_Args(output_dir=str(folder), save_steps=steps[0]), ck / "training_args.bin")
+            (ck / "trainer_state.json").write_text(json.dumps({"global_step": step, "log_history": []}))
+    if final_step is not None:
+        model.save_pretrained(folder)
+        torch.save(_Args(output_dir=str(folder)), folder / "training_args.bin")
+        (folder / "trainer_state.json").write_text(json.dumps({"global_step": final_step, "log_history": []}))
+    return tables

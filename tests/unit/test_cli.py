@@ -14,8 +14,10 @@ def test_info_json_keys_and_values():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert set(d) == {"name", "format", "vocab_size", "d_model", "context", "position_kind", "output", "params",
-                      "tokenizer", "notes", "warnings", "total_params", "layers", "init_std"}
+                      "tokenizer", "notes", "warnings", "total_params", "layers", "init_std", "position_width",
+                      "position_reason", "position_offset", "block_1_input", "model_class", "shared_table"}
     assert (d["vocab_size"], d["d_model"], d["context"]) == (8_449, 768, 1024)
+    assert d["block_1_input"] == r"x_t = \mathrm{tok}[id_t] + \mathrm{pos}[t]" and d["position_width"] == 768
     assert d["params"] == {"token": 6_488_832, "position": 786_432, "output": 6_488_832}
     assert d["output"] == "untied" and d["position_kind"] == "learned"
     # the lesson's 120M model: 12 blocks of 7,084,800 plus 2 × 6,488,832 + 786,432 + the final norm's 1,536

@@ -54,10 +54,16 @@ def test_auto_picks_the_fastest_available(cpu_kernel):
 
 
 def test_one_sentence_gives_a_T_by_d_matrix(minilm):
+    """MiniLM is BERT: block 1 gets LayerNorm(tok + pos + token_type[0]), not the bare sum."""
     ids = minilm.tokenizer.encode("the cat sat on a mat")
     r = forward(minilm, ids)
     assert r.x.shape == (6, 384)
-    np.testing.assert_array_equal(r.x[1], minilm.token_table[4937] + minilm.position_table[1])
+    s = (minilm.token_table[4937] + minilm.position_table[1] + minilm.block_input.token_type).astype(np.float64)
+    w, b, eps, rms = minilm.block_input.norm
+    want = (s - s.mean()) / np.sqrt(s.var() + eps) * w + b
+    assert not rms and eps == 1e-12
+    np.testing.assert_allclose(r.x[1], want, rtol=0, atol=2e-6)
+    assert np.abs(r.x[1] - (minilm.token_table[4937] + minilm.position_table[1])).max() > 0.1  # not the bare sum
     assert r.bytes_moved == bytes_moved(1, 6, 384) == 6 * (3 * 384 * 4 + 8)
 
 

@@ -1,0 +1,336 @@
+"""Where a Hugging Face model keeps its first layer, asked of ``transformers`` itself.
+
+``config.json`` is read with transformers' own config classes and the model class is built on the
+meta device (no weights allocated). Its input and output embedding modules, and the modules around
+them that shape what block 1 receives (position table, token-type table, LayerNorm, scale,
+projections), give parameter names; ``resolve`` then finds each one among the file's own keys
+(exact, then by suffix, then by shape), because a file's keys can differ from the module's names
+(GPT-NeoX's ``lm_head.weight`` is ``embed_out.weight`` on disk). Nothing from the file is executed:
+no remote code, no pickles; only the JSON config is given to transformers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..i18n import Msg
+
+ALIBI_TYPES = ("bloom", "mpt")  # families whose attention always uses ALiBi
+OWN_NORMS = ("layernorm_embedding", "word_embeddings_layernorm")  # BART, BLOOM: a norm right after the lookup
+EMBEDDINGS_NORMS = ("LayerNorm", "norm")  # inside a BERT-style *Embeddings module
+POSITION_NAMES = ("position_embeddings", "wpe", "embed_positions")
+SEQ2SEQ_WORDS = ("ForConditionalGeneration", "Seq2Seq")
+
+
+@dataclass(frozen=True)
+class Norm:
+    weight: str
+    bias: str | None
+    eps: float
+    rms: bool = False
+
+
+@dataclass(frozen=True)
+class Linear:
+    weight: str  # (out, in)
+    bias: str | None
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What transformers' model class says about the first layer; names are the module's parameter names."""
+
+    model_type: str
+    model_class: str
+    token: tuple[str, ...]  # every name of the input embedding's weight (tied aliases too)
+    output: tuple[str, ...]  # the output projection's names; () when the class has none
+    tied: bool
+    position: str | None = None  # a learned position table
+    position_offset: int = 0  # rows before position 0 (RoBERTa, OPT, BART: 2)
+    decoder_position: str | None = None  # an encoder-decoder's second table (BART)
+    position_kind: str = "none"
+    position_reason: Msg = field(default_factory=lambda: Msg("no position table and no position scheme in config.json"))
+    token_type: str | None = None  # row 0 of it is added (BERT family)
+    norm: Norm | None = None
+    scale: float | None = None  # the lookup is multiplied by it (Gemma: √d)
+    project_in: Linear | None = None  # applied to the token rows before positions are added (OPT)
+    project_out: Linear | None = None  # applied after the norm (ALBERT's embedding_hidden_mapping_in)
+    shared: bool = False  # one table for encoder and decoder (T5, BART)
+    total_params: int = 0
+    shapes: dict = field(default_factory=dict)  # name -> shape of every parameter named above
+
+    @property
+    def extra_names(self) -> list[str]:
+        names = [self.token_type]
+        if self.norm:
+            names += [self.norm.weight, self.norm.bias]
+        for lin in (self.project_in, self.project_out):
+            if lin:
+                names += [lin.weight, lin.bias]
+        return [n for n in names if n]
+
+
+def _names_of(model, param) -> tuple[str, ...]:
+    return tuple(n for n, p in model.named_parameters(remove_duplicate=False) if p is param)
+
+
+def _owner(name: str) -> str:
+    """The module path holding a parameter's module: 'bert.embeddings.word_embeddings.weight' -> 'bert.embeddings'."""
+    return name.rsplit(".", 2)[0] if name.count(".") >= 2 else ""
+
+
+def _child(modules: dict, owner: str, name: str):
+    return modules.get(f"{owner}.{name}" if owner else name)
+
+
+def _rope_reason(cfg) -> Msg | None:
+    """RoPE named by the config: rope_theta (top level, or nested in rope_parameters), rotary_dim, rotary_pct; the
+    reason quotes the config's own names and values."""
+    params = getattr(cfg, "rope_parameters", None)
+    params = params if isinstance(params, dict) else {}
+    found = {}
+    for key in ("rope_theta", "rotary_emb_base", "rotary_dim", "rotary_pct", "partial_rotary_factor"):
+        value, name = getattr(cfg, key, None), key
+        if value is None and params.get(key) is not None:
+            value, name = params[key], f"rope_parameters.{key}"
+        if isinstance(value, int | float) and not (key in ("rotary_pct", "partial_rotary_factor") and float(value) == 1.0):
+            found[name] = value
+    if not found:
+        return None
+    what = ", ".join(f"{k} = {float(v):g}" for k, v in found.items())
+    return Msg("RoPE: queries and keys are rotated inside attention, nothing is added to x (config.json: {what})",
+               what=what)
+
+
+def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) -> dict:
+    """The position table and kind, with the reason the card gives."""
+    import torch
+
+    for owner in owners:
+        for name in POSITION_NAMES:
+            mod = _child(modules, owner, name)
+            if isinstance(mod, torch.nn.Embedding):
+                offset = int(getattr(mod, "offset", 0) or 0)
+                own = modules.get(owner)
+                if not offset and hasattr(own, "padding_idx") and "Roberta" in type(own).__name__ + type(model).__name__:
+                    offset = int(own.padding_idx) + 1  # RoBERTa numbers positions from padding_idx + 1
+                elif not offset and getattr(own, "padding_idx", None) is not None and hasattr(
+                        own, "create_position_ids_from_input_ids"):
+                    offset = int(own.padding_idx) + 1
+                out = {"position": f"{owner}.{name}.weight" if owner else f"{name}.weight", "position_offset": offset,
+                       "position_kind": "learned"}
+                T = mod.weight.shape[0] - offset
+                out["position_reason"] = (Msg("learned: {name}, rows {first} to {last} hold positions 0 to {T1} (an offset "
+                                              "of {offset} rows, as {cls} numbers them)", name=out["position"],
+                                              first=offset, last=mod.weight.shape[0] - 1, T1=T - 1, offset=offset,
+                                              cls=type(mod).__name__ if getattr(mod, "offset", 0) else type(own).__name__)
+                                          if offset else Msg("learned: {name}, one row per position 0 to {T1}",
+                                                             name=out["position"], T1=T - 1))
+                return out
+    attn = getattr(cfg, "attn_config", None)
+    alibi = bool(getattr(cfg, "alibi", False)) or cfg.model_type in ALIBI_TYPES or bool(
+        getattr(attn, "alibi", False) if not isinstance(attn, dict) else attn.get("alibi"))
+    if alibi:
+        return {"position_kind": "alibi", "position_reason": Msg(
+            "ALiBi: each attention score gets a penalty that grows with the distance between query and key; nothing is "
+            "added to x ({model_type})", model_type=cfg.model_type)}
+    if any("relative_attention_bias" in n for n in modules):
+        buckets = getattr(cfg, "relative_attention_num_buckets", None)
+        return {"position_kind": "relative", "position_reason": Msg(
+            "relative: learned biases for {buckets} buckets of query-key distance, in layer 0's attention and shared "
+            "by the layers after it; nothing is added to x", buckets=buckets if buckets is not None else "?")}
+    rope = _rope_reason(cfg)
+    if rope is not None or any("Rotary" in k for k in kinds):
+        return {"position_kind": "rope", "position_reason": rope or Msg(
+            "RoPE: the model class {cls} holds a rotary embedding; queries and keys are rotated inside attention",
+            cls=type(model).__name__)}
+    return {}
+
+
+def _norm_names(mod, name: str) -> Norm:
+    bias = getattr(mod, "bias", None)
+    eps = getattr(mod, "eps", getattr(mod, "variance_epsilon", 1e-5))
+    return Norm(f"{name}.weight", f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__)
+
+
+def _linear_names(mod, name: str) -> Linear:
+    return Linear(f"{name}.weight", f"{name}.bias" if getattr(mod, "bias", None) is not None else None)
+
+
+def _model_class(cfg, keys: frozenset[str]):
+    import transformers
+
+    for arch in getattr(cfg, "architectures", None) or []:
+        cls = getattr(transformers, str(arch), None)
+        if isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel):  # a model class, nothing else
+            return cls
+    if any(k.endswith(("lm_head.weight", "embed_out.weight")) for k in keys):
+        for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForSeq2SeqLM):
+            try:
+                return auto._model_mapping[type(cfg)]
+            except KeyError:
+                continue
+    return transformers.AutoModel._model_mapping[type(cfg)]
+
+
+@lru_cache(maxsize=64)
+def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
+    import torch
+    import transformers
+
+    raw = json.loads(config_json)
+    model_type = raw.pop("model_type")
+    cfg = transformers.AutoConfig.for_model(model_type, **raw)
+    cls = _model_class(cfg, keys)
+    with torch.device("meta"):
+        model = cls(cfg)
+    ie, oe = model.get_input_embeddings(), model.get_output_embeddings()
+    token = _names_of(model, ie.weight)
+    tied = oe is not None and oe.weight is ie.weight
+    output = () if oe is None else _names_of(model, oe.weight)
+    modules = dict(model.named_modules())
+    kinds = [type(m).__name__ for m in modules.values()]
+    owners = [_owner(n) for n in token]
+    owners = sorted(dict.fromkeys(owners), key=lambda o: ("decoder" in o, o.count(".") == 0))  # encoder first
+    found: dict = {}
+    found.update(_position(cfg, model, modules, owners, kinds))
+    if found.get("position"):
+        dec = found["position"].replace("encoder", "decoder")
+        if dec != found["position"] and dec.rsplit(".", 1)[0] in modules:
+            found["decoder_position"] = dec
+    for name, mod in modules.items():
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf == "token_type_embeddings" and "token_type" not in found:
+            found["token_type"] = f"{name}.weight"
+        if leaf == "embedding_hidden_mapping_in" and "project_out" not in found:
+            found["project_out"] = _linear_names(mod, name)
+    for owner in owners:
+        own = modules.get(owner)
+        for leaf in OWN_NORMS + (EMBEDDINGS_NORMS if type(own).__name__.endswith("Embeddings") else ()):
+            mod = _child(modules, owner, leaf)
+            if mod is not None and "norm" not in found:
+                found["norm"] = _norm_names(mod, f"{owner}.{leaf}" if owner else leaf)
+        proj = _child(modules, owner, "project_in")
+        if proj is not None and "project_in" not in found:
+            found["project_in"] = _linear_names(proj, f"{owner}.project_in")
+    scale = getattr(ie, "scalar_embed_scale", getattr(ie, "embed_scale", None))
+    if isinstance(scale, int | float) and float(scale) != 1.0:
+        found["scale"] = float(scale)
+    rec = Recipe(model_type=model_type, model_class=cls.__name__, token=token, output=output, tied=tied,
+                 shared=any(".encoder." in f".{n}" for n in token) and any(".decoder." in f".{n}" for n in token), **found,
+                 total_params=sum(p.numel() for p in model.parameters()))
+    params = dict(model.named_parameters(remove_duplicate=False))
+    wanted = [*rec.token, *rec.output, rec.position, rec.decoder_position, *rec.extra_names]
+    return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params}})
+
+
+MAX_LAYERS = 1_000  # the deepest config whose model class is built (the largest real models have about 130 layers)
+KNOWN_FILE = Path(__file__).with_name("known_recipes.json")  # generated: python -m andrea_viz.checkpoints.architectures
+
+
+def digest(cfg: dict, keys) -> str:
+    """The key of a config and a file's tensor names in the table of known recipes."""
+    text = json.dumps(cfg, sort_keys=True) + "\n" + "\n".join(sorted(keys))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def recipe_to_json(rec: Recipe) -> dict:
+    out = asdict(rec)
+    out["position_reason"] = {"msgid": rec.position_reason.msgid, "params": rec.position_reason.params}
+    out["shapes"] = {k: list(v) for k, v in rec.shapes.items()}
+    return out
+
+
+def recipe_from_json(d: dict) -> Recipe:
+    d = dict(d)
+    msgid, params = d["position_reason"]["msgid"], d["position_reason"]["params"]  # a msgid written in this module
+    d["position_reason"] = Msg(msgid, **params)
+    d["token"], d["output"] = tuple(d["token"]), tuple(d["output"])
+    d["shapes"] = {k: tuple(v) for k, v in d["shapes"].items()}
+    d["norm"] = Norm(**d["norm"]) if d["norm"] else None
+    d["project_in"] = Linear(**d["project_in"]) if d["project_in"] else None
+    d["project_out"] = Linear(**d["project_out"]) if d["project_out"] else None
+    return Recipe(**d)
+
+
+@lru_cache(maxsize=1)
+def known() -> dict[str, dict]:
+    """The generated table: digest -> {"config", "keys", "recipe"} for configs people open often (the built-in
+    MiniLM), so that opening them needs no transformers import; checked against transformers in the tests."""
+    return json.loads(KNOWN_FILE.read_text()) if KNOWN_FILE.is_file() else {}
+
+
+def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
+    """transformers' view of this config (from the generated table when it holds this config and key set, else
+    built by transformers and cached per process), or None and the reason it has none."""
+    model_type = cfg.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
+        return None, Msg("config.json names no model_type; tables found by their names")
+    entry = known().get(digest(cfg, keys))
+    if entry is not None:
+        return recipe_from_json(entry["recipe"]), None
+    deep = [k for k, v in cfg.items() if "layer" in k and isinstance(v, int) and not isinstance(v, bool)
+            and v > MAX_LAYERS]
+    if deep:  # building that many modules, even on the meta device, takes minutes and gigabytes
+        return None, Msg("config.json declares {key} = {n:,}, more than the {limit:,} layers a model class is built "
+                         "for here; tables found by their names", key=deep[0], n=cfg[deep[0]], limit=MAX_LAYERS)
+    try:
+        import transformers
+
+        if model_type not in transformers.CONFIG_MAPPING:
+            return None, Msg("config.json names the architecture {model_type!r}, which transformers {version} does not "
+                             "know; tables found by their names", model_type=model_type,
+                             version=transformers.__version__)
+        return _recipe(json.dumps(cfg, sort_keys=True), frozenset(keys)), None
+    except Exception as exc:  # a config transformers refuses: the name rules still read the file
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        return None, Msg("transformers could not build the model class from config.json ({detail}); tables found by "
+                         "their names", detail=first)
+
+
+def resolve_key(names, shape: tuple[int, ...] | None, shapes: dict[str, tuple[int, ...]], taken: set[str]) -> str | None:
+    """The file's key for a parameter known by ``names``: an exact name, then a shared suffix (a prefix added or
+    dropped on save), then the only untaken 2-D tensor of its shape."""
+    names = [n for n in names if n]
+    keys = [k for k in shapes if k not in taken]
+    for n in names:
+        if n in shapes and n not in taken:
+            return n
+    for n in names:
+        hits = [k for k in keys if k.endswith("." + n) or n.endswith("." + k)]
+        if len(hits) == 1:
+            return hits[0]
+    if shape is not None and names:
+        leaf = names[0].rsplit(".", 1)[-1]
+        hits = [k for k in keys if tuple(shapes[k]) == tuple(shape) and k.endswith(leaf)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+
+def generate_known(folders: list[Path]) -> dict[str, dict]:
+    """Table entries for model folders (config.json and the safetensors' keys), from transformers itself."""
+    from safetensors import safe_open
+
+    out = {}
+    for folder in folders:
+        cfg = json.loads((folder / "config.json").read_text())
+        keys = set()
+        for f in sorted(folder.glob("*.safetensors")):
+            with safe_open(str(f), framework="np") as g:
+                keys |= set(g.keys())
+        rec = _recipe(json.dumps(cfg, sort_keys=True), frozenset(keys))
+        out[digest(cfg, keys)] = {"config": cfg, "keys": sorted(keys), "recipe": recipe_to_json(rec)}
+    return out
+
+
+if __name__ == "__main__":  # python -m andrea_viz.checkpoints.architectures FOLDER ...: rewrite the table
+    table = generate_known([Path(a) for a in sys.argv[1:]])
+    KNOWN_FILE.write_text(json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    print(f"{KNOWN_FILE}: {len(table)} configurations")
