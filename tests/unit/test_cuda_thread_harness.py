@@ -185,3 +185,65 @@ def test_threads_past_the_end_write_nothing(harness, version):
     simulate(harness, wte, wpe, ids, F32, out=out, version=version)
     np.testing.assert_array_equal(out, wte[ids] + wpe[None, :T])
     assert (guarded[B * T * C :] == 7.0).all()
+
+
+class HarnessAsKernel:
+    """The extension's forward_cuda, on CPU tensors, by the host harness: bench-gpu's sweep runs
+    unchanged on it. ``broken`` is a version whose output gets one value wrong after each launch."""
+
+    def __init__(self, h, broken=None):
+        self.h, self.broken, self.launches = h, broken, []
+
+    def forward_cuda(self, ids, wte, wpe, check_ids=True, out=None, version=1, block=256):
+        import torch
+
+        B, T = ids.shape
+        C = wte.shape[1]
+        o = torch.empty(B, T, C, dtype=torch.float32) if out is None else out
+        bad, vec, threads = ctypes.c_int64(0), ctypes.c_int(-1), ctypes.c_int64(-1)
+        code = {torch.float32: F32, torch.bfloat16: BF16}[wte.dtype]
+        rc = self.h.emb_forward_simulated(
+            ctypes.c_int(version), ctypes.c_int(block), ctypes.c_void_p(wte.data_ptr()),
+            ctypes.c_void_p(wpe.data_ptr()), ctypes.c_int(code), ctypes.c_void_p(ids.data_ptr()),
+            ctypes.c_int(ids.element_size()), ctypes.c_void_p(o.data_ptr()), ctypes.c_int64(B), ctypes.c_int64(T),
+            ctypes.c_int64(C), ctypes.c_int64(wte.shape[0]), ctypes.byref(bad), ctypes.byref(vec),
+            ctypes.byref(threads))
+        assert rc == 0 and bad.value == 0 and vec.value == 1
+        self.launches.append((version, block))
+        if version == self.broken:
+            o[-1, -1, -1] += 1.0
+        return o
+
+
+@pytest.mark.parametrize("broken", [None, 3])
+def test_the_ladder_sweep_checks_every_version_and_block_against_the_reference(harness, capsys, broken):
+    from andrea_viz.bench.gpu import ladder_sweep
+    from cuda_ext import ladder
+
+    kernel = HarnessAsKernel(harness, broken)
+    failures = ladder_sweep(kernel, repeats=1, B=3, T=37, d=776, V=300, device="cpu", compile_torch=False)
+    swept = {(v, b) for v in ladder.VERSIONS for b in ladder.BLOCKS}
+    assert set(kernel.launches) == swept and ladder.VERSIONS == VERSIONS and ladder.BLOCKS == BLOCKS
+    assert failures == (0 if broken is None else 2 * len(BLOCKS))  # every block of the broken version, fp32 and bf16
+    printed = capsys.readouterr().out
+    for table in ("float32", "bfloat16"):
+        for v, b in swept:
+            want = "NO" if v == broken else "yes"
+            assert [ln for ln in printed.splitlines() if ln.startswith(f"| {table} | v{v}, {b} threads |")
+                    and ln.endswith(f"| {want} |")], (table, v, b)
+    choice = printed[printed.index("CHOICE: dict"):]
+    kept: dict = {}
+    exec(choice, {}, kept)  # the printed lines are the Python that cuda_ext/ladder.py would hold
+    assert set(kept["CHOICE"]) == {"float32", "bfloat16", "float16"}
+    assert all(c in swept and c[0] != broken for c in kept["CHOICE"].values())
+    assert "CPU stand-in" in kept["MEASURED"]
+
+
+def test_the_ladder_table_names_a_version_and_block_for_every_dtype():
+    from cuda_ext import ladder, launch_for
+
+    for dtype in ("float32", "bfloat16", "float16"):
+        version, block = launch_for(dtype)
+        assert version in ladder.VERSIONS and block in ladder.BLOCKS
+    with pytest.raises(ValueError, match="float32, bfloat16, float16; got 'int8'"):
+        launch_for("int8")
