@@ -13,7 +13,7 @@
 namespace {
 
 template <typename Kind, typename Id, int Version, bool Vec>
-__global__ void emb_forward_kernel(EmbArgs<Kind, Id> a) {
+__global__ void __launch_bounds__(1024) emb_forward_kernel(EmbArgs<Kind, Id> a) {
     emb_thread<Kind, Id, Vec>(Version, blockIdx.x, threadIdx.x, blockDim.x, a);
 }
 

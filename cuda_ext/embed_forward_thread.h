@@ -89,6 +89,24 @@ EMB_HD inline void emb_store_stream16(float* o, float a, float b, float c, float
 #endif
 }
 
+// A stored value's bits in a 32-bit word and back (float, or the uint16 of bf16/fp16).
+EMB_HD inline uint32_t emb_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+EMB_HD inline uint32_t emb_bits(uint16_t x) { return x; }
+template <typename S>
+EMB_HD inline S emb_unbits(uint32_t u) {
+    if constexpr (sizeof(S) == 4) {
+        S f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    } else {
+        return static_cast<S>(u);
+    }
+}
+
 // One stored value through the read-only cache (ids, scalar-path table values).
 template <typename S>
 EMB_HD inline S emb_ldg(const S* p) {
@@ -141,17 +159,39 @@ struct EmbUnit {
     static constexpr int P = EMB_PACK_BYTES / sizeof(S);  // values per pack: 4 fp32, 8 bf16/fp16
     static constexpr int W = Vec ? P : 1;
 
-    // The W stored values at p, as floats.
-    EMB_HD static void load(const S* p, float (&r)[W]) {
+    // What one load brings: a 16-byte pack (four 32-bit words, so 4 registers whatever the dtype), or
+    // one stored value. v2 keeps these in flight and widens them to floats only when it adds.
+    struct Raw {
+        uint32_t w[Vec ? 4 : 1];
+    };
+    EMB_HD static Raw fetch(const S* p) {
+        Raw r;
         if constexpr (Vec) {
             const EmbPack16 a = emb_load16(p);
-            S s[P];
-            memcpy(s, &a, sizeof a);
 EMB_UNROLL
-            for (int k = 0; k < P; ++k) r[k] = Kind::to_float(s[k]);
+            for (int k = 0; k < 4; ++k) r.w[k] = a.w[k];
         } else {
-            r[0] = Kind::to_float(emb_ldg(p));
+            r.w[0] = static_cast<uint32_t>(emb_bits(emb_ldg(p)));
         }
+        return r;
+    }
+
+    // Value j of a raw unit, as a float (little-endian: the low half of a word comes first).
+    EMB_HD static float value(const Raw& r, int j) {
+        if constexpr (!Vec) {
+            return Kind::to_float(emb_unbits<S>(r.w[0]));
+        } else if constexpr (sizeof(S) == 4) {
+            return Kind::to_float(emb_unbits<S>(r.w[j]));
+        } else {
+            return Kind::to_float(static_cast<S>(j % 2 ? r.w[j / 2] >> 16 : r.w[j / 2] & 0xFFFFu));
+        }
+    }
+
+    // The W stored values at p, as floats.
+    EMB_HD static void load(const S* p, float (&r)[W]) {
+        const Raw a = fetch(p);
+EMB_UNROLL
+        for (int k = 0; k < W; ++k) r[k] = value(a, k);
     }
 
     EMB_HD static void store(float* o, const float (&r)[W]) {
@@ -202,18 +242,18 @@ EMB_HD inline void emb_v1_thread(int64_t block, int64_t thread, int64_t dim, con
 }
 
 // v2: block `block` covers units [block·dim·K, (block+1)·dim·K); the thread writes the K units
-// block·dim·K + k·dim + thread, loading all of them before it adds and stores any.
+// block·dim·K + k·dim + thread, loading all of them (as raw packs) before it adds and stores any.
 template <typename Kind, typename Id, bool Vec>
 EMB_HD inline void emb_v2_thread(int64_t block, int64_t thread, int64_t dim, const EmbArgs<Kind, Id>& a) {
     using U = EmbUnit<Kind, Vec>;
     constexpr int K = EMB_V2_UNITS;
     const int64_t n = a.B * a.T * a.C;
-    float x[K][U::W], p[K][U::W];
-    int64_t at[K];  // the output index of unit k, or -1: past the end or a bad id
+    typename U::Raw x[K], p[K];
+    const int64_t first = (block * K * dim + thread) * U::W, step = dim * U::W;  // unit k: first + k·step
+    unsigned ok = 0;  // bit k: unit k was loaded (inside the output, a valid id)
 EMB_UNROLL
     for (int k = 0; k < K; ++k) {
-        const int64_t idx = ((block * K + k) * dim + thread) * U::W;
-        at[k] = -1;
+        const int64_t idx = first + k * step;
         if (idx >= n) continue;
         const int64_t bt = idx / a.C, c = idx % a.C, t = bt % a.T;
         const int64_t id = static_cast<int64_t>(emb_ldg(a.ids + bt));
@@ -221,16 +261,17 @@ EMB_UNROLL
             if (c == 0) emb_flag_bad(a.bad, bt);
             continue;
         }
-        U::load(a.wte + id * a.C + c, x[k]);
-        U::load(a.wpe + t * a.C + c, p[k]);
-        at[k] = idx;
+        x[k] = U::fetch(a.wte + id * a.C + c);
+        p[k] = U::fetch(a.wpe + t * a.C + c);
+        ok |= 1u << k;
     }
 EMB_UNROLL
     for (int k = 0; k < K; ++k) {
-        if (at[k] < 0) continue;
+        if (!(ok >> k & 1u)) continue;
+        float r[U::W];
 EMB_UNROLL
-        for (int j = 0; j < U::W; ++j) x[k][j] += p[k][j];
-        U::store(a.out + at[k], x[k]);
+        for (int j = 0; j < U::W; ++j) r[j] = U::value(x[k], j) + U::value(p[k], j);
+        U::store(a.out + first + k * step, r);
     }
 }
 
