@@ -26,8 +26,10 @@
 
 #if defined(__CUDACC__)
 #define EMB_UNROLL _Pragma("unroll")
+#define EMB_UNROLL4 _Pragma("unroll 4")
 #else
 #define EMB_UNROLL
+#define EMB_UNROLL4
 #endif
 
 constexpr int EMB_BLOCK = 256;  // threads per block unless the caller gives another
@@ -285,6 +287,7 @@ EMB_HD inline void emb_v3_thread(int64_t block, int64_t thread, int64_t dim, con
     const int64_t t = idx / a.C, c = idx % a.C;
     float p[U::W];
     U::load(a.wpe + idx, p);
+EMB_UNROLL4  // the loads of four sequences in flight at once
     for (int64_t b = 0; b < a.B; ++b) {
         const int64_t bt = b * a.T + t;
         const int64_t id = static_cast<int64_t>(emb_ldg(a.ids + bt));
