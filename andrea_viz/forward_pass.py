@@ -154,7 +154,8 @@ def _run_cuda(emb: Embeddings, ids: np.ndarray, positions: bool, out: np.ndarray
     g_ids = _torch_view(ids).to("cuda")
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    x = mod.forward_cuda(g_ids, g_wte, g_wpe, True)  # checked: an id outside the table is reported, not read
+    version, block = cuda_ext.launch_for(str(g_wte.dtype).removeprefix("torch."))  # the ladder's choice (cuda_ext/ladder.py)
+    x = mod.forward_cuda(g_ids, g_wte, g_wpe, True, None, version, block)  # checked: a bad id is reported, not read
     end.record()
     end.synchronize()
     x = x.cpu().numpy()

@@ -90,14 +90,20 @@ at::Tensor forward_cpu(at::Tensor ids, at::Tensor wte, at::Tensor wpe, c10::opti
 }
 
 #ifdef WITH_CUDA
-at::Tensor forward_cuda(at::Tensor ids, at::Tensor wte, at::Tensor wpe, bool check_ids, c10::optional<at::Tensor> out) {
+// `version` (1, 2, 3) and `block` (threads per block) pick the kernel of the ladder; cuda_ext/ladder.py
+// holds the choice andrea_viz.forward makes per table dtype.
+at::Tensor forward_cuda(at::Tensor ids, at::Tensor wte, at::Tensor wpe, bool check_ids, c10::optional<at::Tensor> out,
+                        int64_t version, int64_t block) {
     if (!(ids.is_cuda() && wte.is_cuda() && wpe.is_cuda())) fail("forward_cuda needs CUDA tensors");
     Call c = prepare(ids, wte, wpe, out);
     auto bad = at::zeros({1}, c.ids.options().dtype(at::kLong));
     auto stream = c10::cuda::getCurrentCUDAStream();
     const int rc = emb_forward_cuda(c.wte.data_ptr(), c.wpe.data_ptr(), c.code, c.ids.data_ptr(), c.id_bytes,
                                     c.out.data_ptr<float>(), c.B, c.T, c.C, c.V, bad.data_ptr<int64_t>(),
-                                    stream.stream());
+                                    stream.stream(), static_cast<int>(version), static_cast<int>(block));
+    if (rc == EMB_BAD_ARG)
+        fail("the CUDA kernel refused version " + n(version) + " with " + n(block) +
+             " threads per block: versions are 1 to 3, blocks a multiple of 32 from 32 to 1024");
     if (rc != EMB_OK) fail("the CUDA kernel failed to launch (code " + n(rc) + ")");
     if (check_ids) {
         const int64_t flag = bad.item<int64_t>();  // synchronises
@@ -115,6 +121,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
           py::arg("out") = py::none());
 #ifdef WITH_CUDA
     m.def("forward_cuda", &forward_cuda, "CUDA kernel", py::arg("ids"), py::arg("wte"), py::arg("wpe"),
-          py::arg("check_ids") = true, py::arg("out") = py::none());
+          py::arg("check_ids") = true, py::arg("out") = py::none(), py::arg("version") = 1, py::arg("block") = 256);
 #endif
 }

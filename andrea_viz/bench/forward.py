@@ -131,8 +131,10 @@ def run(B: int = 8, T: int = CONTEXT, d: int = SHAPE.d, V: int = SHAPE.V, dtype:
         if compile_torch:
             try_compile("torch.compile (cuda)", "torch.compile of the same (GPU)",
                         lambda: eager(g_ids, g_wte, g_wpe), _time_cuda)
-        t_k = _time_cuda(lambda: mod.forward_cuda(g_ids, g_wte, g_wpe, False), repeats, warmup)
-        record("cuda", BACKENDS["cuda"].label, t_k, nbytes, mod.forward_cuda(g_ids, g_wte, g_wpe, True))
+        version, block = cuda_ext.launch_for(dtype)  # the version andrea_viz.forward launches
+        t_k = _time_cuda(lambda: mod.forward_cuda(g_ids, g_wte, g_wpe, False, None, version, block), repeats, warmup)
+        record("cuda", f"{BACKENDS['cuda'].label} v{version}/{block}", t_k, nbytes,
+               mod.forward_cuda(g_ids, g_wte, g_wpe, True, None, version, block))
     else:
         record("cuda", BACKENDS["cuda"].label, None, nbytes, note=str(cuda.reason))
 

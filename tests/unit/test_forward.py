@@ -1,6 +1,7 @@
 """The forward pass on every backend against the numpy reference, and the compiled extension."""
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -159,10 +160,18 @@ def test_cuda_file_compiles_with_nvcc(tmp_path):
     nvcc = shutil.which("nvcc")
     assert nvcc, "nvcc (the CUDA toolkit) must be on PATH so that a broken kernel cannot land"
     out = tmp_path / "embed_forward.o"
-    r = subprocess.run([nvcc, "-c", "-O3", "-std=c++17", "-arch=sm_90", str(ROOT / "cuda_ext" / "embed_forward.cu"),
-                        "-o", str(out)], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([nvcc, "-c", "-O3", "--use_fast_math", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v",
+                        str(ROOT / "cuda_ext" / "embed_forward.cu"), "-o", str(out)], capture_output=True, text=True,
+                       timeout=300)
     assert r.returncode == 0, r.stderr
     assert out.stat().st_size > 10_000
+    # ptxas's report per kernel: every version × dtype × id type × path fits 1,024 threads of an SM's
+    # 65,536 registers (the sweep's largest block) and none spills to local memory
+    registers = [int(n) for n in re.findall(r"Used (\d+) registers", r.stderr)]
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", r.stderr)
+    assert len(registers) == 3 * 3 * 2 * 2 == len(spills), r.stderr[-2000:]
+    assert max(registers) * 1024 <= 65536, max(registers)
+    assert {s for pair in spills for s in pair} == {"0"}, r.stderr[-2000:]
 
 
 def test_cuda_branch_of_the_binding_compiles(tmp_path):
@@ -172,7 +181,6 @@ def test_cuda_branch_of_the_binding_compiles(tmp_path):
 
     from torch.utils.cpp_extension import include_paths
 
-    import re
 
     nvcc = shutil.which("nvcc")
     assert nvcc, "nvcc (the CUDA toolkit) must be on PATH"
