@@ -5,6 +5,8 @@
 - ``andrea-micro``: a small ANDREA trained by ``andrea_viz.grow`` with a fixed seed; its final snapshot
   ships in ``andrea_viz/data/andrea-micro/`` (``python -m andrea_viz grow --preset micro --seed 0
   --out andrea_viz/data/andrea-micro --final-only`` makes it again).
+- ``andrea-micro-nl`` / ``andrea-micro-pt-BR`` / ``andrea-micro-zh-TW``: the same run (preset, seed) on the generated
+  corpus in that language (``grow ... --language nl``): kat and hond, gato and cachorro, 貓 and 狗.
 - ``andrea-12m-init`` / ``andrea-120m-init`` / ``andrea-480m-init``: the course's shapes, every
   entry drawn from N(0, 1/sqrt(d)) with a fixed seed, as at step 0 of training.
 """
@@ -46,6 +48,16 @@ DEFAULT_MODEL = MINILM  # the model a new session starts with
 MICRO = "andrea-micro"
 MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
 MICRO_START = "andrea-micro-step0"  # the same run's first snapshot, shipped beside the final one
+GROWN_IN = {  # the languages andrea-micro is also grown in: its built-in name, and its label (a msgid)
+    "nl": N_("ANDREA-micro grown in Dutch"),
+    "pt-BR": N_("ANDREA-micro grown in Brazilian Portuguese"),
+    "zh-TW": N_("ANDREA-micro grown in Traditional Chinese"),
+}
+
+
+def micro_name(language: str) -> str:
+    """The built-in name of andrea-micro grown in ``language`` (``en``: andrea-micro itself)."""
+    return MICRO if language == "en" else f"{MICRO}-{language}"
 
 
 def _micro_summary() -> Msg:
@@ -118,11 +130,12 @@ def _minilm_summary() -> Msg:
                d=cfg["hidden_size"], T=cfg["max_position_embeddings"])
 
 
-def andrea_micro(first: bool = False) -> Embeddings:
+def andrea_micro(first: bool = False, language: str = "en") -> Embeddings:
     """The shipped andrea-micro snapshot, read like any ANDREA .bin (with its config and segments): the
-    final one, or with ``first`` the run's step 0."""
-    step, path = list_snapshots(MICRO_DIR)[0 if first else -1]
-    name = MICRO_START if first else MICRO
+    final one, or with ``first`` the run's step 0; ``language``: the run on that language's corpus."""
+    folder = MICRO_DIR.parent / micro_name(language)
+    step, path = list_snapshots(folder)[0 if first else -1]
+    name = MICRO_START if first else micro_name(language)
     emb = load_path(path, name=name)
     return replace(emb, key=name, card=emb.card.but(family="ANDREA", trained=not first))
 
@@ -135,6 +148,7 @@ class BuiltinInfo:
     label: str
     summary: Msg
     load: Callable[[], Embeddings]
+    language: str | None = None  # grown on this language's corpus (the English andrea-micro: None)
 
 
 BUILTINS: dict[str, BuiltinInfo] = {
@@ -143,6 +157,9 @@ BUILTINS: dict[str, BuiltinInfo] = {
     MICRO_START: BuiltinInfo(MICRO_START, N_("ANDREA-micro at step 0 (before training)"), Msg(
         "the first snapshot of the run that made andrea-micro: its tables before any training step"),
         partial(andrea_micro, first=True)),
+    **{micro_name(lang): BuiltinInfo(micro_name(lang), label, Msg(
+        "the same run as andrea-micro (preset, seed, steps) on the generated corpus in this language"),
+        partial(andrea_micro, language=lang), lang) for lang, label in GROWN_IN.items()},
     **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d),
                          partial(andrea_init, name))
        for name, s in _INIT_SHAPES.items()},

@@ -7,7 +7,8 @@ from streamlit.testing.v1 import AppTest
 import andrea_viz
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILTINS = list(andrea_viz.BUILTINS)
+BUILTINS = [n for n, b in andrea_viz.BUILTINS.items() if b.language is None]  # the grown-in-a-language
+# micro models are tested as models in tests/unit/test_grow_languages.py, not page by page again
 
 
 def no_exception(at: AppTest) -> None:

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from andrea_viz.builtin import GROWN_IN, MICRO_DIR, micro_name
 from andrea_viz.errors import QueryError
 from andrea_viz.grow.corpus import (CLASSES_IN, CORPUS_LANGUAGES, SUBCLASSES, TEMPLATES, TEMPLATES_IN, WORD_CLASSES,
                                     generate, word_in)
@@ -98,3 +99,29 @@ def test_grow_cli_trains_on_the_languages_corpus_and_neighbors_finds_its_cat(tmp
     bad = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--language", "fr", "--out", str(tmp_path / "x")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "pt-BR" in bad.stderr
+
+
+@pytest.mark.parametrize("lang", list(GROWN_IN))
+def test_the_shipped_micro_of_each_language_knows_its_dog_is_near_its_cat(tmp_path, lang):
+    """The built-in andrea-micro-<lang>: the run replays (its first losses from run.json), every class word of its
+    language is one id, and the dog word is among the cat word's 10 nearest (kat → hond, gato → cachorro, 貓 → 狗)."""
+    import numpy as np
+
+    import andrea_viz
+    from andrea_viz.geometry import neighbours
+    from andrea_viz.grow.corpus import word_in
+    from andrea_viz.grow.trainer import train
+
+    emb = andrea_viz.load(micro_name(lang))
+    folder = MICRO_DIR.parent / micro_name(lang)
+    run = json.loads((folder / "run.json").read_text())
+    assert json.loads((folder / "config.json").read_text())["corpus_language"] == lang
+    many = [w for ws in CLASSES_IN[lang].values() for w in ws if len(emb.tokenizer.encode(w)) != 1]
+    assert many == []
+    cat, dog = word_in(lang, "cat"), word_in(lang, "dog")
+    assert dog in [n.token for n in neighbours(emb, cat, k=10)[1]]
+    assert emb.card["step"] == run["steps_done"] == 600
+    first = run["first_losses"][:5]
+    r = train(tmp_path / "replay", preset=run["preset"], seed=run["seed"], steps=len(first), snapshot_at=[0],
+              language=lang)
+    np.testing.assert_allclose(r.losses, first, rtol=1e-4)
