@@ -32,6 +32,7 @@ from .grow import grow_json, train
 from .grow.ship import keep_final_weights_only
 from .grow.trainer import DEFAULT_PRESET, PRESETS, read_corpus_file
 from .precision import PRECISIONS, compare_precisions, result_json
+from .map_cache import cache_dir
 from .projection import ALL, METHODS, TRUST_SAMPLE, coordinates_csv, project_model
 from .geometry import METRICS, analogy, neighbours
 from .loading import load
@@ -146,6 +147,8 @@ def _cmd_project(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise QueryError("cannot write {path}: {reason}", path=args.out, reason=exc.strerror or str(exc)) from exc
     print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
+    if r.from_cache:
+        print(f"read from the map cache in {cache_dir()} (computed in {r.projection.seconds:.2f} s the first time)")
     if r.projection.explained_variance_ratio is not None:
         ev = ", ".join(f"PC{j + 1} {v:.2%}" for j, v in enumerate(r.projection.explained_variance_ratio))
         print(f"explained variance: {ev}")

@@ -9,7 +9,7 @@ from andrea_viz.plots.projection import clicked_id, projection_scatter
 from andrea_viz.safe_text import md
 from andrea_viz.projection import (
     ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, TRUST_SAMPLE, TSNE_EXACT_MAX, coordinates_csv, project_model,
-    projector_metadata, projector_tsv, settings_for, umap_is_warm, warm_umap,
+    projector_metadata, projector_tsv, settings_for, umap_is_warm,
 )
 
 emb = ui.page_setup(__file__)
@@ -18,8 +18,7 @@ st.title(_("Projecting vectors to 2-D and 3-D"))
 st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sample of them, or all of them, in 2 or 3; "
               "the trust score says how much of each point's neighbourhood survived the trip.", d=emb.d_model))
 ui.offer_trained_example(emb, "proj")
-if not umap_is_warm():
-    warm_umap()  # numba compiles in the background, once per server, while you read
+if not umap_is_warm():  # ui.page_setup started its compilation when the server first ran a page
     st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
 
 MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)
@@ -69,7 +68,9 @@ with ui.explain_errors():
     proj = result.projection
     m = st.columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
-    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds), help=_("the first time; views after that come from the cache"))
+    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
+                help=_("computed once, then kept on the server's disk: this map was read from there")
+                if result.from_cache else _("the first time; views after that come from the cache"))
     m[2].metric(_("Trust (10 nearest kept)"), num(result.trust_mean, ".1%"),
                 help=_("Average share of each point's 10 nearest neighbours in the full space (by cosine) that are also "
                        "among its 10 nearest in the picture")
