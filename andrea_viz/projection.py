@@ -373,18 +373,20 @@ def projector_metadata(tokens: list[str], ids: np.ndarray, groups: tuple[str, ..
 
 
 def coordinates_csv(coords: np.ndarray, tokens: list[str], ids: np.ndarray, groups: tuple[str, ...],
-                    sep: str = ",", trust: np.ndarray | None = None) -> str:
-    """id, token, group, the coordinates, and (when given) each point's trust: the share of its 10 nearest
-    neighbours kept in the map, empty where it was not scored."""
+                    sep: str = ",", trust: np.ndarray | None = None, columns: dict[str, list] | None = None) -> str:
+    """id, token, group, the coordinates, (when given) each point's trust: the share of its 10 nearest
+    neighbours kept in the map, empty where it was not scored, then any further ``columns`` (name → one
+    value per point)."""
     import csv
 
+    more = columns or {}
     buf = io.StringIO()
     w = csv.writer(buf, delimiter=sep, lineterminator="\n")
     w.writerow(["id", "token", "group", *[f"x{j + 1}" for j in range(coords.shape[1])],
-                *(["trust"] if trust is not None else [])])
+                *(["trust"] if trust is not None else []), *more])
     for k, (i, t, g, c) in enumerate(zip(ids, tokens, groups, coords, strict=True)):
         extra = [] if trust is None else ["" if np.isnan(trust[k]) else f"{trust[k]:.2f}"]
-        w.writerow([int(i), t, g, *[f"{v:.6g}" for v in c], *extra])
+        w.writerow([int(i), t, g, *[f"{v:.6g}" for v in c], *extra, *(values[k] for values in more.values())])
     return buf.getvalue()
 
 
