@@ -216,11 +216,15 @@ def umap_is_warm() -> bool:
 
 
 def warm_umap(background: bool = True) -> None:
-    """Compile umap-learn's numba code on a tiny map, once per process (in a thread, unless asked not to)."""
+    """Compile umap-learn's numba code on a tiny map, once per process (in a thread, unless asked not to).
+
+    umap-learn itself (and scikit-learn, pandas, numba under it, about 2.5 s) is imported here, in the calling
+    thread: imported in the background it raced the page's own imports, and plotly found a half-imported pandas
+    in sys.modules ("partially initialized module 'pandas' has no attribute 'Series'")."""
+    import umap  # imported now, fully, before any thread
+
     def run() -> None:
         import warnings
-
-        import umap
 
         x = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
         with warnings.catch_warnings():
