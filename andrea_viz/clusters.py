@@ -281,3 +281,15 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
                                 tuple(tokens[m] for m in order[:MEDOIDS]), tuple(int(ids[m]) for m in order[:MEDOIDS])))
     report(1.0, Msg("done"))
     return Clustering(ids, assignment, tuple(clusters), size)
+
+
+MAP_LABELS = 25  # regions labelled on a map: the largest clusters
+
+
+def map_labels(found: Clustering, coords: np.ndarray, top: int = MAP_LABELS) -> list[tuple[float, float, Cluster]]:
+    """Where to write the labels of the ``top`` largest clusters on a map of the same rows (``coords`` (N, 2+),
+    row k of ``found.ids``): at each cluster's medoid, a point of the cluster itself (a mean could fall
+    between two arms of it)."""
+    where = {int(i): k for k, i in enumerate(found.ids)}
+    return [(float(coords[where[c.medoid_ids[0]], 0]), float(coords[where[c.medoid_ids[0]], 1]), c)
+            for c in found.clusters[:top]]

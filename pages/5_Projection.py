@@ -3,6 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
+from andrea_viz.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.projection import clicked_id, projection_scatter
@@ -84,6 +85,20 @@ with ui.explain_errors():
     o1, o2 = st.columns([1, 2])
     colour = o1.radio(_("Colour"), ["groups", "trust"], horizontal=True, key="proj:colour",
                       format_func={"groups": _("word groups"), "trust": _("trust of each point")}.get)
+    label_regions = o1.checkbox(_("Label the regions"), ui.url.initial("labels", 0, ui.url.int_in(0, 1)) == 1,
+                                key="proj:labels", disabled=dims != 2,
+                                help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "
+                                       "what its tokens share; the {n} largest are written on a 2-D map.",
+                                       d=emb.d_model, n=MAP_LABELS))
+    ui.url.keep(labels=1 if label_regions else None)
+    regions = None
+    if label_regions and dims == 2:
+        found = ui.remember(("proj:clusters", emb.key, *params), lambda progress: cluster_ids(
+            emb, result.sample.ids, progress=progress), label=_("Finding clusters:"), per_language=False)
+        regions = map_labels(found, proj.coords)
+        st.caption(_("{n:,} clusters of {N:,} tokens, found in {d} dimensions; {noise:,} tokens belong to none.",
+                     n=len(found.clusters), N=found.ids.size, d=emb.d_model,
+                     noise=int((found.assignment == NOISE).sum())))
     picked = st.session_state.get("proj:picked")
     chosen = o2.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
                            key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS,
@@ -93,9 +108,9 @@ with ui.explain_errors():
         st.caption(_("“{word}” is not in this map.", word=md(chosen)))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
-    fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(
+    fig = ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
-        lines_to=lines), label=None)
+        lines_to=lines, labels=regions), label=None)
     event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
     clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if clicked is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _, num
+from ..i18n import _, language, num
 from ..projection import METHODS, Projection, Sample
 from ..safe_text import plot, plot_array
 from .style import PALETTE, layout
@@ -15,10 +15,11 @@ WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
                        colour_by_trust: bool = False, lines_from: int | None = None,
-                       lines_to: np.ndarray | None = None) -> go.Figure:
+                       lines_to: np.ndarray | None = None, labels: list | None = None) -> go.Figure:
     """One trace per group ('other' small and grey, WebGL past 1,000 points; labelled groups with their words;
     the query as a large star), or every point coloured by its trust. ``lines_from``/``lines_to``: positions
-    in the sample of a chosen point and its true nearest neighbours, joined by lines."""
+    in the sample of a chosen point and its true nearest neighbours, joined by lines. ``labels``: (x, y,
+    cluster) from ``clusters.map_labels``, written on a 2-D map in the reader's language."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
     axis = METHODS[proj.method].axes(dims)
@@ -84,6 +85,11 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
     else:
         layout(fig, title, x=axis[0], y=axis[1], height=700)
     fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
+    if labels and dims == 2:
+        fig.update_layout(annotations=[
+            {"x": x, "y": y, "text": plot(c.label(language())), "showarrow": False, "font": {"size": 11, "color": "#222"},
+             "bgcolor": "rgba(255,255,255,0.55)", "borderpad": 1, "yshift": 10, "hovertext": plot("  ".join(c.medoids)),
+             "captureevents": False} for x, y, c in labels])
     return fig
 
 
