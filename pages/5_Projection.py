@@ -6,7 +6,8 @@ from andrea_viz import ui
 from andrea_viz.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.i18n import _, num, tr
-from andrea_viz.plots.projection import clicked_id, projection_scatter
+from andrea_viz.plots.deck_map import deck_map
+from andrea_viz.plots.projection import clicked_id, deck_clicked_id, projection_scatter
 from andrea_viz.safe_text import md
 from andrea_viz.projection import (
     ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, TRUST_SAMPLE, TSNE_EXACT_MAX, coordinates_csv, project_model,
@@ -108,11 +109,26 @@ with ui.explain_errors():
         st.caption(_("“{word}” is not in this map.", word=md(chosen)))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
-    fig = ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
+    deck = dims == 2 and o1.radio(_("Drawn by"), ["plotly", "deck"], horizontal=True, key="proj:renderer",
+                                  index=["plotly", "deck"].index(ui.url.initial(
+                                      "renderer", "deck" if points > LARGE_MAP else "plotly", allowed=("plotly", "deck"))),
+                                  format_func={"plotly": "plotly", "deck": _("deck.gl (WebGL, for large maps)")}.get,
+                                  help=_("deck.gl draws every point in one WebGL layer and keeps the page's data small; "
+                                         "plotly draws the word groups with their names.")) == "deck"
+    ui.url.keep(renderer="deck" if deck else None)
+    fig = None if deck else ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
         lines_to=lines, labels=regions), label=None)
-    event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
-    clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
+    if deck:
+        event = st.pydeck_chart(ui.remember(("proj:deck", emb.key, *params, colour, index, regions is not None),
+                                            lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
+                                                                      colour == "trust", regions, index, lines),
+                                            label=None),
+                                height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
+        clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
+    else:
+        event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
+        clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if clicked is not None:
         token = result.tokens[result.position_of(f"#{clicked}")]
         if token != picked:

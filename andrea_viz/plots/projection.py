@@ -100,3 +100,10 @@ def clicked_id(points: list) -> int | None:
         return None
     cd = points[0]["customdata"]
     return int(cd[0] if isinstance(cd, list) else cd)
+
+
+def deck_clicked_id(objects: dict) -> int | None:
+    """The token id of the point chosen on a map drawn by ``deck_map.deck_map`` (its record's ``i``), from the
+    selection Streamlit gives back (objects per layer id); None when no point was chosen."""
+    chosen = objects.get("points") or []
+    return int(chosen[0]["i"]) if chosen and "i" in chosen[0] else None

@@ -167,6 +167,8 @@ def test_minilm_weekdays_months_and_number_words_each_fall_mostly_in_one_cluster
 
 def test_minilm_clusters_json_covers_every_token(minilm, minilm_clusters):
     data = minilm_clusters.as_json()
+    noise = sum(a == NOISE for a in data["assignment"].values()) / minilm.vocab_size
+    print(f"MiniLM: {len(data['clusters'])} clusters, noise {noise:.0%}")
     assert len(data["assignment"]) == minilm.vocab_size
     sizes = {c["id"]: c["size"] for c in data["clusters"]}
     counted = np.bincount([a for a in data["assignment"].values() if a != NOISE], minlength=len(sizes))
