@@ -86,11 +86,31 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
         layout(fig, title, x=axis[0], y=axis[1], height=700)
     fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
     if labels and dims == 2:
+        shown = [(x, y, c.label(language())) for x, y, c in labels]
         fig.update_layout(annotations=[
-            {"x": x, "y": y, "text": plot(c.label(language())), "showarrow": False, "font": {"size": 11, "color": "#222"},
-             "bgcolor": "rgba(255,255,255,0.55)", "borderpad": 1, "yshift": 10, "hovertext": plot("  ".join(c.medoids)),
-             "captureevents": False} for x, y, c in labels])
+            {"x": x, "y": y, "text": plot(text), "showarrow": False, "font": {"size": 11, "color": "#222"},
+             "bgcolor": "rgba(255,255,255,0.55)", "borderpad": 1, "yshift": 10, "captureevents": False}
+            for x, y, text in apart(shown, proj.coords)])
     return fig
+
+
+LABEL_PX = (820.0, 560.0)  # about the plotting area of a 700 px high map on a wide page
+CHAR_PX, LINE_PX = 6.5, 16.0  # a label character's width and a label's height at 11 px
+
+
+def apart(labels: list[tuple[float, float, str]], coords: np.ndarray) -> list[tuple[float, float, str]]:
+    """The labels, largest region first, without those whose box would overlap one already kept at the map's
+    first zoom (boxes estimated from the text's length); zooming in does not bring the others back."""
+    span = np.ptp(coords[:, :2], axis=0)
+    sx, sy = LABEL_PX[0] / max(float(span[0]), 1e-9), LABEL_PX[1] / max(float(span[1]), 1e-9)
+    kept, boxes = [], []
+    for x, y, text in labels:
+        w, cx, cy = len(text) * CHAR_PX, x * sx, y * sy + 10
+        box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - LINE_PX / 2, cy + LINE_PX / 2)
+        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes):
+            kept.append((x, y, text))
+            boxes.append(box)
+    return kept
 
 
 def clicked_id(points: list) -> int | None:

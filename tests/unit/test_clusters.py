@@ -202,3 +202,11 @@ def test_project_cli_labels_each_point(tmp_path):
     dog = next(row for row in rows[1:] if row[1] == "dog")
     assert dog[7].startswith("word class: animals") and int(dog[6]) >= 0
     assert all((row[6] == "-1") == (row[7] == "") for row in rows[1:])
+
+
+def test_labels_that_would_overlap_a_larger_regions_label_are_left_off():
+    from andrea_viz.plots.projection import apart
+
+    coords = np.array([[0.0, 0.0], [10.0, 10.0]])
+    shown = apart([(5, 5, "word class: animals · cat dog"), (5.2, 5.0, "digits · 1 2 3"), (5, 9, "far away")], coords)
+    assert [t for _, _, t in shown] == ["word class: animals · cat dog", "far away"]
