@@ -125,5 +125,5 @@ def clicked_id(points: list) -> int | None:
 def deck_clicked_id(objects: dict) -> int | None:
     """The token id of the point chosen on a map drawn by ``deck_map.deck_map`` (its record's ``i``), from the
     selection Streamlit gives back (objects per layer id); None when no point was chosen."""
-    chosen = objects.get("points") or []
+    chosen = objects.get("marked") or objects.get("points") or []
     return int(chosen[0]["i"]) if chosen and "i" in chosen[0] else None

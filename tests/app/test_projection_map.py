@@ -31,7 +31,8 @@ def test_the_deck_renderer_draws_every_point_with_a_tooltip_and_the_true_nearest
     no_exception(at)
     deck, tooltip = _deck(at)
     layers = {layer["id"]: layer for layer in deck["layers"]}
-    points = layers["points"]["data"]
+    points = layers["points"]["data"] + layers["marked"]["data"]  # the grey ones, and those with a colour
+    assert all("c" not in p for p in layers["points"]["data"]) and all("c" in p for p in layers["marked"]["data"])
     assert len(points) == micro.vocab_size and deck["views"][0]["@@type"] == "OrthographicView"
     assert "{t} #{i}" in tooltip["text"] and "html" not in tooltip  # text: set with innerText, never markup
     ids = np.array([p["i"] for p in points])
