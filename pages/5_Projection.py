@@ -11,7 +11,7 @@ from andrea_viz.plots.projection import clicked_id, deck_clicked_id, projection_
 from andrea_viz.safe_text import md
 from andrea_viz.projection import (
     ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, TRUST_SAMPLE, TSNE_EXACT_MAX, coordinates_csv, project_model,
-    projector_metadata, projector_tsv, settings_for, umap_is_warm,
+    projector_metadata, projector_tsv, settings_for, umap_is_warm, warm_umap,
 )
 
 emb = ui.page_setup(__file__)
@@ -20,7 +20,8 @@ st.title(_("Projecting vectors to 2-D and 3-D"))
 st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sample of them, or all of them, in 2 or 3; "
               "the trust score says how much of each point's neighbourhood survived the trip.", d=emb.d_model))
 ui.offer_trained_example(emb, "proj")
-if not umap_is_warm():  # ui.page_setup started its compilation when the server first ran a page
+if not umap_is_warm():  # not at the server's start: the compiling thread holds the GIL and slowed every page
+    warm_umap()  # numba compiles in the background, once per server, while you read
     st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
 
 MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)

@@ -18,7 +18,6 @@ from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
 from ..i18n import LANGUAGES, N_, _, num, tr, tr_md
 from ..model import Embeddings
-from ..projection import warm_umap
 from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
@@ -134,7 +133,6 @@ def page_setup(page_file: str) -> Embeddings:
     info = page_of(page_file)
     i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
-    warm_umap()  # the server's first run of any page starts compiling UMAP's numba code, in a thread, once
     session_files.keep_sweeping()
     sidebar_menu()
     model_picker()
