@@ -32,10 +32,13 @@ from .family import CONTEXT, FAMILY
 from .grow import grow_json, train
 from .grow import tying
 from .grow.corpus import CORPUS_LANGUAGES
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 from .grow.ship import keep_final_weights_only
 from .grow.trainer import DEFAULT_PRESET, PRESETS, read_corpus_file
 from .precision import PRECISIONS, compare_precisions, result_json
-from .projection import ALL, METHODS, TRUST_SAMPLE, coordinates_csv, project_model
+from .map_cache import cache_dir
+from .projection import ALL, METHODS, TRUST_SAMPLE, build_sample, coordinates_csv, project_model, sample_size
+from .clusters import NOISE, cluster_ids
 from .geometry import METRICS, analogy, neighbours
 from .loading import load
 from .model import Embeddings
@@ -153,20 +156,50 @@ def _cmd_project(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     r = project_model(emb, args.method, n=n, include=tuple(args.include or ()), seed=args.seed, dims=args.dims,
                       progress=progress)
+    columns = None
+    if args.labels:  # each point's cluster, found on the same rows in d dimensions, and its label
+        found = cluster_ids(emb, r.sample.ids, progress=progress)
+        labels = [c.label(args.lang) for c in found.clusters]
+        columns = {"cluster": [int(a) for a in found.assignment],
+                   "label": [labels[a] if a != NOISE else "" for a in found.assignment]}
     elapsed = time.perf_counter() - t
-    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust)
+    out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust,
+                          columns=columns)
     try:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(out)
     except OSError as exc:
         raise QueryError("cannot write {path}: {reason}", path=args.out, reason=exc.strerror or str(exc)) from exc
     print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
+    if r.from_cache:
+        print(f"read from the map cache in {cache_dir()} (computed in {r.projection.seconds:.2f} s the first time)")
     if r.projection.explained_variance_ratio is not None:
         ev = ", ".join(f"PC{j + 1} {v:.2%}" for j, v in enumerate(r.projection.explained_variance_ratio))
         print(f"explained variance: {ev}")
     scored = "" if len(r.sample) <= TRUST_SAMPLE else f" (scored on a seeded sample of {TRUST_SAMPLE:,} points; the " \
         "other rows' trust column is empty)"
     print(f"trust (share of each point's 10 nearest kept): {r.trust_mean:.1%}{scored}")
+    if columns:
+        print(f"clusters: {len(labels):,} (the cluster and label columns; -1 and an empty label: noise)")
+    return 0
+
+
+def _cmd_clusters(args: argparse.Namespace) -> int:
+    emb = load(args.source, tokenizer=args.tokenizer)
+    n = ALL if args.n == ALL else _whole_number(args.n, "--n")
+    ids = None if sample_size(emb, n) >= emb.vocab_size else build_sample(emb, n, seed=args.seed).ids
+    t = time.perf_counter()
+    found = cluster_ids(emb, ids, progress=None if args.json else lambda f, s: print(
+        f"  {f:4.0%}  {s}", file=sys.stderr, flush=True))
+    if args.json:
+        print(json.dumps(found.as_json(args.lang), ensure_ascii=False))
+        return 0
+    noise = int((found.assignment == NOISE).sum())
+    print(f"{len(found.clusters):,} clusters of {found.ids.size:,} tokens (HDBSCAN, smallest {found.min_cluster_size}; "
+          f"noise {noise:,}) in {time.perf_counter() - t:.1f} s")
+    for c in found.clusters:
+        print(f"{c.id:>5}  {c.size:>6,}  {c.label(args.lang)}")
+        print(f"{'':>14}{'  '.join(c.medoids)}")
     return 0
 
 
@@ -371,8 +404,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--include", nargs="*", metavar="WORD", help="words always in the sample")
     p.add_argument("--out", required=True, help="the .tsv file to write: id, token, group, coordinates, trust")
+    p.add_argument("--labels", action="store_true", help="add each point's cluster (HDBSCAN in d dimensions) and its label")
+    p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the labels' language")
     p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
     p.set_defaults(func=_cmd_project)
+
+    p = sub.add_parser("clusters", help="regions of the token table found in its d dimensions (HDBSCAN), each "
+                                        "labelled by what its tokens share, with its 10 medoid tokens")
+    p.add_argument("source")
+    p.add_argument("--n", default="all", help="tokens to cluster: all (default) or a sample of this many")
+    p.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    p.add_argument("--json", action="store_true", help="clusters [{id, size, label, medoids}] and assignment "
+                                                       "{token id: cluster id, -1 for noise}")
+    p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the labels' language")
+    p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
+    p.set_defaults(func=_cmd_clusters)
 
     p = sub.add_parser("drift", help="how far each token moved between two checkpoints of one vocabulary")
     p.add_argument("a")

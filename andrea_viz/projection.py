@@ -11,6 +11,7 @@ seed, umap-learn runs single-threaded, which makes it reproducible.
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import time
@@ -22,6 +23,7 @@ import numpy as np
 from .errors import QueryError
 from .geometry import nearest, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
+from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings
 
 WORD_GROUPS: dict[str, list[str]] = {
@@ -228,11 +230,15 @@ def umap_is_warm() -> bool:
 
 
 def warm_umap(background: bool = True) -> None:
-    """Compile umap-learn's numba code on a tiny map, once per process (in a thread, unless asked not to)."""
+    """Compile umap-learn's numba code on a tiny map, once per process (in a thread, unless asked not to).
+
+    umap-learn itself (and scikit-learn, pandas, numba under it, about 2.5 s) is imported here, in the calling
+    thread: imported in the background it raced the page's own imports, and plotly found a half-imported pandas
+    in sys.modules ("partially initialized module 'pandas' has no attribute 'Series'")."""
+    import umap  # imported now, fully, before any thread
+
     def run() -> None:
         import warnings
-
-        import umap
 
         x = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
         with warnings.catch_warnings():
@@ -385,18 +391,20 @@ def projector_metadata(tokens: list[str], ids: np.ndarray, groups: tuple[str, ..
 
 
 def coordinates_csv(coords: np.ndarray, tokens: list[str], ids: np.ndarray, groups: tuple[str, ...],
-                    sep: str = ",", trust: np.ndarray | None = None) -> str:
-    """id, token, group, the coordinates, and (when given) each point's trust: the share of its 10 nearest
-    neighbours kept in the map, empty where it was not scored."""
+                    sep: str = ",", trust: np.ndarray | None = None, columns: dict[str, list] | None = None) -> str:
+    """id, token, group, the coordinates, (when given) each point's trust: the share of its 10 nearest
+    neighbours kept in the map, empty where it was not scored, then any further ``columns`` (name → one
+    value per point)."""
     import csv
 
+    more = columns or {}
     buf = io.StringIO()
     w = csv.writer(buf, delimiter=sep, lineterminator="\n")
     w.writerow(["id", "token", "group", *[f"x{j + 1}" for j in range(coords.shape[1])],
-                *(["trust"] if trust is not None else [])])
+                *(["trust"] if trust is not None else []), *more])
     for k, (i, t, g, c) in enumerate(zip(ids, tokens, groups, coords, strict=True)):
         extra = [] if trust is None else ["" if np.isnan(trust[k]) else f"{trust[k]:.2f}"]
-        w.writerow([int(i), t, g, *[f"{v:.6g}" for v in c], *extra])
+        w.writerow([int(i), t, g, *[f"{v:.6g}" for v in c], *extra, *(values[k] for values in more.values())])
     return buf.getvalue()
 
 
@@ -408,6 +416,7 @@ class ProjectionResult:
     trust: np.ndarray  # (N,) share of 10 nearest neighbours kept, NaN where not scored
     trust_mean: float
     settings: dict = field(default_factory=dict)  # what the map was drawn with: settings_for(method, …)
+    from_cache: bool = False  # read from the map cache on disk (map_cache), not computed in this process
 
     @property
     def title(self) -> Msg:
@@ -430,20 +439,50 @@ class ProjectionResult:
         return found[found >= 0]
 
 
+def _note_json(note: Msg | None) -> dict | None:
+    return None if note is None else {"msgid": note.msgid, "params": note.params}
+
+
+def _note_of(saved: dict | None) -> Msg | None:
+    return None if not saved else Msg(str(saved["msgid"]), **dict(saved.get("params") or {}))
+
+
 def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_SAMPLE, include: tuple[str, ...] = (),
                   seed: int = 0, dims: int = 2, axes: tuple[int, ...] | None = None, perplexity: float = 30.0,
                   n_iter: int = 500, progress: Callable[[float, Msg], None] | None = None) -> ProjectionResult:
     """Sample the token table (``n="all"``: every row), project it, and score how much of each
-    neighbourhood survives (on a seeded sample of 5,000 points for larger maps)."""
+    neighbourhood survives (on a seeded sample of 5,000 points for larger maps).
+
+    The map is kept on disk (``map_cache``) under the model's fingerprint and the settings this method reads;
+    the same map asked for again, in this process or another, is read from there (``from_cache``)."""
     m = method_of(method)
     if dims not in (2, 3):
         raise QueryError("dims must be 2 or 3, got {dims}", dims=dims)
+    given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
+    used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
+    key = map_key(fingerprint(emb), method, used) if cache_dir() is not None else None
+    kept = load_map(key) if key else None
+    if kept is not None:
+        meta = kept["meta"]
+        sample = Sample(ids=kept["ids"], groups=tuple(str(g) for g in kept["groups"]))
+        ratio = kept["ratio"] if kept["ratio"].size else None
+        proj = Projection(kept["coords"], method, ratio, float(meta["seconds"]), _note_of(meta.get("note")))
+        if progress:
+            progress(1.0, Msg("read from the map cache"))
+        return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, kept["trust"],
+                                float(meta["trust_mean"]), used, from_cache=True)
     sample = build_sample(emb, n, include, seed)
     X = emb.token_table[sample.ids]
-    given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
     proj = m.run(X, dims=dims, seed=seed, progress=progress, **{k: given[k] for k in m.uses})
     if progress:
         progress(1.0, Msg("scoring how many neighbours each point keeps"))
     trust, mean = trust_scores(X, proj.coords, seed=seed)
-    used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
+    if key:
+        try:
+            meta = {"method": method, "seconds": proj.seconds, "trust_mean": mean, "note": _note_json(proj.note)}
+            json.dumps(meta)
+        except TypeError:  # a note whose parameters are not plain values: not kept
+            meta = None
+        if meta is not None:
+            save_map(key, meta, sample.ids, sample.groups, proj.coords, trust, proj.explained_variance_ratio)
     return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean, used)

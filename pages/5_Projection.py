@@ -3,9 +3,11 @@
 import streamlit as st
 
 from andrea_viz import ui
+from andrea_viz.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.i18n import _, num, tr
-from andrea_viz.plots.projection import clicked_id, projection_scatter
+from andrea_viz.plots.deck_map import deck_map
+from andrea_viz.plots.projection import clicked_id, deck_clicked_id, projection_scatter
 from andrea_viz.safe_text import md
 from andrea_viz.projection import (
     ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, TRUST_SAMPLE, TSNE_EXACT_MAX, coordinates_csv, project_model,
@@ -18,7 +20,7 @@ st.title(_("Projecting vectors to 2-D and 3-D"))
 st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sample of them, or all of them, in 2 or 3; "
               "the trust score says how much of each point's neighbourhood survived the trip.", d=emb.d_model))
 ui.offer_trained_example(emb, "proj")
-if not umap_is_warm():
+if not umap_is_warm():  # not at the server's start: the compiling thread holds the GIL and slowed every page
     warm_umap()  # numba compiles in the background, once per server, while you read
     st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
 
@@ -69,7 +71,9 @@ with ui.explain_errors():
     proj = result.projection
     m = st.columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
-    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds), help=_("the first time; views after that come from the cache"))
+    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
+                help=_("computed once, then kept on the server's disk: this map was read from there")
+                if result.from_cache else _("the first time; views after that come from the cache"))
     m[2].metric(_("Trust (10 nearest kept)"), num(result.trust_mean, ".1%"),
                 help=_("Average share of each point's 10 nearest neighbours in the full space (by cosine) that are also "
                        "among its 10 nearest in the picture")
@@ -83,6 +87,20 @@ with ui.explain_errors():
     o1, o2 = st.columns([1, 2])
     colour = o1.radio(_("Colour"), ["groups", "trust"], horizontal=True, key="proj:colour",
                       format_func={"groups": _("word groups"), "trust": _("trust of each point")}.get)
+    label_regions = o1.checkbox(_("Label the regions"), ui.url.initial("labels", 0, ui.url.int_in(0, 1)) == 1,
+                                key="proj:labels", disabled=dims != 2,
+                                help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "
+                                       "what its tokens share; the {n} largest are written on a 2-D map.",
+                                       d=emb.d_model, n=MAP_LABELS))
+    ui.url.keep(labels=1 if label_regions else None)
+    regions = None
+    if label_regions and dims == 2:
+        found = ui.remember(("proj:clusters", emb.key, *params), lambda progress: cluster_ids(
+            emb, result.sample.ids, progress=progress), label=_("Finding clusters:"), per_language=False)
+        regions = map_labels(found, proj.coords)
+        st.caption(_("{n:,} clusters of {N:,} tokens, found in {d} dimensions; {noise:,} tokens belong to none.",
+                     n=len(found.clusters), N=found.ids.size, d=emb.d_model,
+                     noise=int((found.assignment == NOISE).sum())))
     picked = st.session_state.get("proj:picked")
     chosen = o2.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
                            key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS,
@@ -92,11 +110,26 @@ with ui.explain_errors():
         st.caption(_("“{word}” is not in this map.", word=md(chosen)))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
-    fig = ui.remember(("proj:fig", emb.key, *params, colour, index), lambda progress: projection_scatter(
+    deck = dims == 2 and o1.radio(_("Drawn by"), ["plotly", "deck"], horizontal=True, key="proj:renderer",
+                                  index=["plotly", "deck"].index(ui.url.initial(
+                                      "renderer", "deck" if points > LARGE_MAP else "plotly", allowed=("plotly", "deck"))),
+                                  format_func={"plotly": "plotly", "deck": _("deck.gl (WebGL, for large maps)")}.get,
+                                  help=_("deck.gl draws every point in one WebGL layer and keeps the page's data small; "
+                                         "plotly draws the word groups with their names.")) == "deck"
+    ui.url.keep(renderer="deck" if deck else None)
+    fig = None if deck else ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
-        lines_to=lines), label=None)
-    event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
-    clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
+        lines_to=lines, labels=regions), label=None)
+    if deck:
+        event = st.pydeck_chart(ui.remember(("proj:deck", emb.key, *params, colour, index, regions is not None),
+                                            lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
+                                                                      colour == "trust", regions, index, lines),
+                                            label=None),
+                                height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
+        clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
+    else:
+        event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
+        clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if clicked is not None:
         token = result.tokens[result.position_of(f"#{clicked}")]
         if token != picked:

@@ -30,19 +30,19 @@ if emb.card.get("position_reason") and emb.position_table is not None:  # withou
 
 @ui.fragment
 def sum_panel() -> None:
-    c1, c2 = st.columns([2, 1])
+    c1, _c2 = st.columns([2, 1])
     with c1:
         q = ui.token_picker(emb, key="pos:token", url_name="word")
-    t = c2.slider(_("Position t"), 0, T - 1, min(3, T - 1), help=_("Any row of the position table, 0 to {last:,}.", last=T - 1))
     if q is not None:  # one real id: a word of several tokens takes several positions, each its own x_t
-        st.plotly_chart(ui.cached(emb, plots.sum_of, int(q.ids[0]), kinds[0], t), key="pos:sum")
+        ui.live.live_sum(emb, int(q.ids[0]), kinds[0], min(3, T - 1))  # its position slider answers in the browser
         if len(q.ids) > 1:
             st.caption(_("“{word}” is {n} tokens, so it takes {n} positions; this is x_t of its first token, id {id}.",
                          word=md(q.text), n=len(q.ids), id=int(q.ids[0])))
 
 
 st.subheader(_("x_t = token + position"))
-st.caption(_("Drag the slider: only this panel reruns.") + ("" if emb.position_table is not None else " " + _(
+st.caption(_("Drag the slider or press the arrow keys: the browser redraws the picture itself, without asking the "
+             "server.") + ("" if emb.position_table is not None else " " + _(
     "This model has no learned table, so the sinusoidal row is added.")) + ("" if emb.block_input.plain else " " + _(
     "This panel shows the sum; the steps listed above follow it before block 1.")))
 sum_panel()

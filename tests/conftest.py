@@ -1,8 +1,19 @@
+import atexit
 import functools
+import os
+import shutil
+import tempfile
 
 import pytest
 
-import andrea_viz
+# Maps kept on disk (andrea_viz.map_cache) go to a folder of this test run only, so that no test reads a map
+# some earlier run (or the developer's app) left behind; set before anything is imported, so that the app
+# servers the browser tests start inherit it too.
+_MAP_CACHE = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")
+os.environ["ANDREA_VIZ_CACHE_DIR"] = _MAP_CACHE
+atexit.register(shutil.rmtree, _MAP_CACHE, True)
+
+import andrea_viz  # noqa: E402 (after the cache folder is chosen)
 
 
 @functools.cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _, num
+from ..i18n import _, language, num
 from ..projection import METHODS, Projection, Sample, group_label
 from ..safe_text import plot, plot_array
 from .style import PALETTE, layout
@@ -15,10 +15,11 @@ WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
                        colour_by_trust: bool = False, lines_from: int | None = None,
-                       lines_to: np.ndarray | None = None) -> go.Figure:
+                       lines_to: np.ndarray | None = None, labels: list | None = None) -> go.Figure:
     """One trace per group ('other' small and grey, WebGL past 1,000 points; labelled groups with their words;
     the query as a large star), or every point coloured by its trust. ``lines_from``/``lines_to``: positions
-    in the sample of a chosen point and its true nearest neighbours, joined by lines."""
+    in the sample of a chosen point and its true nearest neighbours, joined by lines. ``labels``: (x, y,
+    cluster) from ``clusters.map_labels``, written on a 2-D map in the reader's language."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
     axis = METHODS[proj.method].axes(dims)
@@ -84,7 +85,32 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
     else:
         layout(fig, title, x=axis[0], y=axis[1], height=700)
     fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
+    if labels and dims == 2:
+        shown = [(x, y, c.label(language())) for x, y, c in labels]
+        fig.update_layout(annotations=[
+            {"x": x, "y": y, "text": plot(text), "showarrow": False, "font": {"size": 11, "color": "#222"},
+             "bgcolor": "rgba(255,255,255,0.55)", "borderpad": 1, "yshift": 10, "captureevents": False}
+            for x, y, text in apart(shown, proj.coords)])
     return fig
+
+
+LABEL_PX = (820.0, 560.0)  # about the plotting area of a 700 px high map on a wide page
+CHAR_PX, LINE_PX = 6.5, 16.0  # a label character's width and a label's height at 11 px
+
+
+def apart(labels: list[tuple[float, float, str]], coords: np.ndarray) -> list[tuple[float, float, str]]:
+    """The labels, largest region first, without those whose box would overlap one already kept at the map's
+    first zoom (boxes estimated from the text's length); zooming in does not bring the others back."""
+    span = np.ptp(coords[:, :2], axis=0)
+    sx, sy = LABEL_PX[0] / max(float(span[0]), 1e-9), LABEL_PX[1] / max(float(span[1]), 1e-9)
+    kept, boxes = [], []
+    for x, y, text in labels:
+        w, cx, cy = len(text) * CHAR_PX, x * sx, y * sy + 10
+        box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - LINE_PX / 2, cy + LINE_PX / 2)
+        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes):
+            kept.append((x, y, text))
+            boxes.append(box)
+    return kept
 
 
 def clicked_id(points: list) -> int | None:
@@ -94,3 +120,10 @@ def clicked_id(points: list) -> int | None:
         return None
     cd = points[0]["customdata"]
     return int(cd[0] if isinstance(cd, list) else cd)
+
+
+def deck_clicked_id(objects: dict) -> int | None:
+    """The token id of the point chosen on a map drawn by ``deck_map.deck_map`` (its record's ``i``), from the
+    selection Streamlit gives back (objects per layer id); None when no point was chosen."""
+    chosen = objects.get("marked") or objects.get("points") or []
+    return int(chosen[0]["i"]) if chosen and "i" in chosen[0] else None

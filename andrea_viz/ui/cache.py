@@ -52,12 +52,13 @@ def _slow_store() -> tuple[dict, threading.Lock]:
 
 
 def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any], label: str | None,
-             max_entries: int = 24) -> Any:
+             max_entries: int = 24, per_language: bool = True) -> Any:
     """``compute(progress)`` once per key, with a progress bar the first time (none when ``label`` is None);
     the second view is instant. Shared by all sessions, so the key must name everything the result depends
-    on (model keys, arguments); the language is added to it."""
+    on (model keys, arguments); the language is added to it, unless the result holds no text
+    (``per_language=False``: a clustering, whose labels are rendered where they are drawn)."""
     store, lock = _slow_store()
-    key = (*key, language())
+    key = (*key, language()) if per_language else key
     with lock:
         if key in store:
             return store[key]

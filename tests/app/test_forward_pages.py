@@ -1,10 +1,24 @@
 """Positions and Forward pass pages under AppTest, with every built-in model."""
 
+import base64
+import json
+import re
+
+import numpy as np
 import pytest
 
+from andrea_viz.family import CONTEXT
 from andrea_viz.forward_pass import backend_status, choose_backend
+from andrea_viz.positions import sinusoidal_table
 
 from .conftest import BUILTINS, figures, no_exception, open_page
+
+
+def live_sum_data(at) -> dict:
+    """The data embedded in the Positions page's x_t frame."""
+    (frame,) = [e for e in at.get("iframe") if "title-sum" in e.proto.srcdoc]
+    return json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', frame.proto.srcdoc,
+                                re.S).group(1).replace("<\\/", "</"))
 
 
 @pytest.mark.parametrize("model", BUILTINS)
@@ -12,14 +26,21 @@ def test_positions_page_slider_and_rope(app, model, load_model):
     emb = load_model(model)
     at = open_page(app(model), "6_Positions.py")
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
-    assert any("x_t = token_embedding" in t for t in titles)
     assert sum("through PC1 and PC2" in t for t in titles) == 2  # learned and sinusoidal
-    t = min(200, emb.context - 1)
-    at.slider[0].set_value(t).run()  # position t
-    no_exception(at)
-    three = [f for f in figures(at) if "x_t = token_embedding" in f["layout"]["title"]["text"]][0]
-    assert any(f"position_embedding[{t}]" in a["text"] for a in three["layout"]["annotations"])
-    at.slider[1].set_value(-3).run()  # RoPE offset
+    # x_t = token + position: a frame holding the token row and every position row, its slider moved in the
+    # browser (tests/e2e); here, that it holds the right rows and the exact norms its titles state
+    data = live_sum_data(at)
+    q = emb.tokenizer.lookup(data["token"]) if data["token"] else None
+    tok = np.frombuffer(base64.b64decode(data["tok"]), "<f4")
+    pos = np.frombuffer(base64.b64decode(data["pos"]), "<f2").reshape(data["T"], data["d"])
+    table = emb.position_table if emb.position_table is not None else sinusoidal_table(emb.context or CONTEXT, emb.d_model)
+    assert q and np.array_equal(tok, emb.token_table[q[0]]) and data["t"] == min(3, data["T"] - 1)
+    assert pos.shape == table.shape and np.allclose(pos, table, rtol=1e-3, atol=1e-4)  # float16 on the way
+    t = data["T"] - 1
+    assert data["sumNorm"][t] == pytest.approx(float(np.linalg.norm(table[t] + emb.token_table[q[0]])), rel=1e-5)
+    assert data["posNorm"][t] == pytest.approx(float(np.linalg.norm(table[t])), rel=1e-5)
+    assert not any("x_t = token_embedding" in f["layout"]["title"]["text"] for f in figures(at))  # no plotly copy
+    at.slider[0].set_value(-3).run()  # RoPE offset: the page's first Streamlit slider (t's is in the frame)
     no_exception(at)
     scores = at.dataframe[0].value["q·k after rotation"]
     assert scores.max() - scores.min() < 1e-5

@@ -72,15 +72,53 @@ def test_quiz_reveal_in_the_browser(page, app_url):
     assert exceptions(page) == []
 
 
-def test_position_slider_moves_in_the_browser(page, app_url):
+def test_position_slider_answers_in_the_browser(page, app_url):
+    """The x_t view's slider is the page's first, keyboard-operable, and redraws in the frame: the title reads
+    x_4 after one ArrowRight from x_3 with no message to the server. Prints key-to-paint times (no assertion on
+    them: the figure goes to the README)."""
+    sent = []  # what the page sends on Streamlit's websocket: a widget change or a rerun would be one
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     open_page(page, f"{app_url}/Positions")
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    for _ in range(5):
-        page.keyboard.press("ArrowRight")
-    # the subplot title of the position row in the x_t chart names the position shown
-    page.locator(".js-plotly-plot .annotation-text", has_text="position_embedding[8]").wait_for(timeout=30_000)
+    frame_el = page.locator("iframe[srcdoc*='title-sum']")
+    frame_el.wait_for(timeout=60_000)
+    frame = frame_el.element_handle().content_frame()  # a Frame: it can evaluate scripts
+    title = frame.locator("#title-sum")
+    title.wait_for(timeout=30_000)
+    assert title.inner_text().startswith("x_3 = token + position")
+    slider = frame.get_by_role("slider")
+    assert slider.count() == 1 and slider.get_attribute("aria-label") == "Position t"
+    streamlit_sliders = page.get_by_role("slider")  # Streamlit's own, in the page: all below the frame
+    top = frame_el.bounding_box()["y"]
+    assert all(streamlit_sliders.nth(k).bounding_box()["y"] > top for k in range(streamlit_sliders.count()))
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
     wait_idle(page)
+    sent.clear()
+    times = []
+    slider.focus()
+    for t in range(4, 9):
+        frame.evaluate("""() => {
+            const seen = window.__keyTiming = {};
+            const input = document.getElementById("t"), title = document.getElementById("title-sum");
+            input.addEventListener("keydown", (e) => { seen.key = e.timeStamp; }, {capture: true, once: true});
+            const watch = new MutationObserver(() => {
+                watch.disconnect();
+                seen.changed = performance.now();
+                requestAnimationFrame(() => setTimeout(() => { seen.painted = performance.now(); }));
+            });
+            watch.observe(title, {childList: true, characterData: true, subtree: true});
+        }""")
+        page.keyboard.press("ArrowRight")
+        frame.locator("#title-sum", has_text=f"x_{t} = token + position").wait_for(timeout=10_000)
+        frame.wait_for_function("() => window.__keyTiming.painted !== undefined", timeout=10_000)
+        seen = frame.evaluate("() => window.__keyTiming")
+        times.append((seen["changed"] - seen["key"], seen["painted"] - seen["key"]))
+    assert frame.locator("#title-position").inner_text().startswith("position_embedding[8]")
+    assert requests == [] and sent == []  # nothing asked of the server while the slider moved
+    changed = sorted(c for c, _ in times)
+    painted = sorted(p for _, p in times)
+    print(f"Positions slider, key press → chart changed: median {changed[2]:.1f} ms, → painted: median "
+          f"{painted[2]:.1f} ms (5 presses; all painted: {', '.join(f'{p:.1f}' for _, p in times)} ms)")
     assert exceptions(page) == []
     screenshot(page, "positions_t8")
 

@@ -1,0 +1,46 @@
+"""The Projection page's region labels and its deck.gl renderer, under AppTest."""
+
+import json
+
+import numpy as np
+
+from andrea_viz.geometry import nearest
+
+from .conftest import figures, no_exception, open_page
+
+
+def _deck(at) -> tuple[dict, dict]:
+    """The deck's JSON and its tooltip, as Streamlit sends them."""
+    (chart,) = at.get("deck_gl_json_chart")
+    return json.loads(chart.proto.json), json.loads(chart.proto.tooltip)
+
+
+def test_regions_are_labelled_on_the_map_in_the_readers_language(app):
+    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at.checkbox(key="proj:labels").check().run()
+    no_exception(at)
+    (fig,) = [f for f in figures(at) if "PCA" in f["layout"]["title"]["text"]]
+    notes = [a["text"] for a in fig["layout"].get("annotations", [])]
+    assert any(n.startswith("word class: animals · ") for n in notes) and len(notes) <= 25
+
+
+def test_the_deck_renderer_draws_every_point_with_a_tooltip_and_the_true_nearest(app, load_model):
+    micro = load_model("andrea-micro")
+    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at.radio(key="proj:renderer").set_value("deck").run()
+    no_exception(at)
+    deck, tooltip = _deck(at)
+    layers = {layer["id"]: layer for layer in deck["layers"]}
+    points = layers["points"]["data"] + layers["marked"]["data"]  # the grey ones, and those with a colour
+    assert all("c" not in p for p in layers["points"]["data"]) and all("c" in p for p in layers["marked"]["data"])
+    assert len(points) == micro.vocab_size and deck["views"][0]["@@type"] == "OrthographicView"
+    assert "{t} #{i}" in tooltip["text"] and "html" not in tooltip  # text: set with innerText, never markup
+    ids = np.array([p["i"] for p in points])
+    assert sorted(ids.tolist()) == list(range(micro.vocab_size))
+    assert {p["t"] for p in points if p["i"] == ids[0]} == {micro.token(int(ids[0]))}
+    # the lines: from the query "cat" to its true 10 nearest among the points, by cosine in 64 dimensions
+    cat = next(k for k, p in enumerate(points) if p["t"] == "cat")
+    want = set(ids[nearest(micro.token_table[ids], 10, np.array([cat]))[0]].tolist())
+    ends = {(round(line["e"][0], 3), round(line["e"][1], 3)) for line in layers["nearest"]["data"]}
+    got = {p["i"] for p in points if (round(p["x"], 3), round(p["y"], 3)) in ends}
+    assert len(layers["nearest"]["data"]) == 10 and want <= got

@@ -1,0 +1,43 @@
+"""The Projection page's deck.gl map in Chromium: a hovered point says its token, a clicked one gets its lines."""
+
+import numpy as np
+
+from andrea_viz.projection import project_model
+
+from .conftest import exceptions, open_page, screenshot, wait_idle
+
+
+def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
+    """Where point k of the map sits on the page: the deck's first view is centred on the map's box at zoom
+    log2(600 / its larger side) (plots.deck_map), y up."""
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    scale = 600 / float(max(hi - lo))
+    centre = (lo + hi) / 2
+    return (float(box["x"] + box["width"] / 2 + (coords[k, 0] - centre[0]) * scale),
+            float(box["y"] + box["height"] / 2 - (coords[k, 1] - centre[1]) * scale))
+
+
+def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, app_url, load_model):
+    micro = load_model("andrea-micro")
+    r = project_model(micro, "pca", n=555, include=("cat",), seed=0)  # the page's default map of andrea-micro
+    open_page(page, f"{app_url}/Projection?model=andrea-micro&renderer=deck")
+    canvas = page.locator("[data-testid='stDeckGlJsonChart'] canvas").first
+    canvas.wait_for(timeout=60_000)
+    wait_idle(page)
+    canvas.scroll_into_view_if_needed()
+    dog = r.position_of("dog")
+    canvas_box = canvas.bounding_box()  # in the viewport, now that it is scrolled into it
+    at = _screen(canvas_box, r.projection.coords, dog)
+    page.mouse.move(at[0] - 20, at[1] - 20)
+    page.mouse.move(*at, steps=4)
+    tip = page.locator(".deck-tooltip", has_text="dog #")
+    tip.wait_for(timeout=30_000)
+    assert tip.inner_text().startswith(f"dog #{int(r.sample.ids[dog])}")
+    page.mouse.click(*at)
+    field = page.locator("[data-testid='stTextInput'] input").nth(1)  # "Draw lines to the true 10 nearest of"
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stTextInput] input')]"
+                           ".some(i => i.value === 'dog')", timeout=60_000)
+    wait_idle(page)
+    assert field.input_value() == "dog" or page.locator("[data-testid='stTextInput'] input[value='dog']").count() == 1
+    assert exceptions(page) == []
+    screenshot(page, "projection_deck_dog")
