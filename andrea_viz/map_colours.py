@@ -62,3 +62,19 @@ def token_scores(emb: Embeddings, name: str, ids: np.ndarray,
     if c.score is None:
         raise ValueError(f"{name} is the projection's own score, not the table's")
     return np.asarray(c.score(emb, progress), np.float64)[np.asarray(ids)]
+
+
+def shade(emb: Embeddings, name: str, ids: np.ndarray,
+          progress: Callable[[float, Msg], None] | None = None) -> tuple[np.ndarray, np.ndarray, Msg]:
+    """What a map draws for colouring ``name``: each point's colour value in [0, 1] (1 good: green), its score,
+    and the colour bar's title. Scores with no fixed range (the under-trained score) are placed by their rank in
+    the whole table, so the colours spread whatever the indicator's scale."""
+    c = COLOURINGS[name]
+    scores = np.asarray(c.score(emb, progress), np.float64)
+    picked = scores[np.asarray(ids)]
+    if name.startswith("kept:"):
+        value = picked
+    else:
+        rank = np.searchsorted(np.sort(scores), picked, side="left") / max(1, scores.size - 1)  # 0 lowest … 1 highest
+        value = rank if c.high_is_good else 1.0 - rank
+    return value, picked, Msg(c.scale)

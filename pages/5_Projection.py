@@ -5,6 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from andrea_viz.geometry import MAX_QUERY_CHARS
+from andrea_viz.map_colours import COLOURINGS, colouring_label, shade
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import clicked_id, deck_clicked_id, projection_scatter
@@ -85,8 +86,16 @@ with ui.explain_errors():
     title = tr(result.title)
 
     o1, o2 = st.columns([1, 2])
-    colour = o1.radio(_("Colour"), ["groups", "trust"], horizontal=True, key="proj:colour",
-                      format_func={"groups": _("word groups"), "trust": _("trust of each point")}.get)
+    colour = o1.selectbox(_("Colour"), ["groups", *COLOURINGS], key="proj:colour",
+                          format_func=lambda c: _("word groups") if c == "groups" else tr(colouring_label(c)),
+                          help=_("Word groups, the trust of each point, or a score of the table itself: the Anatomy "
+                                 "page's under-trained score, or how many of a token's 10 nearest neighbours a "
+                                 "precision keeps (the GGUF page's Jaccard@10, computed over the whole table once)."))
+    shading = None
+    if colour not in ("groups", "trust"):
+        shading = ui.remember(("proj:shade", emb.key, *params, colour), lambda progress: shade(
+            emb, colour, result.sample.ids, progress=progress), label=_("Scoring the table:"), per_language=False)
+        shading = (shading[0], shading[1], tr(shading[2]))
     label_regions = o1.checkbox(_("Label the regions"), ui.url.initial("labels", 0, ui.url.int_in(0, 1)) == 1,
                                 key="proj:labels", disabled=dims != 2,
                                 help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "
@@ -119,11 +128,12 @@ with ui.explain_errors():
     ui.url.keep(renderer="deck" if deck else None)
     fig = None if deck else ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
         proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
-        lines_to=lines, labels=regions), label=None)
+        lines_to=lines, labels=regions, shade=shading), label=None)
     if deck:
         event = st.pydeck_chart(ui.remember(("proj:deck", emb.key, *params, colour, index, regions is not None),
                                             lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
-                                                                      colour == "trust", regions, index, lines),
+                                                                      colour == "trust", regions, index, lines,
+                                                                      None if shading is None else shading[0]),
                                             label=None),
                                 height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
         clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})

@@ -32,11 +32,11 @@ def _rgb(hex_colour: str, alpha: int = 230) -> list[int]:
 
 
 def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
-                  colour_by_trust: bool = False) -> tuple[list[dict], list[dict]]:
+                  colour_by_trust: bool = False, shade: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
     """Two lists of small records (x, y, token t, id i, trust k in percent or -1 where not scored): the grey
     'other' points, drawn in one colour and so without one of their own, and the points with a colour c of
     their own (the query, the word groups; every point when coloured by trust, red = none of its 10 nearest
-    kept, green = all)."""
+    kept, green = all; likewise by ``shade``, values in [0, 1] with 1 good, from ``map_colours``)."""
     groups = list(dict.fromkeys(g for g in sample.groups if g not in ("other", "query")))
     colours = {"query": QUERY, **{g: _rgb(PALETTE[j % len(PALETTE)]) for j, g in enumerate(groups)}}
     plain, coloured = [], []
@@ -44,8 +44,9 @@ def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np
         share = trust[k]
         rec = {"x": float(f"{proj.coords[k, 0]:.4g}"), "y": float(f"{proj.coords[k, 1]:.4g}"), "t": tokens[k], "i": i,
                "k": -1 if np.isnan(share) else int(round(100 * float(share)))}
-        if colour_by_trust:
-            s = 0.0 if np.isnan(share) else float(share)
+        if colour_by_trust or shade is not None:
+            s = share if shade is None else shade[k]
+            s = 0.0 if np.isnan(s) else float(s)
             coloured.append({**rec, "c": [int(255 * (1 - s)), int(200 * s), 60, 200]})
         elif g == "other":
             plain.append(rec)
@@ -62,7 +63,8 @@ class CompactDeck(pdk.Deck):
 
 
 def deck_map(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, colour_by_trust: bool = False,
-             labels: list | None = None, lines_from: int | None = None, lines_to: np.ndarray | None = None) -> CompactDeck:
+             labels: list | None = None, lines_from: int | None = None, lines_to: np.ndarray | None = None,
+             shade: np.ndarray | None = None) -> CompactDeck:
     """The map as a pydeck Deck (2-D only): pan with the mouse, zoom with the wheel, hover for a token."""
     if proj.coords.shape[1] != 2:
         raise ValueError("deck_map draws 2-D maps")
@@ -70,7 +72,7 @@ def deck_map(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndar
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = float(max(hi - lo)) or 1.0
     zoom = float(np.log2(600 / span))  # the whole map in about 600 pixels
-    plain, coloured = point_records(proj, sample, tokens, trust, colour_by_trust)
+    plain, coloured = point_records(proj, sample, tokens, trust, colour_by_trust, shade)
     common = {"get_position": ["x", "y"], "radius_units": "'pixels'", "pickable": True, "auto_highlight": True}
     layers = [pdk.Layer("ScatterplotLayer", plain, id="points", get_fill_color=GREY, get_radius=2,
                         radius_min_pixels=1.5, **common),

@@ -8,18 +8,21 @@ import plotly.graph_objects as go
 from ..i18n import _, language, num
 from ..projection import METHODS, Projection, Sample, group_label
 from ..safe_text import plot, plot_array
-from .style import PALETTE, layout
+from .style import PALETTE, plotly_separators, layout
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
                        colour_by_trust: bool = False, lines_from: int | None = None,
-                       lines_to: np.ndarray | None = None, labels: list | None = None) -> go.Figure:
+                       lines_to: np.ndarray | None = None, labels: list | None = None,
+                       shade: tuple[np.ndarray, np.ndarray, str] | None = None) -> go.Figure:
     """One trace per group ('other' small and grey, WebGL past 1,000 points; labelled groups with their words;
     the query as a large star), or every point coloured by its trust. ``lines_from``/``lines_to``: positions
     in the sample of a chosen point and its true nearest neighbours, joined by lines. ``labels``: (x, y,
-    cluster) from ``clusters.map_labels``, written on a 2-D map in the reader's language."""
+    cluster) from ``clusters.map_labels``, written on a 2-D map in the reader's language. ``shade``: (values in
+    [0, 1] with 1 good, each point's score, the colour bar's title) colours every point by a score of the
+    table instead (``map_colours``)."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
     axis = METHODS[proj.method].axes(dims)
@@ -44,11 +47,17 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
             cls = go.Scattergl if cls_2d == "auto" and mask.sum() > WEBGL_FROM else go.Scatter
             fig.add_trace(cls(x=c[:, 0], y=c[:, 1], **kw))
 
-    if colour_by_trust:
+    if colour_by_trust or shade is not None:
         m = np.ones(len(groups), bool)
-        add("auto", m, mode="markers", name=_("trust"), hovertext=hover(m, ""), customdata=sample.ids,
-            marker={"size": 5, "color": np.nan_to_num(trust, nan=-0.1), "cmin": 0, "cmax": 1, "colorscale": "RdYlGn",
-                    "colorbar": {"title": {"text": kept}}},
+        values, scores, scale = (trust, None, kept) if shade is None else shade
+        text = hover(m, "")
+        if scores is not None:  # "<br>score: 0.123", the decimal mark of the reader's language
+            marks = np.char.replace(np.char.mod("%.3f", scores), ".", plotly_separators()[0])
+            text = np.char.add(np.char.add(text, f"<br>{plot(scale)}: "), marks)
+        add("auto", m, mode="markers", name=scale if shade is not None else _("trust"), hovertext=text,
+            customdata=sample.ids,
+            marker={"size": 5, "color": np.nan_to_num(values, nan=-0.1), "cmin": 0, "cmax": 1, "colorscale": "RdYlGn",
+                    "colorbar": {"title": {"text": scale}}},
             hovertemplate="%{hovertext}<extra></extra>")
     else:
         colors = iter(PALETTE * 3)

@@ -21,7 +21,7 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
         "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
         "font": {"size": 13},
         "hoverlabel": {"font": {"size": 13}},
-        "separators": _plotly_separators(),
+        "separators": plotly_separators(),
     }
     if x is not None:
         props["xaxis"] = {"title": {"text": x}}
@@ -31,7 +31,7 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
     return fig
 
 
-def _plotly_separators() -> str:
+def plotly_separators() -> str:
     """Plotly's separators: the decimal mark, then the thousands mark, of the current language."""
     group, decimal = separators(language())
     return decimal + group

@@ -44,3 +44,37 @@ def test_the_deck_renderer_draws_every_point_with_a_tooltip_and_the_true_nearest
     ends = {(round(line["e"][0], 3), round(line["e"][1], 3)) for line in layers["nearest"]["data"]}
     got = {p["i"] for p in points if (round(p["x"], 3), round(p["y"], 3)) in ends}
     assert len(layers["nearest"]["data"]) == 10 and want <= got
+
+
+def test_points_coloured_by_the_under_trained_score_and_by_what_q4_0_keeps(app, load_model):
+    """The colour picker's table scores: every point's colour is its own token's score (ranked for the under-trained
+    score, the Jaccard@10 itself for a precision), on both renderers, and the hover says the score."""
+    from andrea_viz.anatomy.report import undertrained_of
+    from andrea_viz.precision import measure
+
+    from .conftest import values
+
+    micro = load_model("andrea-micro")
+    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at.selectbox(key="proj:colour").set_value("undertrained").run()
+    no_exception(at)
+    (fig,) = [f for f in figures(at) if "PCA" in f["layout"]["title"]["text"]]
+    (trace,) = [t for t in fig["data"] if t.get("mode") == "markers"]
+    ids = values(trace["customdata"]).astype(int)
+    scores = undertrained_of(micro).ranked.scores
+    colour = values(trace["marker"]["color"])
+    assert trace["marker"]["colorbar"]["title"]["text"] == "under-trained score"
+    worst, best = ids[np.argmax(scores[ids])], ids[np.argmin(scores[ids])]
+    assert colour[list(ids).index(worst)] < 0.01 and colour[list(ids).index(best)] == 1.0  # red = least trained
+    assert np.all(np.diff(colour[np.argsort(scores[ids], kind="stable")]) <= 1e-12)  # the colour follows the score
+    assert f"under-trained score: {scores[worst]:.3f}" in values(trace["hovertext"])[list(ids).index(worst)]
+    at.selectbox(key="proj:colour").set_value("kept:q4_0").run()
+    at.radio(key="proj:renderer").set_value("deck").run()
+    no_exception(at)
+    deck, _tooltip = _deck(at)
+    kept = measure(micro, "q4_0").jaccard
+    marked = {layer["id"]: layer for layer in deck["layers"]}["marked"]["data"]
+    assert len(marked) == micro.vocab_size  # every point has its own colour
+    for p in marked[:50]:
+        s = kept[p["i"]]
+        assert p["c"][:2] == [int(255 * (1 - s)), int(200 * s)], p
