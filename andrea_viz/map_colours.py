@@ -65,16 +65,15 @@ def token_scores(emb: Embeddings, name: str, ids: np.ndarray,
 
 
 def shade(emb: Embeddings, name: str, ids: np.ndarray,
-          progress: Callable[[float, Msg], None] | None = None) -> tuple[np.ndarray, np.ndarray, Msg]:
+          progress: Callable[[float, Msg], None] | None = None) -> tuple:
     """What a map draws for colouring ``name``: each point's colour value in [0, 1] (1 good: green), its score,
-    and the colour bar's title. Scores with no fixed range (the under-trained score) are placed by their rank in
+    the colour bar's title, and the words at the bar's two ends (for a ranked score; None otherwise). Scores with no fixed range (the under-trained score) are placed by their rank in
     the whole table, so the colours spread whatever the indicator's scale."""
     c = COLOURINGS[name]
     scores = np.asarray(c.score(emb, progress), np.float64)
     picked = scores[np.asarray(ids)]
     if name.startswith("kept:"):
-        value = picked
-    else:
-        rank = np.searchsorted(np.sort(scores), picked, side="left") / max(1, scores.size - 1)  # 0 lowest … 1 highest
-        value = rank if c.high_is_good else 1.0 - rank
-    return value, picked, Msg(c.scale)
+        return picked, picked, Msg(c.scale), None
+    rank = np.searchsorted(np.sort(scores), picked, side="left") / max(1, scores.size - 1)  # 0 lowest … 1 highest
+    ends = (Msg("highest in the table"), Msg("lowest in the table"))
+    return (rank, picked, Msg(c.scale), ends[::-1]) if c.high_is_good else (1.0 - rank, picked, Msg(c.scale), ends)

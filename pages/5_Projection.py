@@ -95,7 +95,7 @@ with ui.explain_errors():
     if colour not in ("groups", "trust"):
         shading = ui.remember(("proj:shade", emb.key, *params, colour), lambda progress: shade(
             emb, colour, result.sample.ids, progress=progress), label=_("Scoring the table:"), per_language=False)
-        shading = (shading[0], shading[1], tr(shading[2]))
+        shading = (shading[0], shading[1], tr(shading[2]), None if shading[3] is None else tuple(map(tr, shading[3])))
     label_regions = o1.checkbox(_("Label the regions"), ui.url.initial("labels", 0, ui.url.int_in(0, 1)) == 1,
                                 key="proj:labels", disabled=dims != 2,
                                 help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "

@@ -16,12 +16,12 @@ WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
                        colour_by_trust: bool = False, lines_from: int | None = None,
                        lines_to: np.ndarray | None = None, labels: list | None = None,
-                       shade: tuple[np.ndarray, np.ndarray, str] | None = None) -> go.Figure:
+                       shade: tuple | None = None) -> go.Figure:
     """One trace per group ('other' small and grey, WebGL past 1,000 points; labelled groups with their words;
     the query as a large star), or every point coloured by its trust. ``lines_from``/``lines_to``: positions
     in the sample of a chosen point and its true nearest neighbours, joined by lines. ``labels``: (x, y,
     cluster) from ``clusters.map_labels``, written on a 2-D map in the reader's language. ``shade``: (values in
-    [0, 1] with 1 good, each point's score, the colour bar's title) colours every point by a score of the
+    [0, 1] with 1 good, each point's score, the colour bar's title, the words at its two ends or None) colours every point by a score of the
     table instead (``map_colours``)."""
     dims = proj.coords.shape[1]
     groups = np.array(sample.groups)
@@ -49,7 +49,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
 
     if colour_by_trust or shade is not None:
         m = np.ones(len(groups), bool)
-        values, scores, scale = (trust, None, kept) if shade is None else shade
+        values, scores, scale, ends = (trust, None, kept, None) if shade is None else shade
         text = hover(m, "")
         if scores is not None:  # "<br>score: 0.123", the decimal mark of the reader's language
             marks = np.char.replace(np.char.mod("%.3f", scores), ".", plotly_separators()[0])
@@ -57,7 +57,8 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
         add("auto", m, mode="markers", name=scale if shade is not None else _("trust"), hovertext=text,
             customdata=sample.ids,
             marker={"size": 5, "color": np.nan_to_num(values, nan=-0.1), "cmin": 0, "cmax": 1, "colorscale": "RdYlGn",
-                    "colorbar": {"title": {"text": scale}}},
+                    "colorbar": {"title": {"text": scale}, **({} if ends is None else {
+                        "tickvals": [0, 1], "ticktext": [plot(ends[0]), plot(ends[1])]})}},
             hovertemplate="%{hovertext}<extra></extra>")
     else:
         colors = iter(PALETTE * 3)
@@ -93,7 +94,11 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
         fig.update_layout(scene={"xaxis_title": axis[0], "yaxis_title": axis[1], "zaxis_title": axis[2]})
     else:
         layout(fig, title, x=axis[0], y=axis[1], height=700)
-    fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
+    if colour_by_trust or shade is not None:  # the colour bar takes the right side: the legend goes under the map
+        fig.update_layout(legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                                  "itemsizing": "constant"}, margin={"b": 90})
+    else:
+        fig.update_layout(legend={"title": {"text": _("group")}, "itemsizing": "constant"})
     if labels and dims == 2:
         shown = [(x, y, c.label(language())) for x, y, c in labels]
         fig.update_layout(annotations=[
