@@ -233,12 +233,12 @@ SETTINGS = {
         "ANDREA_VIZ_TRAINING_NICE": "0", "STREAMLIT_RUNNER_POST_SCRIPT_GC": "true", "ANDREA_VIZ_POLL_SECONDS": "0.5"},
     "today's pool, GC after each run, poll 0.5 s": {
         "STREAMLIT_RUNNER_POST_SCRIPT_GC": "true", "ANDREA_VIZ_POLL_SECONDS": "0.5"},
-    "today (pool of 2, 1 thread at nice +10, no GC after runs, poll 2 s)": {},
+    "today (pool of 2, 1 thread at nice +19, trainings in their own processes, no GC after runs, poll 2 s)": {},
 }
 ONLY = {  # --only NAME: one row
     "before": "3 at once, torch's threads, nice 0, GC after each run, poll 0.5 s",
     "gc": "today's pool, GC after each run, poll 0.5 s",
-    "today": "today (pool of 2, 1 thread at nice +10, no GC after runs, poll 2 s)",
+    "today": "today (pool of 2, 1 thread at nice +19, trainings in their own processes, no GC after runs, poll 2 s)",
 }
 
 

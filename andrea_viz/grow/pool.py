@@ -2,7 +2,7 @@
 
 One pool per process (``shared()``), so a class on one server shares it: ``ANDREA_VIZ_MAX_TRAININGS`` (default 2)
 trainings run at once, each with ``ANDREA_VIZ_TRAINING_THREADS`` torch threads (default: the cores less one, shared
-by the pool, at least 1) at a lower CPU priority (niceness +``ANDREA_VIZ_TRAINING_NICE``, default 10), so that the pages of everyone else keep a core. A queued job knows
+by the pool, at least 1) at a lower CPU priority (niceness +``ANDREA_VIZ_TRAINING_NICE``, default 19: the lowest, so a page always wins the CPU), so that the pages of everyone else keep a core. A queued job knows
 how many trainings must end before it starts (``ahead``); cancelling it leaves the queue, cancelling a running one frees its slot when
 it stops (between two steps). Several servers behind a proxy each have their own pool and queue.
 """
@@ -36,7 +36,7 @@ class TrainingPool:
     def __init__(self, size: int | None = None, threads: int | None = None, nice: int | None = None):
         self.size = default_size() if size is None else max(1, size)
         self.threads = default_threads(self.size) if threads is None else max(1, threads)
-        self.nice = _env_int("ANDREA_VIZ_TRAINING_NICE", 10, 0) if nice is None else nice
+        self.nice = _env_int("ANDREA_VIZ_TRAINING_NICE", 19, 0) if nice is None else nice
         self._lock = threading.Lock()
         self._running: list[GrowJob] = []
         self._queue: deque[GrowJob] = deque()
