@@ -86,8 +86,8 @@ with ui.explain_errors():
     title = tr(result.title)
 
     o1, o2 = st.columns([1, 2])
-    colour = o1.selectbox(_("Colour"), ["groups", *COLOURINGS], key="proj:colour",
-                          format_func=lambda c: _("word groups") if c == "groups" else tr(colouring_label(c)),
+    colour_labels = {"groups": _("word groups"), **{c: tr(colouring_label(c)) for c in COLOURINGS}}  # in this language
+    colour = o1.selectbox(_("Colour"), list(colour_labels), key="proj:colour", format_func=colour_labels.get,
                           help=_("Word groups, the trust of each point, or a score of the table itself: the Anatomy "
                                  "page's under-trained score, or how many of a token's 10 nearest neighbours a "
                                  "precision keeps (the GGUF page's Jaccard@10, computed over the whole table once)."))
