@@ -19,9 +19,20 @@ FOUND_MARKUP = """() => {
   const bad = [];
   for (const el of main.querySelectorAll('iframe, object, embed, script:not([src]), img, a[href], [srcdoc]')) {
     const target = el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('data') || el.getAttribute('srcdoc') || '';
-    // the app's own frame (the Lesson's keys script) is a Streamlit element, never inside a markdown body
+    // the app's own frames (the Lesson's keys script, the Positions sum) are Streamlit elements, never inside a
+    // markdown body; their source holds the tokens as escaped JSON data, so what counts is the frame's own page
     const own = el.matches('iframe[data-testid=stIFrame]') && !el.closest('[data-testid=stMarkdownContainer]');
-    if ((el.matches('iframe, object, embed, [srcdoc]') && !own) || target.includes('EVIL') || target.startsWith('javascript:'))
+    if (own) {
+      const doc = el.contentDocument;
+      if (!doc) { bad.push('unreadable frame: ' + el.outerHTML.slice(0, 200)); continue; }
+      for (const inner of doc.querySelectorAll('iframe, object, embed, img, a[href], [srcdoc], [style*=color]'))
+        bad.push('in a frame: ' + inner.outerHTML.slice(0, 200));
+      for (const inner of doc.querySelectorAll('*'))
+        for (const at of inner.attributes)
+          if (at.value.includes('EVIL') || at.value.startsWith('javascript:')) bad.push('in a frame: ' + inner.outerHTML.slice(0, 200));
+      continue;
+    }
+    if (el.matches('iframe, object, embed, [srcdoc]') || target.includes('EVIL') || target.startsWith('javascript:'))
       bad.push(el.outerHTML.slice(0, 200));
   }
   for (const el of main.querySelectorAll('.js-plotly-plot a, .js-plotly-plot text b'))
