@@ -32,7 +32,7 @@ class Colouring:
 
 
 def _undertrained(emb: Embeddings, progress=None) -> np.ndarray:
-    return emb.memo(("map colour: under-trained",), lambda: undertrained_of(emb).ranked.scores)
+    return undertrained_of(emb).ranked.scores
 
 
 def _kept_at(name: str) -> Callable[..., np.ndarray]:

@@ -26,7 +26,12 @@ class Undertrained:
 
 def undertrained_of(emb: Embeddings, reference_text: str | None = None) -> Undertrained:
     """Scores, threshold and ranking from the table and the reference set (automatic, or ``reference_text``:
-    one id a line); the Grow run's truth read only afterwards, to measure them."""
+    one id a line); the Grow run's truth read only afterwards, to measure them. Computed once per model and reference
+    (the Anatomy page, the Lookup table's ticks and the map's colours all ask for it)."""
+    return emb.memo(("undertrained", reference_text), lambda: _rank_against(emb, reference_text))
+
+
+def _rank_against(emb: Embeddings, reference_text: str | None) -> Undertrained:
     ref = (reference.parse_ids(reference_text, emb.vocab_size, Msg("the reference ids typed here")) if reference_text
            else reference.automatic(emb.tokenizer, emb.vocab_size))
     r = undertrained.rank(emb, ref)
