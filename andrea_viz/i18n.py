@@ -142,6 +142,11 @@ def tex(value: float | int, spec: str = ",") -> str:
     return num(value, spec).replace(",", "{,}")
 
 
+def short_duration(seconds: float) -> str:
+    """A time under a second or so, in µs below a millisecond and in ms above, in the current language's format."""
+    return _("{n:.0f} µs", n=seconds * 1e6) if seconds < 1e-3 else _("{n:.2f} ms", n=seconds * 1e3)
+
+
 def translate(msgid: str, lang: str | None = None) -> str:
     lang = lang or language()
     return catalogue(lang).get(msgid, msgid)

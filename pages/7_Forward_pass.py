@@ -1,14 +1,13 @@
 """The forward pass so far: a sentence to ids to the (T, d) matrix x that enters block 1."""
 
-import numpy as np
 import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
                                      forward, kernels_ready, time_backends)
-from andrea_viz.i18n import _, num, tr
-from andrea_viz.plots.positions import matrix_heatmap
+from andrea_viz.i18n import _, num, short_duration, tr
+from andrea_viz.plots.positions import block_input_heatmaps
 from andrea_viz.positions import order_blindness
 from andrea_viz.safe_text import md
 
@@ -37,10 +36,6 @@ backend = c2.selectbox(_("Backend"), ["auto", *available], key="fwd:backend",
                        help=_("auto: the fastest available, in the order {order}", order=" → ".join(BACKENDS)))
 
 
-def duration(seconds: float) -> str:
-    return _("{n:.0f} µs", n=seconds * 1e6) if seconds < 1e-3 else _("{n:.2f} ms", n=seconds * 1e3)
-
-
 with ui.explain_errors():
     ids = emb.tokenizer.encode(text)
     if not ids:
@@ -49,15 +44,13 @@ with ui.explain_errors():
     result = forward(emb, ids, backend)
     parts = block_input_parts(emb, ids)
     labels = [f"{t}: {emb.token(i)}" for t, i in enumerate(ids)]
-    terms = max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0  # one scale for the sum
-    for row in range(0, len(parts), 3):
-        h = st.columns(3)
-        for k, part in enumerate(parts[row:row + 3]):
-            lim = float(np.percentile(np.abs(part.values), 99.5)) or 1.0 if part.step else terms
-            h[k].plotly_chart(matrix_heatmap(part.values, labels, tr(part.label), lim), key=f"fwd:part:{row + k}")
+    for k, fig in enumerate(block_input_heatmaps(parts, labels)):
+        if k % 3 == 0:
+            h = st.columns(3)
+        h[k % 3].plotly_chart(fig, key=f"fwd:part:{k}")
     m = st.columns(3)
     m[0].metric(_("Backend used"), result.backend)
-    m[1].metric(_("Time of this run"), duration(result.seconds))
+    m[1].metric(_("Time of this run"), short_duration(result.seconds))
     m[2].metric(_("Bandwidth"), "—" if result.gbps is None else _("{n:.2f} GB/s", n=result.gbps),
                 help=_("B·T·(3·d·4 + 8) bytes moved ÷ time; not shown below 4 MB moved, where the time is mostly call "
                        "overhead (the full context below is not)"))
@@ -83,6 +76,6 @@ if T_max and st.button(_("Run a full context: B = 8 sequences × T = {T:,} rando
                        help=_("Times every available backend on the same ids")):
     with st.spinner(_("Timing every available backend…")):
         rows = time_backends(emb, B=8)
-    st.dataframe(ui.localized([{_("backend"): r["backend"], _("best of 3"): duration(r["seconds"]),
+    st.dataframe(ui.localized([{_("backend"): r["backend"], _("best of 3"): short_duration(r["seconds"]),
                    "GB/s": None if r["gbps"] is None else round(r["gbps"], 1)} for r in rows]), hide_index=True)
     st.caption(_("For the median of many runs against torch eager and torch.compile: `python -m andrea_viz bench`."))

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..forward_pass import before_positions
-from ..i18n import _
+from ..i18n import _, tr
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
 
@@ -115,6 +115,13 @@ def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | No
     layout(fig, title, x=_("dimension"), height=max(260, 60 + 26 * len(labels)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
     return fig
+
+
+def block_input_heatmaps(parts, labels: list[str]) -> list[go.Figure]:
+    """One heatmap per part of block 1's input: the terms that are added share one colour scale (so the sum reads as
+    their sum); a step applied after the sum (a LayerNorm, a projection) gets its own."""
+    shared = max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0
+    return [matrix_heatmap(p.values, labels, tr(p.label), None if p.step else shared) for p in parts]
 
 
 # --- figures from hashable arguments (cached by the app per model and language) ---

@@ -12,6 +12,7 @@ import andrea_viz
 from andrea_viz.checkpoints import architectures
 from andrea_viz.errors import CheckpointError
 from andrea_viz.forward_pass import block_input_formula, block_input_parts, forward
+from andrea_viz.plots.positions import block_input_heatmaps
 from tests.checkpoint_files import makers
 
 # What each family is, written from the model classes' own code (not from the library): position kind, the learned
@@ -225,3 +226,17 @@ def test_cli_info_states_positions_block_1_input_and_sharing(families, capsys):
     assert main(["info", str(families["t5"][2])]) == 0
     text = capsys.readouterr().out
     assert "position table  none (relative)" in text and "shared          one token table, shared.weight" in text
+
+
+def test_block_input_heatmaps_share_one_scale_for_the_added_terms(load_model):
+    emb = load_model("minilm-l6")  # token + position + token type, then a LayerNorm
+    ids = emb.tokenizer.encode("the cat sat on a mat")
+    parts = block_input_parts(emb, ids)
+    figs = block_input_heatmaps(parts, [str(i) for i in ids])
+    added = [k for k, p in enumerate(parts) if not p.step]
+    assert len(added) == 3 and len(figs) == len(parts)
+    shared = max(float(np.percentile(np.abs(parts[k].values), 99.5)) for k in added)
+    for k, (part, fig) in enumerate(zip(parts, figs, strict=True)):
+        lim = shared if k in added else float(np.percentile(np.abs(part.values), 99.5))
+        assert fig.data[0].zmax == pytest.approx(lim) and fig.data[0].zmin == pytest.approx(-lim)
+    assert figs[-1].data[0].zmax != pytest.approx(shared)  # the LayerNorm's output has its own scale
