@@ -276,10 +276,12 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
                     return ("step " + text.split("step ")[-1].split(" of")[0]) if "step " in text else "preparing"
                 return "queued"
 
+        page = await other.new_page()  # the other learner's tab is open on Home before the three press Train, so
+        await page.goto(url)  # each look below is a page of the app's own, not a browser starting a tab
+        await _rendered(page, PAGES[0][1], None, 120_000)
         t0 = time.perf_counter()
         runs = asyncio.gather(*(train(p, t0) for p in pages))
         await asyncio.sleep(5)  # the three have pressed Train
-        page = await other.new_page()
         renders = []
         for _ in range(looks):  # the other learner opens Neighbours again and again while the three train
             t = time.perf_counter()

@@ -4,8 +4,8 @@ stops it between steps.
 The training itself runs in its own process (``spawn``, never ``fork`` of a threaded server), so its Python work
 — preparing the corpus, the segments, every step's bookkeeping — never holds the server's interpreter lock while
 other learners' pages render, and its torch threads and CPU priority are its own (``torch.set_num_threads`` is
-process-wide: in the server it would slow every page's computation too). The child sends each step's progress
-through a pipe; the watching thread keeps it for the page.
+process-wide: in the server it would slow every page's computation too). The child sends its steps' progress
+through a pipe, a batch at most every tenth of a second; the watching thread keeps it for the page.
 
 Each app session owns its jobs and their folders, so two sessions training at once write to two
 different folders and never share a file. On a server, jobs start through a ``TrainingPool`` (``pool.py``), which
@@ -83,9 +83,15 @@ class GrowJob:
         child = ctx.Process(target=_train_in_child, args=(str(self.folder), self.kwargs, send, stop, self._threads),
                             name="andrea-grow", daemon=True)
         # Linux: a thread's niceness is its own, and a process started from it inherits it, so the child runs at the
-        # lower priority from its first instruction (its start-up imports included), not once it has imported torch
-        _lower_this_thread(self._nice)
-        child.start()
+        # lower priority from its first instruction (its start-up imports included), not once it has imported torch.
+        # A short-lived thread lowers itself and starts the child; this watching thread keeps the server's priority,
+        # since it takes the interpreter lock for every message, and a lock held by a thread at niceness +19 that the
+        # kernel has set aside stalls every page of the server until it is scheduled again (priority inversion).
+        launcher = threading.Thread(target=_start_lowered, args=(child, self._nice), name="andrea-grow-launch")
+        launcher.start()
+        launcher.join()
+        if child.pid is None:
+            raise ChildCrash("the training process could not be started")
         send.close()  # the child holds the only sending end: its exit ends the pipe
         try:
             while True:
@@ -101,8 +107,9 @@ class GrowJob:
                 except EOFError:
                     child.join(5)
                     raise ChildCrash(f"the training process ended with exit code {child.exitcode}") from None
-                if kind == "tick":
-                    self._tick(*payload)
+                if kind == "ticks":
+                    for tick in payload:
+                        self._tick(*tick)
                 elif kind == "limits":
                     self.limits = payload
                 elif kind == "result":
@@ -183,6 +190,34 @@ def _lower_this_thread(nice: int) -> None:
             pass
 
 
+def _start_lowered(child, nice: int) -> None:
+    _lower_this_thread(nice)
+    child.start()
+
+
+TICK_EVERY = 0.1  # seconds: the child sends its steps' progress in batches at most this often (and the last at once)
+
+
+class _Ticks:
+    """The child's progress callback: steps gathered and sent together, so a fast run costs the watching server
+    a message every tenth of a second, not one per step."""
+
+    def __init__(self, send):
+        self.send, self.batch, self.last = send, [], time.monotonic()
+
+    def __call__(self, step: int, steps: int, loss: float) -> None:
+        self.batch.append((step, steps, loss))
+        now = time.monotonic()
+        if step >= steps or now - self.last >= TICK_EVERY:
+            self.flush()
+            self.last = now
+
+    def flush(self) -> None:
+        if self.batch:
+            self.send.send(("ticks", self.batch))
+            self.batch = []
+
+
 def _train_in_child(folder: str, kwargs: dict, send, stop, threads: int | None) -> None:
     """The child process (born at its watcher's lower priority): limit its torch threads, train, and send progress,
     then the result or the failure (a library error as its Msg, so the page says it in the learner's language;
@@ -193,7 +228,11 @@ def _train_in_child(folder: str, kwargs: dict, send, stop, threads: int | None) 
         torch.set_num_threads(threads)
     send.send(("limits", {"threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
     try:
-        result = train(folder, progress=lambda *tick: send.send(("tick", tick)), should_stop=stop.is_set, **kwargs)
+        ticks = _Ticks(send)
+        try:
+            result = train(folder, progress=ticks, should_stop=stop.is_set, **kwargs)
+        finally:
+            ticks.flush()  # a cancelled or failed run's last steps too
         send.send(("result", result))
     except QueryError as exc:
         send.send(("error", exc.msg))

@@ -98,6 +98,40 @@ def test_a_training_runs_in_its_own_process_with_the_pools_threads_and_a_lower_p
     assert job.result.snapshots[-1][1].is_file()
 
 
+def test_the_watching_thread_keeps_the_servers_priority_while_its_child_runs_lower(tmp_path):
+    """Only the child runs at the lower priority: the server's thread that relays its messages takes the interpreter
+    lock for each, and at niceness +19 it could be set aside by the kernel while holding it, stalling every page."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    job = TrainingPool(size=1, threads=1, nice=19).submit(GrowJob(tmp_path / "run", steps=5000, seed=1, snapshot_at=[0]))
+    try:
+        assert until(lambda: job.limits is not None and job.snapshot().step > 0, timeout=120)
+        assert job.limits["nice"] == 19
+        assert os.getpriority(os.PRIO_PROCESS, job.thread.native_id) == before
+    finally:
+        job.cancel()
+        assert job.wait(60)
+
+
+def test_the_child_sends_its_steps_in_batches_and_every_step_arrives(monkeypatch):
+    from andrea_viz.grow import job as job_module
+
+    sent = []
+
+    class Pipe:
+        def send(self, message):
+            sent.append(message)
+
+    clock = iter(i * 0.03 for i in range(1000))  # a step every 30 ms
+    monkeypatch.setattr(job_module.time, "monotonic", lambda: next(clock))
+    ticks = job_module._Ticks(Pipe())
+    for step in range(1, 101):
+        ticks(step, 100, 1.0 / step)
+    ticks.flush()
+    assert all(kind == "ticks" for kind, _ in sent) and 20 <= len(sent) <= 40  # about one per 0.1 s, not 100
+    assert [t for _, batch in sent for t in batch] == [(s, 100, 1.0 / s) for s in range(1, 101)]
+    assert sent[-1][1][-1][0] == 100  # the last step goes at once
+
+
 def test_a_failed_training_says_why_in_its_own_words(tmp_path):
     job = GrowJob(tmp_path / "run", preset="giant").start(threads=1)
     assert job.wait(120) and job.crash is None and job.result is None
