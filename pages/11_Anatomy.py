@@ -6,7 +6,7 @@ from andrea_viz import ui
 from andrea_viz.anatomy import hubs
 from andrea_viz.anatomy.dims import stats_of, views
 from andrea_viz.anatomy.reference import REASONS
-from andrea_viz.anatomy.report import hub_views, undertrained_of
+from andrea_viz.anatomy.report import INDICATOR_NAMES, hub_views, indicator_reason, undertrained_of
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import anatomy as plots
 
@@ -26,21 +26,8 @@ with ui.explain_errors():
     r, ref = u.ranked, u.reference
     note = tr(ref.note)
     (st.info if ref.found else st.warning)(note[:1].upper() + note[1:])
-    INDICATOR = {"norm": _("the input rows' length"), "cosine": _("cosine to the reference rows after removing the "
-                                                                  "first principal component")}
-    if r.indicator == "cosine":
-        why = _("This model's output is tied to the token table, which the softmax trains at every step, so lengths "
-                "say little; the direction the never-trained rows share does.")
-    elif emb.output_kind == "tied":
-        why = _("This model's output is tied, but without a reference set the cosine indicator cannot run, so the "
-                "lengths are used.")
-    elif emb.output_kind == "untied":
-        why = _("This model's output table is separate (untied): an input row that no batch held keeps its starting "
-                "length while trained rows move together.")
-    else:
-        why = _("This model has no output head: an input row that no batch held keeps its starting length while "
-                "trained rows move together.")
-    st.markdown(_("Indicator: **{indicator}**. {why}", indicator=INDICATOR[r.indicator], why=why))
+    st.markdown(_("Indicator: **{indicator}**. {why}", indicator=tr(INDICATOR_NAMES[r.indicator]),
+                  why=tr(indicator_reason(emb, r.indicator))))
     c = st.columns(4)
     c[0].metric(_("Reference rows"), num(len(ref.ids)))
     c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))

@@ -44,6 +44,25 @@ def _rank_against(emb: Embeddings, reference_text: str | None) -> Undertrained:
     return Undertrained(r, truth, a)
 
 
+INDICATOR_NAMES = {"norm": Msg("the input rows' length"),
+                   "cosine": Msg("cosine to the reference rows after removing the first principal component")}
+
+
+def indicator_reason(emb: Embeddings, indicator: str) -> Msg:
+    """Why this indicator suits this model: it follows from the output head (tied or not) and the reference set."""
+    if indicator == "cosine":
+        return Msg("This model's output is tied to the token table, which the softmax trains at every step, so lengths "
+                   "say little; the direction the never-trained rows share does.")
+    if emb.output_kind == "tied":
+        return Msg("This model's output is tied, but without a reference set the cosine indicator cannot run, so the "
+                   "lengths are used.")
+    if emb.output_kind == "untied":
+        return Msg("This model's output table is separate (untied): an input row that no batch held keeps its starting "
+                   "length while trained rows move together.")
+    return Msg("This model has no output head: an input row that no batch held keeps its starting length while "
+               "trained rows move together.")
+
+
 @dataclass(frozen=True)
 class HubViews:
     raw: hubs.Hubs

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from andrea_viz.anatomy import dims, hubs, reference, undertrained
+from andrea_viz.anatomy.report import indicator_reason
 from andrea_viz.anatomy.truth import grow_truth
 from andrea_viz.errors import QueryError
 from andrea_viz.tokenizer import ByteTokenizer, HFTokenizer, IdTokenizer, VocabTokenizer
@@ -238,3 +239,11 @@ def test_a_tied_model_without_a_reference_set_falls_back_to_the_norm():
     assert undertrained.indicator_for(tied, reference.ReferenceSet((3,))) == "cosine"
     r = undertrained.rank(tied, reference.ReferenceSet((3, 4)))
     assert r.indicator == "cosine" and r.threshold == pytest.approx(np.quantile(r.scores[[3, 4]], 0.1))
+
+
+def test_the_indicator_is_explained_by_the_models_own_head(load_model):
+    micro, minilm = load_model("andrea-micro"), load_model("minilm-l6")
+    assert micro.output_kind == "untied" and minilm.output_kind == "none"
+    assert "separate (untied)" in str(indicator_reason(micro, "norm"))
+    assert "no output head" in str(indicator_reason(minilm, "norm"))
+    assert "tied to the token table" in str(indicator_reason(micro, "cosine"))
