@@ -269,6 +269,9 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
     return out
 
 
+GRAM_MAX_ROWS = 8_192  # up to this many rows, nearest() forms the whole (N, N) Gram matrix at once (BLAS syrk)
+
+
 def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
             block: int = 512) -> np.ndarray:
     """(len(rows), k) int64: for each of ``rows`` (default: every row) the k nearest *other* rows of X, exact,
@@ -285,9 +288,10 @@ def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str =
     X = unit_rows(X).astype(np.float32, copy=False) if metric == "cosine" else np.asarray(X, dtype=np.float32)
     sq = None if metric == "cosine" else np.einsum("ij,ij->i", X, X)
     out = np.empty((ids.size, max(0, min(k, X.shape[0] - 1))), dtype=np.int64)
+    gram = X @ X.T if rows is None and X.shape[0] <= GRAM_MAX_ROWS else None  # one symmetric product: half the work
     for s in range(0, ids.size, block):
         chunk = ids[s : s + block]
-        sim = X[chunk] @ X.T  # (chunk, N)
+        sim = gram[s : s + block].copy() if gram is not None else X[chunk] @ X.T  # (chunk, N)
         if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
             sim = 2 * sim - sq[chunk, None] - sq[None, :]
         sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour
