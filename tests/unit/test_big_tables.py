@@ -194,3 +194,28 @@ def test_the_written_recipe_of_a_rope_decoder_is_transformers_own(tmp_path, fami
     emb = andrea_viz.load(tmp_path)
     assert emb.card["total_params"] == sum(p.numel() for p in model.parameters()) == built.total_params
 
+
+def test_bench_load_writes_a_llama_folder_and_a_gemma_table_that_open_as_the_real_ones(tmp_path):
+    """bench-load's writers at a tiny size: three shards with save_pretrained's index, the bf16 tables where the
+    real models keep them, untied; a Gemma-shaped bare table found by its name."""
+    from safetensors import safe_open
+
+    from andrea_viz.bench import load as bench
+
+    folder = bench.write_llama_folder(tmp_path / "llama", V=300, d=32)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    assert sorted(set(index["weight_map"].values())) == [f"model-0000{i}-of-00003.safetensors" for i in (1, 2, 3)]
+    sizes = 0
+    for shard in set(index["weight_map"].values()):
+        with safe_open(str(folder / shard), framework="pt") as f:
+            sizes += sum(f.get_tensor(k).numel() * 2 for k in f.keys())
+    assert index["metadata"]["total_size"] == sizes
+    emb = andrea_viz.load(folder)
+    assert emb.token_table.shape == (300, 32) and emb.token_table.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert emb.output_kind == "untied" and emb.position_kind == "rope" and _mapped(emb.output_table)
+    with safe_open(str(folder / index["weight_map"]["lm_head.weight"]), framework="pt") as f:
+        np.testing.assert_array_equal(np.asarray(emb.output_table, np.float32), f.get_tensor("lm_head.weight").float())
+    assert emb.tokenizer.lookup(bench.WORD) == [2] and geometry.neighbours(emb, bench.WORD, k=3)[1]
+    table = bench.write_gemma_table(tmp_path / "gemma", V=400, d=24)
+    g = andrea_viz.load(table)
+    assert g.token_table.shape == (400, 24) and g.output_kind == "none" and g.tokenizer.lookup(bench.WARM_WORD) == [3]
