@@ -524,7 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", choices=["before", "gc", "today"], help="with --trainings: one row of settings only")
     p.set_defaults(func=_cmd_bench_class)
 
-    p = sub.add_parser("bench-load", help="time and memory to read a 1.2 GB ANDREA .bin and a 500 MB safetensors")
+    p = sub.add_parser("bench-load", help="time and peak memory of info, neighbors, a PCA and a warm query on a "
+                       "Llama-3-8B-shaped folder and a Gemma-3-shaped table, beside a plain safetensors read")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--folder", help="where to write the test files (default: the system temp folder)")
     p.set_defaults(func=_cmd_bench_load)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .errors import QueryError
 from .i18n import Msg, N_
-from .model import BlockInput, Embeddings
+from .model import BlockInput, Embeddings, f32, is_narrow, torch_view
 
 @dataclass(frozen=True)
 class BackendStatus:
@@ -83,13 +83,7 @@ def kernels_ready() -> bool:
 
 
 def _torch_view(a: np.ndarray):
-    import warnings
-
-    import torch
-
-    with warnings.catch_warnings():  # the tables are read-only numpy arrays; nothing here writes to them
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.from_numpy(a)
+    return torch_view(a)
 
 
 def _device_tables(emb: Embeddings, positions: bool, T: int):
@@ -252,8 +246,22 @@ def embedding_sum(emb: Embeddings, ids, backend: str = "auto", positions: bool =
         raise QueryError("out must be a contiguous float32 array of shape {want}; got {shape} {dtype}",
                          want=str((B, T, emb.d_model)), shape=str(out.shape), dtype=str(out.dtype))
     name = choose_backend(backend)
+    emb, a = widened_rows(emb, a, T)
     x, seconds = BACKENDS[name].run(emb, a, positions, out)
     return ForwardResult(x[0] if squeeze else x, name, seconds, bytes_moved(B, T, emb.d_model))
+
+
+def widened_rows(emb: Embeddings, ids: np.ndarray, T: int) -> tuple[Embeddings, np.ndarray]:
+    """For a bfloat16 / float16 model: a float32 model of just the rows these ids use (and the first T positions),
+    with the ids renumbered into it, so every backend sums float32 rows exactly and the whole table is never widened.
+    A float32 model comes back as it is."""
+    pos = emb.position_table
+    if not is_narrow(emb.token_table) and (pos is None or not is_narrow(pos)):
+        return emb, ids
+    used, local = np.unique(ids, return_inverse=True)
+    small = replace(emb, token_table=f32(emb.token_table[used]), output_table=None, tied=False,
+                    position_table=None if pos is None else f32(pos[:T]), key=f"{emb.key}|rows")
+    return small, local.reshape(ids.shape).astype(ids.dtype)
 
 
 def _linear(x: np.ndarray, layer: tuple[np.ndarray, np.ndarray | None]) -> np.ndarray:
@@ -315,7 +323,7 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
         r = embedding_sum(emb, ids, backend, False)
         x = before_positions(bi, r.x)
         if add:
-            x = (x + emb.position_table[: x.shape[-2]]).astype(np.float32)
+            x = (x + f32(emb.position_table[: x.shape[-2]])).astype(np.float32)
         x = after_positions(bi, x)
     if out is not None and out.shape == x.shape:
         out[...] = x

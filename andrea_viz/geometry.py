@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import QueryError
 from .i18n import Msg
-from .model import Embeddings
+from .model import Embeddings, f32, is_narrow, row_blocks, torch_view
 from .tokenizer import ID_PATTERN
 
 MAX_QUERY_CHARS = 200  # a word or #id: longer text is refused before it is tokenized
@@ -85,7 +85,56 @@ def unit_space(emb: Embeddings, space: str = "input", centered: bool = False) ->
 
 
 def sq_norms(emb: Embeddings, space: str = "input") -> np.ndarray:
-    return emb.memo(("sqnorm", space), lambda: np.einsum("ij,ij->i", table_of(emb, space), table_of(emb, space)))
+    return emb.memo(("sqnorm", space), lambda: np.concatenate([np.einsum("ij,ij->i", b, b)
+                                                               for b in row_blocks(table_of(emb, space))]))
+
+
+def matvec(table: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(V,) float32 ``table @ v``; a bfloat16 / float16 table is widened one block of rows at a time."""
+    if not is_narrow(table):
+        return table @ v
+    return np.concatenate([b @ v for b in row_blocks(table)])
+
+
+# A bfloat16 / float16 table too large for a unit copy: its cosines are first estimated by torch in the table's own
+# dtype (one pass over its bytes, no float32 copy), then every row that could be among the k best is scored exactly.
+# The estimate's error is bounded: the query rounded to 16 bits moves a cosine by at most 2^-9 (Cauchy-Schwarz, each
+# component off by at most 2^-9 of itself), and the 16-bit dot product and norm are each off by at most 2^-8 of
+# themselves (rounding; float32 accumulation adds far less). NARROW_MARGIN doubles that.
+NARROW_MARGIN_ABS, NARROW_MARGIN_REL = 2.0 ** -8, 2.0 ** -6
+
+
+def narrow_cosine_top_k(emb: Embeddings, v: np.ndarray, k: int, exclude: tuple[int, ...] = ()) -> tuple[np.ndarray,
+                                                                                                          np.ndarray]:
+    """(ids, cosines) of the k rows of a 16-bit token table closest to v, best first: the same ids and scores as the
+    exact float32 search (``scores`` then ``top_k``), from a 16-bit estimate and an exact rescoring of its candidates."""
+    import warnings
+
+    import torch
+
+    table = emb.token_table
+    with warnings.catch_warnings():  # the table is read-only; nothing here writes to it
+        warnings.simplefilter("ignore", UserWarning)
+        t = emb.memo(("torch view",), lambda: torch_view(table))
+        approx_norms = emb.memo(("approx norms",), lambda: torch.linalg.vector_norm(t, dim=1).float().numpy())
+        n = float(np.linalg.norm(v))
+        u = (v / n if n > 0 else v).astype(np.float32)
+        est = (t @ torch.from_numpy(u).to(t.dtype)).float().numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = est / np.where(approx_norms == 0, 1.0, approx_norms)
+    order = top_k(est, k, exclude=exclude)
+    if order.size == 0:
+        return order, np.zeros(0, np.float32)
+    margin = NARROW_MARGIN_ABS + NARROW_MARGIN_REL * float(np.nanmax(np.abs(est[order])))
+    floor = float(est[order[-1]]) - 2 * margin
+    with np.errstate(invalid="ignore"):
+        cand = np.flatnonzero(est >= floor)
+    rows = f32(table[cand])
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        exact = (rows @ u) / np.where(norms == 0, 1.0, norms)
+    local = top_k(exact, k, exclude=tuple(int(j) for j in np.flatnonzero(np.isin(cand, exclude))))
+    return cand[local], exact[local]
 
 
 # --- queries ----------------------------------------------------------------------------------
@@ -143,7 +192,7 @@ def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
 def resolve(emb: Embeddings, query: str | int, space: str = "input") -> Query:
     """Turn a word, ``#id`` or int into ids and a vector (the mean of the rows of its pieces)."""
     text, ids = resolve_ids(emb, query)
-    vec = table_of(emb, space)[ids].mean(axis=0, dtype=np.float64).astype(np.float32)
+    vec = f32(table_of(emb, space)[ids]).mean(axis=0, dtype=np.float64).astype(np.float32)
     return Query(text=text, ids=tuple(ids), pieces=tuple(emb.token(i) for i in ids), vector=vec)
 
 
@@ -168,15 +217,15 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
         if space == "input" and not centered and not emb.keeps_unit_copy:  # a large table: no second copy of it
             norms = emb.row_norms
             with np.errstate(invalid="ignore", divide="ignore"):
-                return (emb.token_table @ v) / np.where(norms == 0, 1.0, norms).astype(np.float32)
+                return matvec(emb.token_table, v) / np.where(norms == 0, 1.0, norms).astype(np.float32)
         return unit_space(emb, space, centered) @ v
     if centered:
         raise QueryError("mean-centring applies to cosine similarity only; choose metric cosine")
     table = table_of(emb, space)
     if metric == "dot":
-        return table @ vector
+        return matvec(table, vector)
     if metric == "euclidean":
-        sq = sq_norms(emb, space) - 2.0 * (table @ vector) + np.float32(vector @ vector)
+        sq = sq_norms(emb, space) - 2.0 * matvec(table, vector) + np.float32(vector @ vector)
         return np.sqrt(np.maximum(sq, 0.0))
     raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed=", ".join(METRICS), metric=metric)
 
@@ -220,6 +269,9 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
     return out
 
 
+GRAM_MAX_ROWS = 8_192  # up to this many rows, nearest() forms the whole (N, N) Gram matrix at once (BLAS syrk)
+
+
 def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
             block: int = 512) -> np.ndarray:
     """(len(rows), k) int64: for each of ``rows`` (default: every row) the k nearest *other* rows of X, exact,
@@ -236,9 +288,10 @@ def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str =
     X = unit_rows(X).astype(np.float32, copy=False) if metric == "cosine" else np.asarray(X, dtype=np.float32)
     sq = None if metric == "cosine" else np.einsum("ij,ij->i", X, X)
     out = np.empty((ids.size, max(0, min(k, X.shape[0] - 1))), dtype=np.int64)
+    gram = X @ X.T if rows is None and X.shape[0] <= GRAM_MAX_ROWS else None  # one symmetric product: half the work
     for s in range(0, ids.size, block):
         chunk = ids[s : s + block]
-        sim = X[chunk] @ X.T  # (chunk, N)
+        sim = gram[s : s + block].copy() if gram is not None else X[chunk] @ X.T  # (chunk, N)
         if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
             sim = 2 * sim - sq[chunk, None] - sq[None, :]
         sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour
@@ -257,6 +310,10 @@ def neighbours(emb: Embeddings, query: str | int, k: int = 10, metric: str = "co
     """The k rows closest to a word or id, exact over the whole table, the query's own ids excluded."""
     k = _check_k(k)
     q = resolve(emb, query, space)
+    if metric == "cosine" and space == "input" and not centered and is_narrow(emb.token_table) \
+            and not emb.keeps_unit_copy:
+        idx, best = narrow_cosine_top_k(emb, q.vector, k, q.ids)
+        return q, [Neighbour(int(i), emb.token(i), float(c)) for i, c in zip(idx, best, strict=True)]
     s = scores(emb, q.vector, metric, space, centered)
     idx = top_k(s, k, largest=metric != "euclidean", exclude=q.ids)
     return q, [Neighbour(int(i), emb.token(i), float(s[i])) for i in idx]

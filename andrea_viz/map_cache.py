@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import Embeddings, row_blocks
+from .model import Embeddings, block_rows
 
 FORMAT = 1  # bump when what a file holds changes: older files then no longer match any key
 CACHE_MB = 1_024
@@ -62,8 +62,9 @@ def fingerprint(emb: Embeddings) -> str:
     h = hashlib.blake2b(digest_size=20)
     table = emb.token_table
     h.update(json.dumps([list(table.shape), str(table.dtype)]).encode())
-    for block in row_blocks(table):
-        h.update(np.ascontiguousarray(block).tobytes())
+    n = block_rows(table.shape[1])
+    for i in range(0, table.shape[0], n):  # the bytes as stored (a 16-bit table is hashed without widening it)
+        h.update(np.ascontiguousarray(table[i:i + n]).view(np.uint8).tobytes())
     for i in range(emb.vocab_size):
         h.update(emb.token(i).encode("utf-8", "surrogatepass") + b"\0")
     fp = h.hexdigest()

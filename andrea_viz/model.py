@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 
+import ml_dtypes
 import numpy as np
 
 from .errors import CheckpointError
@@ -16,15 +17,61 @@ DERIVED_COPY_MAX = 2**28  # bytes: a derived (V, d) copy (the unit rows) is kept
 BLOCK_BYTES = 16 * 2**20  # a whole-table pass works on blocks of rows this large as float64, never on a full copy
 
 
+KEPT_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))  # tables kept as stored
+
+
+def is_narrow(a: np.ndarray) -> bool:
+    """A table kept in 16 bits (bfloat16 or float16), which every computation widens to float32 block by block."""
+    return a.dtype != np.float32 and a.dtype in KEPT_DTYPES
+
+
+def f32(a: np.ndarray) -> np.ndarray:
+    """``a`` as float32: itself when it is already, else a float32 copy (exact for bfloat16 and float16)."""
+    return a if a.dtype == np.float32 else np.asarray(a, np.float32)
+
+
+def torch_view(table: np.ndarray):
+    """A torch tensor over the same bytes (no copy): bfloat16 through a uint16 view (torch cannot take ml_dtypes'
+    type from numpy), others directly."""
+    import warnings
+
+    import torch
+
+    a = np.ascontiguousarray(table)
+    with warnings.catch_warnings():  # torch warns on read-only arrays; nothing that takes this view writes to it
+        warnings.simplefilter("ignore", UserWarning)
+        if a.dtype == np.dtype(ml_dtypes.bfloat16):
+            return torch.from_numpy(a.view(np.uint16)).view(torch.bfloat16)
+        return torch.from_numpy(a)
+
+
 def block_rows(d: int) -> int:
     """Rows of d numbers per block of a whole-table pass."""
     return max(1, BLOCK_BYTES // (8 * d))
 
 
-def row_blocks(table: np.ndarray) -> list[np.ndarray]:
-    """The table as views of consecutive blocks of rows (no copy)."""
-    n = block_rows(table.shape[1])
-    return [table[i:i + n] for i in range(0, table.shape[0], n)]
+class RowBlocks:
+    """The table's consecutive blocks of rows: views of a float32 table (no copy), float32 copies of one block at a
+    time of a bfloat16 / float16 one (never the whole table widened at once)."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table, self.n = table, block_rows(table.shape[1])
+        self.starts = range(0, table.shape[0], self.n)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, j: int) -> np.ndarray:
+        i = self.starts[j]
+        return f32(self.table[i:i + self.n])
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self)))
+
+
+def row_blocks(table: np.ndarray) -> RowBlocks:
+    """The table as consecutive blocks of float32 rows (views of a float32 table, no copy)."""
+    return RowBlocks(table)
 
 
 def blocked_rows(table: np.ndarray, fn) -> np.ndarray:
@@ -128,7 +175,7 @@ def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.n
     if a.shape[0] == 0 or a.shape[1] == 0:
         raise CheckpointError("the {table} is empty (shape {shape}); expected at least one row and column", table=Msg(name),
                               shape=str(a.shape))
-    if a.dtype != np.float32:
+    if a.dtype not in KEPT_DTYPES:  # bfloat16 and float16 stay as stored (memory-mapped); anything else is widened
         a = a.astype(np.float32)
     if a.flags.writeable:
         a = a.view()
@@ -140,8 +187,9 @@ def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.n
 class Embeddings:
     """A model's first layer, immutable.
 
-    token_table:    (V, d) float32, read-only
-    position_table: (T, d) float32 or None
+    token_table:    (V, d) float32, read-only; bfloat16 or float16 when the file stores it so (memory-mapped:
+                    ``np.asarray(emb.token_table, np.float32)`` gives the float32 table)
+    position_table: (T, d) float32 (or as stored, like the token table) or None
     position_kind:  "learned" | "sinusoidal" | "rope" | "alibi" | "relative" | "none"
     output_table:   (V, d) float32 or None (None when tied or when the model has no output head)
     tied:           True when the output projection reuses the token table
@@ -223,7 +271,7 @@ class Embeddings:
     def keeps_unit_copy(self) -> bool:
         """Whether a unit-length copy of the token table is kept (small tables); large ones are scaled as they
         are read, so a model never holds twice its table."""
-        return self.token_table.nbytes <= DERIVED_COPY_MAX
+        return self.token_table.size * 4 <= DERIVED_COPY_MAX  # the copy is float32 whatever the table's dtype
 
     def token(self, token_id: int) -> str:
         return self.tokenizer.token(int(token_id))

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import QueryError
 from ..i18n import Msg
-from ..model import Embeddings
+from ..model import Embeddings, torch_view
 from .reference import ReferenceSet
 
 INDICATORS = ("norm", "cosine")
@@ -38,15 +38,11 @@ def indicator_for(emb: Embeddings, reference: ReferenceSet) -> str:
 
 def as_tensor(table):
     """A torch view of a numpy table (read-only tables are only read here), or the tensor itself."""
-    import warnings
-
     import torch
 
     if isinstance(table, torch.Tensor):
         return table
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # torch warns on read-only arrays; nothing here writes
-        return torch.from_numpy(np.ascontiguousarray(table))
+    return torch_view(table)  # bfloat16 tables too
 
 
 def _as_torch(table):

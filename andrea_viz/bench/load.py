@@ -1,14 +1,27 @@
-"""``python -m andrea_viz bench-load``: how long a large checkpoint takes to give its tables, and how much
-memory that costs. Each load runs in a fresh process that resets its peak resident memory (VmHWM) just
-before the load and reports how far the peak rose above the resident size it started from; medians.
+"""``python -m andrea_viz bench-load``: what opening a large checkpoint costs, command by command, beside a plain
+``safetensors`` read of the same table.
 
-Files: an ANDREA-120M-shaped .bin with Adam state (8 + 12 · 98,698,752 bytes ≈ 1.18 GB) and a ~500 MB
-safetensors file (the embedding tables first, then filler tensors), written once to a temporary folder.
+Two checkpoints are written (seeded) to a temporary folder, deleted after:
+
+- a Llama-3-8B-shaped Hugging Face folder: config.json (LlamaForCausalLM, vocab 128,256, hidden 4,096, untied),
+  three safetensors shards and ``model.safetensors.index.json`` as ``save_pretrained`` writes them, holding the
+  128,256 × 4,096 bfloat16 ``model.embed_tokens.weight`` (shard 1) and ``lm_head.weight`` (shard 3) and a few small
+  layer tensors (the other layers are left out: no command reads them);
+- a Gemma-3-shaped table: one safetensors file with a 262,144 × 2,560 bfloat16 ``model.embed_tokens.weight`` (no
+  config.json: the name rules find it).
+
+Each has a word-level tokenizer.json of its vocabulary's size (the tokenizers package; real Llama-3 and Gemma-3 use
+BPE and SentencePiece vocabularies of the same sizes). Every command runs in a fresh process; its wall time is
+taken around the process by a small launcher, its peak resident memory (mapped file pages it touched included) from
+the launcher's ``getrusage(RUSAGE_CHILDREN)``. Medians of ``repeats`` runs, after one untimed run that leaves the
+bytecode cache written. The files are in the page cache (just written); the map cache starts empty for every
+projection, so the PCA is computed, never read back.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,92 +29,182 @@ import time
 from pathlib import Path
 from statistics import median
 
-import numpy as np
+LLAMA_V, LLAMA_D = 128_256, 4_096
+GEMMA_V, GEMMA_D = 262_144, 2_560
+WORD, WARM_WORD = "cat", "dog"  # looked up by `neighbors` and by the warm query (both in the tokenizer)
+ROOT = Path(__file__).resolve().parents[2]
+GOALS = {"info": (1.5, 600), "neighbors": (4.0, 2_000), "project --method pca --n 5000": (6.0, None),
+         "warm neighbour query": (0.150, None)}
 
-from ..family import CONTEXT, FAMILY, count_shape
-
-GPT2_VOCAB, GPT2_WIDTH = 50_257, 768  # a GPT-2-sized table leads the safetensors file
-
-CHILD = r"""
+WARM = r"""
 import json, sys, time
-import numpy as np
 import andrea_viz
-def status(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])  # kB
-open("/proc/self/clear_refs", "w").write("5")  # reset the peak (VmHWM) to the current resident size
-base = status("VmRSS")
-t = time.perf_counter()
+from andrea_viz.geometry import neighbours
 emb = andrea_viz.load(sys.argv[1])
-touched = float(np.asarray(emb.token_table).sum()) + float(np.asarray(emb.position_table).sum())
-if emb.output_table is not None:
-    touched += float(np.asarray(emb.output_table).sum())
-seconds = time.perf_counter() - t
-peak = status("VmHWM")
-print(json.dumps({"seconds": seconds, "growth_mb": (peak - base) / 1024, "shape": list(emb.token_table.shape)}))
+neighbours(emb, sys.argv[2])  # the first query of a session: the table's pages and norms come in
+t = time.perf_counter()
+q, found = neighbours(emb, sys.argv[3])  # the app's next query, as its page asks it
+print(json.dumps({"seconds": time.perf_counter() - t, "first": found[0].token}))
+"""
+
+PLAIN = r"""
+import sys, time
+from safetensors import safe_open
+with safe_open(sys.argv[1], framework="pt") as f:
+    t = f.get_tensor(sys.argv[2])
+    print(float(t.sum()))  # every byte touched: the whole table read and held, as a program that uses it does
 """
 
 
-def write_andrea(path: Path) -> int:
-    s = FAMILY["ANDREA-120M"]
-    n = count_shape(s).total  # 98,698,752
-    rng = np.random.default_rng(0)
-    with open(path, "wb") as f:
-        f.write(np.array([1000, n], "<i4").tobytes())
-        chunk = 8_000_000
-        zeros = np.zeros(chunk, np.float32).tobytes()
-        for part in range(3):  # weights (random), then Adam m and v (zeros: only their size matters here)
-            left = n
-            while left:
-                k = min(chunk, left)
-                f.write((rng.standard_normal(k, dtype=np.float32) * np.float32(0.036)).tobytes() if part == 0
-                        else zeros[: 4 * k])
-                left -= k
-    return path.stat().st_size
+def _seeded_bf16(rows: int, d: int, seed: int, block: int = 16_384):
+    """(rows, d) torch bfloat16, N(0, 0.02²), made a block of rows at a time (no float32 copy of the whole)."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    out = torch.empty(rows, d, dtype=torch.bfloat16)
+    for i in range(0, rows, block):
+        out[i:i + block] = (torch.randn(min(block, rows - i), d, generator=g) * 0.02).bfloat16()
+    return out
 
 
-def write_safetensors(path: Path, target_mb: int = 500) -> int:
-    from safetensors.numpy import save_file
+def write_tokenizer(folder: Path, size: int) -> Path:
+    """A tokenizer.json of ``size`` whole words (WordLevel), the lesson's words first."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
 
-    rng = np.random.default_rng(0)
-    tensors = {"transformer.wte.weight": rng.standard_normal((GPT2_VOCAB, GPT2_WIDTH), dtype=np.float32),
-               "transformer.wpe.weight": rng.standard_normal((CONTEXT, GPT2_WIDTH), dtype=np.float32)}
-    filler = target_mb * 2**20 - sum(t.nbytes for t in tensors.values())
-    i = 0
-    while filler >= 4 * GPT2_WIDTH:
-        rows = min(filler // (4 * GPT2_WIDTH), 16_384)
-        tensors[f"transformer.h.{i}.mlp.c_fc.weight"] = np.zeros((rows, GPT2_WIDTH), np.float32)
-        filler -= rows * 4 * GPT2_WIDTH
-        i += 1
-    save_file(tensors, str(path))
-    return path.stat().st_size
+    first = ["<unk>", "the", WORD, WARM_WORD, "king", "queen", "man", "woman"]
+    words = first + [f"w{i}" for i in range(size - len(first))]
+    tok = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tok.pre_tokenizer = Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    return folder / "tokenizer.json"
 
 
-def measure_load(path: Path, repeats: int) -> dict:
-    runs = []
-    for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parents[1])
-        if out.returncode:
-            raise RuntimeError(out.stderr.strip().splitlines()[-1])
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"seconds": median(r["seconds"] for r in runs), "growth_mb": median(r["growth_mb"] for r in runs),
-            "shape": runs[0]["shape"]}
+def write_llama_folder(folder: Path, V: int = LLAMA_V, d: int = LLAMA_D, seed: int = 0) -> Path:
+    """A Llama-3-8B-shaped folder as save_pretrained leaves it (three shards and their index); returns it."""
+    import torch
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": d,
+              "intermediate_size": 14_336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "max_position_embeddings": 8_192, "rms_norm_eps": 1e-5, "rope_theta": 500_000.0,
+              "tie_word_embeddings": False, "bos_token_id": 128_000, "eos_token_id": 128_001, "hidden_act": "silu",
+              "torch_dtype": "bfloat16", "transformers_version": "4.40.0.dev0"}
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    kv = d // 4  # 8 of 32 heads for keys and values
+    shards = {
+        1: {"model.embed_tokens.weight": _seeded_bf16(V, d, seed),
+            "model.layers.0.input_layernorm.weight": torch.ones(d, dtype=torch.bfloat16),
+            "model.layers.0.self_attn.k_proj.weight": _seeded_bf16(kv, d, seed + 1)},
+        2: {"model.layers.15.input_layernorm.weight": torch.ones(d, dtype=torch.bfloat16),
+            "model.layers.15.self_attn.v_proj.weight": _seeded_bf16(kv, d, seed + 2)},
+        3: {"lm_head.weight": _seeded_bf16(V, d, seed + 3), "model.norm.weight": torch.ones(d, dtype=torch.bfloat16)},
+    }
+    weight_map, total = {}, 0
+    for i, tensors in shards.items():
+        name = f"model-{i:05d}-of-{len(shards):05d}.safetensors"
+        save_file(tensors, str(folder / name), metadata={"format": "pt"})
+        for k, t in tensors.items():
+            weight_map[k] = name
+            total += t.numel() * t.element_size()
+    index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    write_tokenizer(folder, V)
+    return folder
+
+
+def write_gemma_table(folder: Path, V: int = GEMMA_V, d: int = GEMMA_D, seed: int = 4) -> Path:
+    """A Gemma-3-shaped table: one safetensors file (no config.json) and a tokenizer.json beside it."""
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({"model.embed_tokens.weight": _seeded_bf16(V, d, seed)}, str(folder / "model.safetensors"),
+              metadata={"format": "pt"})
+    write_tokenizer(folder, V)
+    return folder / "model.safetensors"
+
+
+LAUNCH = r"""
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # kB: the one child's maximum resident set
+print(json.dumps({"wall": wall, "peak_kb": peak, "rc": r.returncode, "out": r.stdout, "err": r.stderr[-2000:]}))
+"""
+
+
+def run_child(argv: list[str], env: dict | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak resident MB, stdout) of one fresh process. It is started by a small launcher (a fresh
+    Python of ~15 MB): a child forked from this process would start with this process's resident size as its peak,
+    since the kernel keeps the peak across exec."""
+    child_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode cached, as usual
+    r = subprocess.run([sys.executable, "-c", LAUNCH, *argv], capture_output=True, text=True, cwd=ROOT,
+                       env={**child_env, **(env or {})})
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    if got["rc"]:
+        raise RuntimeError(f"{' '.join(argv[2:4])}: " + (got["err"].strip().splitlines() or ["failed"])[-1])
+    return got["wall"], got["peak_kb"] / 1024, got["out"]
+
+
+def commands(source: str, out_tsv: str) -> dict[str, list[str]]:
+    py = [sys.executable, "-m", "andrea_viz"]
+    return {"info": py + ["info", source],
+            "neighbors": py + ["neighbors", source, WORD],
+            "project --method pca --n 5000": py + ["project", source, "--method", "pca", "--n", "5000", "--out", out_tsv],
+            "warm neighbour query": [sys.executable, "-c", WARM, source, WORD, WARM_WORD]}
+
+
+def measure_checkpoint(source: Path, table_file: Path, table_name: str, repeats: int, scratch: Path) -> list[dict]:
+    """One row per command: medians of wall time and peak memory, and the plain read's, for this checkpoint."""
+    run_child(commands(str(source), str(scratch / "map.tsv"))["warm neighbour query"])  # not timed: .pyc files written
+    plain = [run_child([sys.executable, "-c", PLAIN, str(table_file), table_name]) for _ in range(repeats)]
+    plain_s, plain_mb = median(p[0] for p in plain), median(p[1] for p in plain)
+    rows = []
+    for label, argv in commands(str(source), str(scratch / "map.tsv")).items():
+        runs = []
+        for r in range(repeats):  # a fresh map cache each run: the projection is computed, never read back
+            env = {"ANDREA_VIZ_CACHE_DIR": str(scratch / f"cache-{label[:4]}-{r}")}
+            wall, mb, out = run_child(argv, env)
+            if label == "warm neighbour query":
+                wall = json.loads(out.strip().splitlines()[-1])["seconds"]
+            runs.append((wall, mb))
+        rows.append({"command": label, "seconds": median(w for w, _ in runs), "peak_mb": median(m for _, m in runs),
+                     "plain_s": plain_s, "plain_mb": plain_mb, "goal": GOALS[label]})
+    return rows
+
+
+def format_rows(name: str, rows: list[dict]) -> list[str]:
+    lines = []
+    for r in rows:
+        goal_s, goal_mb = r["goal"]
+        goal = f"≤ {goal_s:g} s" + (f", ≤ {goal_mb:,} MB" if goal_mb else "")
+        warm = r["command"] == "warm neighbour query"
+        secs = f"{r['seconds'] * 1e3:7.0f} ms" if warm else f"{r['seconds']:7.2f} s "
+        peak = "      (in process)" if warm else f"{r['peak_mb']:8,.0f} MB"
+        ratio = f"{r['seconds'] / r['plain_s']:5.2f}×  {'' if warm else format(r['peak_mb'] / r['plain_mb'], '5.2f') + '×'}"
+        lines.append(f"{name:<22} {r['command']:<31} {secs} {peak:>18}   {r['plain_s']:6.2f} s {r['plain_mb']:7,.0f} MB"
+                     f"   {ratio:<15} {goal}")
+    return lines
 
 
 def run(repeats: int = 3, folder: str | None = None) -> None:
     with tempfile.TemporaryDirectory(dir=folder) as d:
         d = Path(d)
         t = time.perf_counter()
-        size_a = write_andrea(d / "ANDREA-120M.bin")
-        size_s = write_safetensors(d / "model.safetensors")
-        print(f"wrote the test files in {time.perf_counter() - t:.1f} s (not timed below)", flush=True)
-        for name, path, size, targets in (
-            ("ANDREA-120M .bin with Adam state", d / "ANDREA-120M.bin", size_a, "≤ 2 s, ≤ 300 MB"),
-            ("safetensors", d / "model.safetensors", size_s, "≤ 2 s"),
+        llama = write_llama_folder(d / "llama-3-8b-shaped")
+        gemma = write_gemma_table(d / "gemma-3-shaped")
+        print(f"wrote the checkpoints in {time.perf_counter() - t:.1f} s (not timed below); load average "
+              f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores; medians of {repeats} fresh "
+              f"processes", flush=True)
+        print(f"{'checkpoint':<22} {'command':<31} {'wall':>10} {'peak RSS':>18}   {'plain safetensors read':>20}"
+              f"   {'ratio':<15} goal", flush=True)
+        for name, source, table_file in (
+            ("Llama-3-8B folder", llama, llama / "model-00001-of-00003.safetensors"),
+            ("Gemma-3 table", gemma, gemma),
         ):
-            r = measure_load(path, repeats)
-            print(f"{name:<34} {size / 1e9:5.2f} GB file: tables ready in {r['seconds']:.2f} s (median of {repeats}), "
-                  f"peak resident memory +{r['growth_mb']:.0f} MB; token table {r['shape'][0]:,} × {r['shape'][1]}; "
-                  f"target {targets}", flush=True)
+            for line in format_rows(name, measure_checkpoint(source, table_file, "model.embed_tokens.weight", repeats, d)):
+                print(line, flush=True)
+        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -61,7 +61,7 @@ class Recipe:
     project_in: Linear | None = None  # applied to the token rows before positions are added (OPT)
     project_out: Linear | None = None  # applied after the norm (ALBERT's embedding_hidden_mapping_in)
     shared: bool = False  # one table for encoder and decoder (T5, BART)
-    total_params: int = 0
+    total_params: int = 0  # 0: not known from the class (a template's recipe); the file's own count is used
     shapes: dict = field(default_factory=dict)  # name -> shape of every parameter named above
 
     @property
@@ -229,6 +229,33 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
     return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params}})
 
 
+# Decoder-only classes whose first layer transformers builds the same way whatever the sizes: the token table
+# model.embed_tokens, the output lm_head (tied when config.json says so), RoPE and nothing around the lookup. Their
+# recipe is written here from config.json alone, without importing transformers (4-5 s and ~150 MB per process);
+# tests/unit/test_big_tables.py checks it against the class transformers builds, tied and untied.
+ROPE_DECODERS = {"LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "Qwen2ForCausalLM": "qwen2"}
+TOKEN_NAME, HEAD_NAME = "model.embed_tokens.weight", "lm_head.weight"
+
+
+def template_recipe(cfg: dict) -> Recipe | None:
+    """The recipe of a config whose class is one of ROPE_DECODERS, or None (ask transformers)."""
+    from types import SimpleNamespace
+
+    archs = cfg.get("architectures")
+    V, d = cfg.get("vocab_size"), cfg.get("hidden_size")
+    if not (isinstance(archs, list) and len(archs) == 1 and ROPE_DECODERS.get(archs[0]) == cfg.get("model_type")
+            and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (V, d))):
+        return None
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    names = (TOKEN_NAME, HEAD_NAME) if tied else (TOKEN_NAME,)
+    reason = _rope_reason(SimpleNamespace(**{k: v for k, v in cfg.items() if isinstance(k, str)})) or Msg(
+        "RoPE: the model class {cls} holds a rotary embedding; queries and keys are rotated inside attention",
+        cls=archs[0])
+    return Recipe(model_type=cfg["model_type"], model_class=archs[0], token=names, output=names if tied else (HEAD_NAME,),
+                  tied=tied, position_kind="rope", position_reason=reason,
+                  shapes={n: (V, d) for n in (TOKEN_NAME, HEAD_NAME)})
+
+
 MAX_LAYERS = 1_000  # the deepest config whose model class is built (the largest real models have about 130 layers)
 KNOWN_FILE = Path(__file__).with_name("known_recipes.json")  # generated: python -m andrea_viz.checkpoints.architectures
 
@@ -274,6 +301,9 @@ def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
     entry = known().get(digest(cfg, keys))
     if entry is not None:
         return recipe_from_json(entry["recipe"]), None
+    quick = template_recipe(cfg)
+    if quick is not None:
+        return quick, None
     deep = [k for k, v in cfg.items() if "layer" in k and isinstance(v, int) and not isinstance(v, bool)
             and v > MAX_LAYERS]
     if deep:  # building that many modules, even on the meta device, takes minutes and gigabytes

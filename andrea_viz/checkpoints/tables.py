@@ -16,7 +16,8 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg, N_
-from ..model import BlockInput, Card, Embeddings, Provenance, blocked_rows
+from ..model import (KEPT_DTYPES, BlockInput, Card, Embeddings, Provenance, blocked_rows, f32,
+                     row_blocks)
 from ..tokenizer import IdTokenizer, Tokenizer
 from .architectures import Recipe, resolve_key
 
@@ -177,14 +178,39 @@ def choose_tables(found: Found) -> Choice:
 
 
 def to_float32(a: np.ndarray, name: str, found: Found) -> np.ndarray:
-    if a.dtype != np.float32:
+    """float32, or bfloat16 / float16 kept as stored (memory-mapped where the format allows): those are widened to
+    float32 block by block where a computation needs it."""
+    if a.dtype in KEPT_DTYPES and a.dtype != np.float32:
+        found.notes.append(Msg("{name} is {dtype}; kept as stored and widened to float32 where a computation needs it",
+                               name=name, dtype=str(a.dtype)))
+    elif a.dtype != np.float32:
         found.notes.append(Msg("{name} is {dtype}; converted to float32 for analysis", name=name, dtype=str(a.dtype)))
         a = a.astype(np.float32)
     return a
 
 
+NONFINITE_CHECK_MAX = 2**26  # float32 bytes (MiniLM: 47 MB): larger tables are not read at load to count NaN rows
+
+
 def nonfinite_rows(table: np.ndarray) -> int:
     return int((~blocked_rows(table, lambda b: np.isfinite(b).all(axis=1))).sum())
+
+
+TIE_ROWS = 8  # rows compared first: two untied tables differ there at once
+
+
+def same_table(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two tables are equal, value for value: a few rows first, then the whole in blocks of rows
+    (never a temporary of the whole table)."""
+    if a.shape != b.shape or not np.array_equal(f32(a[:TIE_ROWS]), f32(b[:TIE_ROWS])):
+        return False
+    return whole_tables_equal(a, b)
+
+
+def whole_tables_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """The full comparison, block by block."""
+    blocks_a, blocks_b = row_blocks(a), row_blocks(b)
+    return all(np.array_equal(blocks_a[j], blocks_b[j]) for j in range(len(blocks_a)))
 
 
 def token_rows(found: Found, choice: Choice) -> int:
@@ -233,7 +259,7 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
             found.warnings.append(Msg("{name} has shape {shape}, not the token table's {want}; not used as the output "
                                       "table", name=choice.output, shape=str(list(out.shape)), want=str(list(wte.shape))))
             out = None
-        elif np.array_equal(out[:8], wte[:8]) and np.array_equal(out, wte):  # a few rows first: untied tables differ there
+        elif same_table(out, wte):
             tied, out = True, None
             roles.append((N_("output table"), choice.output,
                           Msg("{why}; it equals the token table, so the model is tied", why=choice.output_why)))
@@ -322,7 +348,10 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
     """Read the chosen tables and make the model, recording why each table was taken."""
     check_size(found, choice)
     wte, wpe, out, tied, roles = read_tables(found, choice)
-    bad = nonfinite_rows(wte)
+    bad = nonfinite_rows(wte) if wte.size * 4 <= NONFINITE_CHECK_MAX else 0  # a large table is not read at load
+    if wte.size * 4 > NONFINITE_CHECK_MAX:
+        found.notes.append(Msg("the token table is too large to be scanned for NaN or Inf when it opens; searches leave "
+                               "such rows out"))
     if bad:
         found.warnings.append(Msg("{n:,} rows of the token table hold NaN or Inf; searches leave them out", n=bad))
     tokenizer_warnings(found, tokenizer, wte.shape[0])
@@ -336,7 +365,7 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
     kind = position_kind(found, wpe is not None)
     card = Card(**{k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
                                                                  "context_length", "stored_type")},
-                step=found.step, total_params=rec.total_params if rec else total_params(found, wte.size if shared else 0),
+                step=found.step, total_params=rec.total_params if rec and rec.total_params else total_params(found, wte.size if shared else 0),
                 **(recipe_card(rec, choice) if rec else {}))
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=kind,
                       output_table=out, tied=tied,

@@ -15,6 +15,7 @@ from .andrea import ByteTokenizer
 from .char_meta import read_meta
 from .hf import HFTokenizer, bpe_from_files
 from .llmc import read_llmc_tokenizer
+from .sentencepiece_model import SentencePieceTokenizer, looks_like_sentencepiece
 from .vocab_txt import VocabTokenizer
 
 MAX_BYTES = 200_000_000
@@ -70,8 +71,9 @@ def _is_llmc(raw: bytes) -> bool:
 
 
 def _is_text(raw: bytes, data, p: Path) -> bool:
-    """Not JSON, not a pickle, not llm.c's binary file: a vocab.txt (its reader checks the UTF-8)."""
-    return data is None and not _is_pickle(raw, p) and not _is_llmc(raw)
+    """Not JSON, not a pickle, not llm.c's binary file, not a SentencePiece model: a vocab.txt (its reader checks the
+    UTF-8)."""
+    return data is None and not _is_pickle(raw, p) and not _is_llmc(raw) and not looks_like_sentencepiece(raw)
 
 
 def _read_harris(p: Path, raw: bytes, data, rows: int):
@@ -119,6 +121,8 @@ TOKENIZER_KINDS: tuple[TokenizerKind, ...] = (
                   lambda p, raw, data, rows: (read_meta(p), [])),
     TokenizerKind("gpt2_tokenizer.bin", "bin", lambda raw, data, p: _is_llmc(raw),
                   lambda p, raw, data, rows: (read_llmc_tokenizer(p), [])),
+    TokenizerKind("tokenizer.model", "model", lambda raw, data, p: data is None and looks_like_sentencepiece(raw),
+                  lambda p, raw, data, rows: (SentencePieceTokenizer(p, raw), [])),
 )
 TOKENIZER_FILES = tuple(k.file for k in TOKENIZER_KINDS)  # looked for beside a checkpoint, in this order
 GPT2_PAIR = ("vocab.json", "merges.txt")  # GPT-2's two files, given together

@@ -183,7 +183,7 @@ def test_npz_named_tables_and_npy_single_table(tmp_path):
     np.save(tmp_path / "table.npy", wte.astype(np.float16))
     one = andrea_viz.load(tmp_path / "table.npy")
     np.testing.assert_array_equal(one.token_table, wte.astype(np.float16).astype(np.float32))
-    assert one.position_kind == "none" and "converted to float32" in one.provenance.text()
+    assert one.position_kind == "none" and one.token_table.dtype == np.float16 and "kept as stored" in one.provenance.text()
 
 
 def test_format_is_sniffed_from_bytes_not_the_name(tmp_path):
