@@ -28,6 +28,7 @@ umap-learn) at the lowest priority: the app's server starts that process when it
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -255,7 +256,13 @@ def start_compile_process() -> subprocess.Popen | None:
         if numba_folder() is None or compiled_on_disk():
             return None
         _state["process"] = _spawn()
+        atexit.register(_stop, _state["process"])  # a server that stops takes its compile with it (the next restarts it)
         return _state["process"]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
 
 
 def wait_for_compile_process(on_wait) -> bool:
