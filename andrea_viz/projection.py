@@ -357,7 +357,7 @@ def method_of(name: str) -> Method:
     return METHODS[name]
 
 
-def check_size(method: str, points: int) -> None:
+def check_map_size(method: str, points: int) -> None:
     """Refuse, before anything starts, a map of more points than the method maps here (MOST_POINTS), with what
     would work instead: a sample of at most that many, or PCA (any size; UMAP and t-SNE above a size run on PCA
     first)."""
@@ -480,7 +480,7 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
     m = method_of(method)
     if dims not in (2, 3):
         raise QueryError("dims must be 2 or 3, got {dims}", dims=dims)
-    check_size(method, sample_size(emb, n))
+    check_map_size(method, sample_size(emb, n))
     given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
     used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
     key = map_key(fingerprint(emb), method, used) if cache_dir() is not None else None

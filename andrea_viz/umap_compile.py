@@ -2,9 +2,10 @@
 
 umap-learn and pynndescent compile their layout and neighbour-search code with numba the first time a process
 maps (about 36 s of a cold whole-MiniLM map). Here numba's own on-disk cache is turned on for every numba
-function of both packages (``Dispatcher.enable_caching()``, before their first compile), under
-``<map cache folder>/numba/<versions>/`` (``NUMBA_CACHE_DIR``), so that the first process of a machine compiles and
-writes the code and every later one (server, CLI) loads it from disk.
+function of both packages that has none (``Dispatcher.enable_caching()``, before their first compile), under
+``<map cache folder>/numba/<versions>/`` (pynndescent's own ``cache=True`` functions keep numba's usual place, its
+``__pycache__``), so that the first process of a machine compiles and writes the code and every later one (server,
+CLI) loads it from disk.
 
 What stays compiled in every process: pynndescent's NN-descent (``nn_descent``, ``nn_descent_internal``,
 ``process_candidates``, ``init_rp_tree``, ``init_random`` and a few helpers), used by umap-learn from 4,096 points
@@ -156,15 +157,12 @@ def enable_disk_cache() -> Path | None:
             folder = None
         if folder is not None and not _trusted(folder):
             _empty(folder)  # a file this code did not write: nothing in the folder is used, all is compiled again
-        if folder is not None:
-            os.environ["NUMBA_CACHE_DIR"] = str(folder)  # numba re-reads its settings from the environment
-        import numba  # noqa: F401 (after NUMBA_CACHE_DIR, which numba reads when imported)
+        import numba
         import pynndescent  # noqa: F401
         import umap  # noqa: F401 (all of umap-learn's modules, so that every numba function of it exists now)
         from numba.core.caching import NullCache
         from numba.core.dispatcher import Dispatcher
 
-        numba.config.CACHE_DIR = str(folder) if folder is not None else numba.config.CACHE_DIR
         found = []
         if folder is not None:
             for name, module in list(sys.modules.items()):
@@ -173,9 +171,16 @@ def enable_disk_cache() -> Path | None:
                 for value in list(vars(module).values()):
                     if isinstance(value, Dispatcher) and value not in found:
                         found.append(value)
-            for d in found:
-                if isinstance(d._cache, NullCache):
-                    d.enable_caching()
+            # numba picks a function's cache folder when its cache is made: only the functions turned on here go to
+            # ours; pynndescent's own cache=True ones keep theirs (its __pycache__), already filled on most machines
+            before = numba.config.CACHE_DIR
+            numba.config.CACHE_DIR = str(folder)
+            try:
+                for d in found:
+                    if isinstance(d._cache, NullCache):
+                        d.enable_caching()
+            finally:
+                numba.config.CACHE_DIR = before
         _state.update(enabled=folder is not None, folder=folder, dispatchers=found)
         return folder
 

@@ -74,7 +74,7 @@ def trustworthiness_of(source: str, tsv: Path, seed: int = 0) -> float:
                                  metric="cosine"))
 
 
-def measure(source: str, repeats: int, work: Path) -> dict:
+def measure_maps(source: str, repeats: int, work: Path) -> dict:
     """Times (lists, one per repeat) of each kind, and the map's trustworthiness."""
     times = {k: [] for k in KINDS}
     out = work / "map.tsv"
@@ -107,7 +107,7 @@ def run(repeats: int = 1, big: bool = True) -> list[dict]:
               "trustworthiness (5,000 rows) |")
         print("|---|---|---|---|---|---|---|")
         for source, label in sources:
-            m = measure(source, repeats, work)
+            m = measure_maps(source, repeats, work)
             med = {k: median(v) for k, v in m["times"].items()}
             rows.append({"table": label, **med, "trustworthiness": m["trustworthiness"]})
             print(f"| {label} | {med['cold']:.1f} s | {med['first']:.1f} s | {med['code cached']:.1f} s | "
