@@ -25,7 +25,7 @@ import numpy as np
 
 from .model import Embeddings, block_rows
 
-FORMAT = 1  # bump when what a file holds changes: older files then no longer match any key
+FORMAT = 2  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points)
 CACHE_MB = 1_024
 OFF = "off"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "rejected": 0, "evicted": 0}  # this process's counts

@@ -25,6 +25,7 @@ from .geometry import nearest, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings
+from . import umap_compile
 
 WORD_GROUPS: dict[str, list[str]] = {
     "animals": ["cat", "dog", "horse", "cow", "pig", "sheep", "lion", "tiger", "bear", "wolf", "fox", "rabbit",
@@ -54,6 +55,9 @@ UMAP_NEIGHBOURS = 15
 TRUST_K = 10  # neighbours whose survival the trust score counts
 TRUST_SAMPLE = 5_000  # above this many points, trust is computed on a seeded sample of them
 LARGE_MAP = 50_000  # above this many points the browser may draw slowly: warn, then go on
+UMAP_PCA_FIRST = 50_000  # above this many points UMAP runs on the first PCA_INPUT_DIMS principal components
+# the most points each method maps here (2 cores): beyond, a map is refused before it starts (a sample, or PCA)
+MOST_POINTS = {"tsne": 50_000, "umap": 300_000}
 CPU_JOBS = max(1, min(2, os.cpu_count() or 1))
 
 
@@ -220,40 +224,35 @@ def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 5
     return Projection(np.asarray(result, dtype=np.float32), "tsne", None, time.perf_counter() - t, note)
 
 
-_umap_state = {"warm": False, "thread": None}
-_umap_lock = threading.Lock()
+_warm_thread: dict = {"thread": None}  # with the disk cache off: the in-process warm-up of before
+_warm_lock = threading.Lock()
 
 
 def umap_is_warm() -> bool:
-    """True once umap-learn's numba code has been compiled in this process (the first map pays for it)."""
-    return _umap_state["warm"]
+    """True once umap-learn's numba code is compiled in this process, or on this machine's disk (a process then
+    loads it in about a second: ``umap_compile``)."""
+    return umap_compile.compiled_here() or umap_compile.compiled_on_disk()
 
 
 def warm_umap(background: bool = True) -> None:
-    """Compile umap-learn's numba code on a tiny map, once per process (in a thread, unless asked not to).
-
-    umap-learn itself (and scikit-learn, pandas, numba under it, about 2.5 s) is imported here, in the calling
-    thread: imported in the background it raced the page's own imports, and plotly found a half-imported pandas
-    in sys.modules ("partially initialized module 'pandas' has no attribute 'Series'")."""
-    import umap  # imported now, fully, before any thread
-
-    def run() -> None:
-        import warnings
-
-        x = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            umap.UMAP(n_components=2, metric="cosine", n_epochs=UMAP_EPOCHS, init="pca", random_state=0,
-                      n_neighbors=UMAP_NEIGHBOURS).fit_transform(x)
-        _umap_state["warm"] = True
-
-    with _umap_lock:
-        if _umap_state["warm"]:
+    """Have umap-learn's numba code compiled. With the disk cache on: in a process of its own at the lowest
+    priority (``background``, once per machine; the server does this when it starts), or here and now. With
+    ``ANDREA_VIZ_CACHE_DIR=off``: in a thread of this process (numba holds the interpreter lock while it
+    compiles, so pages wait meanwhile), or here and now."""
+    if umap_compile.numba_folder() is not None:
+        if background:
+            umap_compile.start_compile_process()
+        else:
+            umap_compile.compile_all()
+        return
+    umap_compile.enable_disk_cache()  # imports umap-learn (and pandas under it) in this thread, before any other
+    with _warm_lock:
+        if umap_compile.compiled_here():
             return
-        if _umap_state["thread"] is None:
-            _umap_state["thread"] = threading.Thread(target=run, name="umap-warm-up", daemon=True)
-            _umap_state["thread"].start()
-        thread = _umap_state["thread"]
+        if _warm_thread["thread"] is None:
+            _warm_thread["thread"] = threading.Thread(target=umap_compile.compile_all, name="umap-warm-up", daemon=True)
+            _warm_thread["thread"].start()
+        thread = _warm_thread["thread"]
     if not background:
         thread.join()
 
@@ -279,7 +278,9 @@ class _EpochProgress:
 
 
 def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Projection:
-    """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible)."""
+    """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible); above
+    UMAP_PCA_FIRST points on the first PCA_INPUT_DIMS exact principal components (as t-SNE always is).
+    ``progress(fraction, text)``: the stages, then every epoch."""
     import warnings
 
     n = X.shape[0]
@@ -287,11 +288,16 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
     t = time.perf_counter()
     report = progress or (lambda f, s: None)
-    if not umap_is_warm():
-        report(0.02, Msg("compiling UMAP's numba code: once per server"))
-        warm_umap(background=False)
+    if not umap_compile.wait_for_compile_process(lambda: report(0.02, Msg("UMAP's code is compiling in the "
+                                                                           "background: once per machine"))) \
+            and not umap_is_warm():
+        report(0.02, Msg("compiling UMAP's numba code: once per machine"))
+    umap_compile.enable_disk_cache()  # after the server's compiling process ended: its code is on disk now
     import umap
 
+    if n > UMAP_PCA_FIRST and X.shape[1] > PCA_INPUT_DIMS:
+        report(0.03, Msg("PCA to {k} dimensions first", k=PCA_INPUT_DIMS))
+        X = pca_fit(X, PCA_INPUT_DIMS)[0]
     report(0.1, Msg("nearest neighbours in the full space"))
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
         warnings.simplefilter("ignore")
@@ -303,9 +309,13 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
 
         with contextlib.redirect_stdout(sink):  # verbose prints: epoch counts, read for progress
             coords = model.fit_transform(X)
+    umap_compile.compiled_now()
     report(1.0, Msg("done"))
-    note = Msg("umap-learn, cosine metric, {k} neighbours, {epochs} epochs from a PCA start, seed {seed}",
-               k=UMAP_NEIGHBOURS, epochs=UMAP_EPOCHS, seed=seed)
+    note = (Msg("umap-learn, cosine metric, {k} neighbours, {epochs} epochs from a PCA start, seed {seed}",
+                k=UMAP_NEIGHBOURS, epochs=UMAP_EPOCHS, seed=seed) if n <= UMAP_PCA_FIRST or X.shape[1] < PCA_INPUT_DIMS
+            else Msg("umap-learn on the first {d} principal components ({n:,} points are more than {most:,}), cosine "
+                     "metric, {k} neighbours, {epochs} epochs from a PCA start, seed {seed}", d=X.shape[1], n=n,
+                     most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS, epochs=UMAP_EPOCHS, seed=seed))
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
 
 
@@ -345,6 +355,18 @@ def method_of(name: str) -> Method:
     if name not in METHODS:
         raise QueryError("method must be one of {allowed}; got {method!r}", allowed=", ".join(METHODS), method=name)
     return METHODS[name]
+
+
+def check_map_size(method: str, points: int) -> None:
+    """Refuse, before anything starts, a map of more points than the method maps here (MOST_POINTS), with what
+    would work instead: a sample of at most that many, or PCA (any size; UMAP and t-SNE above a size run on PCA
+    first)."""
+    most = MOST_POINTS.get(method)
+    if most is not None and points > most:
+        raise QueryError("{method} maps at most {most:,} points here and this map has {n:,}: choose a sample of at "
+                         "most {most:,} tokens, or PCA, which maps any number (UMAP runs on the first {k} principal "
+                         "components above {pca_first:,} points).", method=METHODS[method].label, most=most, n=points,
+                         k=PCA_INPUT_DIMS, pca_first=UMAP_PCA_FIRST)
 
 
 def settings_for(method: str, **settings) -> dict:
@@ -458,6 +480,7 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
     m = method_of(method)
     if dims not in (2, 3):
         raise QueryError("dims must be 2 or 3, got {dims}", dims=dims)
+    check_map_size(method, sample_size(emb, n))
     given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
     used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
     key = map_key(fingerprint(emb), method, used) if cache_dir() is not None else None

@@ -21,9 +21,9 @@ st.title(_("Projecting vectors to 2-D and 3-D"))
 st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sample of them, or all of them, in 2 or 3; "
               "the trust score says how much of each point's neighbourhood survived the trip.", d=emb.d_model))
 ui.offer_trained_example(emb, "proj")
-if not umap_is_warm():  # not at the server's start: the compiling thread holds the GIL and slowed every page
-    warm_umap()  # numba compiles in the background, once per server, while you read
-    st.caption(_("UMAP is getting ready: its numba code compiles once per server, in the background."))
+if not umap_is_warm():  # the server started it in a process of its own (or, with the disk cache off, starts it now)
+    warm_umap()
+    st.caption(_("UMAP is getting ready: its numba code compiles once per machine, in the background."))
 
 MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)
 LABELS = {name: _(m.label) for name, m in METHODS.items()}

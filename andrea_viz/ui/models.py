@@ -22,7 +22,7 @@ from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
 from . import session_files, state
-from .cache import get_model
+from .cache import get_model, start_umap_compile
 from .nav import sidebar_menu
 from .uploads import user_models
 from .uploads import load_checkpoint
@@ -136,6 +136,7 @@ def page_setup(page_file: str) -> Embeddings:
     i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
     session_files.keep_sweeping()
+    start_umap_compile()
     sidebar_menu()
     model_picker()
     language_picker()

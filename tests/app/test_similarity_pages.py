@@ -167,7 +167,7 @@ def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, 
 def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, monkeypatch):
     import dataclasses
 
-    from andrea_viz import projection
+    from andrea_viz import projection, umap_compile
 
     calls = {"umap": 0, "tsne": 0}
 
@@ -182,7 +182,7 @@ def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, mo
 
     counted("umap")
     counted("tsne")
-    monkeypatch.setitem(projection._umap_state, "warm", True)  # no numba compile in the background
+    monkeypatch.setitem(umap_compile._state, "compiled", True)  # no numba compile in the background
     at = open_page(app("andrea-micro"), "5_Projection.py")
     at.number_input(key="proj:seed").set_value(4242)  # a map no other test has cached
     at.radio(key="proj:method").set_value("umap")

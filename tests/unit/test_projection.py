@@ -169,3 +169,50 @@ def test_pca_says_which_solver_it_used_and_the_randomized_one_agrees_with_the_ex
     assert "randomized" in wide.note
     exact = PCA(2, svd_solver="full").fit(X)
     np.testing.assert_allclose(wide.explained_variance_ratio, exact.explained_variance_ratio_, rtol=1e-3)
+
+
+def test_a_map_too_large_for_its_method_is_refused_before_it_starts_with_what_would_work(load_model, monkeypatch):
+    from andrea_viz import projection
+    from andrea_viz.i18n import render
+
+    micro = load_model("andrea-micro")
+
+    def never(*a, **k):
+        raise AssertionError("the map was started")
+
+    monkeypatch.setitem(projection.MOST_POINTS, "umap", 500)
+    monkeypatch.setattr(projection, "build_sample", never)
+    with pytest.raises(QueryError) as refused:
+        project_model(micro, "umap", n="all")
+    assert str(refused.value) == ("UMAP maps at most 500 points here and this map has 555: choose a sample of at most "
+                                  "500 tokens, or PCA, which maps any number (UMAP runs on the first 50 principal "
+                                  "components above 50,000 points).")
+    dutch = render(refused.value.msg.msgid, refused.value.msg.params, "nl")
+    assert dutch.startswith("UMAP brengt hier hoogstens 500 punten in kaart") and "555" in dutch
+
+
+def test_the_cli_refuses_a_table_too_large_for_t_sne_with_exit_code_2(tmp_path):
+    big = tmp_path / "big.npy"
+    np.save(big, np.random.default_rng(0).standard_normal((50_001, 8)).astype(np.float32))
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", str(big), "--method", "tsne", "--n", "all",
+                        "--out", str(tmp_path / "m.tsv")], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == ("error: t-SNE maps at most 50,000 points here and this map has 50,001: choose a "
+                                "sample of at most 50,000 tokens, or PCA, which maps any number (UMAP runs on the "
+                                "first 50 principal components above 50,000 points).")
+    assert not (tmp_path / "m.tsv").exists()
+
+
+def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by_hand(minilm, monkeypatch):
+    from andrea_viz import projection
+    from andrea_viz.projection import umap_map
+
+    X = minilm.token_table[np.random.default_rng(1).choice(minilm.vocab_size, 1_200, replace=False)]
+    by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)
+    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)
+    seen, texts = [], []
+    first = umap_map(X, 2, seed=3, progress=lambda f, s: (seen.append(f), texts.append(s.msgid)))
+    assert np.array_equal(first.coords, by_hand.coords)
+    assert "PCA to {k} dimensions first" in texts and "principal components" in first.note.msgid
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0)
+    assert sum(t == "laying out: epoch {done} of {total}" for t in texts) >= 2  # the epochs move the bar

@@ -1,0 +1,70 @@
+"""UMAP's numba code compiled once per machine: a second fresh process loads it from disk (numba's own hit
+counters and index files), a file the code did not write is never used, and the cache off is as before."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from andrea_viz import umap_compile
+from andrea_viz.umap_compile import COMPILE_COMMAND, MANIFEST, _digests, _trusted, numba_folder
+
+ROOT = Path(__file__).resolve().parents[2]
+# the functions every whole-table map runs, each of which must come from disk in a later process
+MUST_LOAD = ["umap.layouts._optimize_layout_euclidean_single_epoch", "umap.umap_.smooth_knn_dist",
+             "umap.umap_.compute_membership_strengths", "umap.distances.cosine"]
+
+
+def _compile(cache: Path) -> dict:
+    r = subprocess.run([sys.executable, "-c", COMPILE_COMMAND], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "ANDREA_VIZ_CACHE_DIR": str(cache)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_fresh_process_loads_the_code_from_disk_and_a_corrupt_file_is_compiled_again(tmp_path):
+    first = _compile(tmp_path)
+    folder = Path(first["folder"])
+    assert folder.parent == tmp_path / "numba" and first["misses"] > 0
+    index = sorted(p.name for p in folder.rglob("*.nbi"))
+    assert any(n.startswith("layouts._optimize_layout_euclidean_single_epoch") for n in index), index
+    assert (folder / "compiled.json").is_file() and json.loads((folder / MANIFEST).read_text()) == _digests(folder)
+
+    second = _compile(tmp_path)
+    assert set(MUST_LOAD) <= set(second["loaded"]), second
+    assert second["hits"] > 0 and not set(MUST_LOAD) & set(second["made"])
+
+    (victim,) = [p for p in folder.rglob("*.nbi") if p.name.startswith("layouts._optimize_layout_euclidean_single")]
+    victim.write_bytes(b"not numba's")  # corrupt: numba would fail to read it; it must never be read
+    assert not _trusted(folder)
+    third = _compile(tmp_path)
+    assert "umap.layouts._optimize_layout_euclidean_single_epoch" in third["made"]  # compiled again, not read
+    assert victim.read_bytes() != b"not numba's" and _trusted(folder)
+
+
+def test_only_files_the_manifest_lists_with_their_bytes_are_trusted(tmp_path):
+    assert _trusted(tmp_path)  # nothing yet
+    (tmp_path / "a.nbi").write_bytes(b"index")
+    assert not _trusted(tmp_path)  # no manifest
+    (tmp_path / MANIFEST).write_text(json.dumps(_digests(tmp_path)))
+    assert _trusted(tmp_path)
+    (tmp_path / "b.nbc").write_bytes(b"foreign")
+    assert not _trusted(tmp_path)  # a file nobody listed
+    (tmp_path / "b.nbc").unlink()
+    (tmp_path / "a.nbi").write_bytes(b"indey")
+    assert not _trusted(tmp_path)  # listed, other bytes
+
+
+def test_the_cache_off_keeps_no_code_and_starts_no_process(monkeypatch):
+    monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", "off")
+    assert numba_folder() is None and umap_compile.start_compile_process() is None
+
+
+def test_a_folder_others_may_write_is_not_used(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert not umap_compile._private(shared)
+    mine = tmp_path / "mine"
+    assert umap_compile._private(mine) and (mine.stat().st_mode & 0o777) == 0o700
