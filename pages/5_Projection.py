@@ -121,7 +121,7 @@ with ui.explain_errors():
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
     renderers = ["canvas", "plotly", "deck"] if dims == 2 else ["plotly"]
-    drawn_by = {"canvas": _("canvas (fluid at any size)"), "plotly": "plotly", "deck": _("deck.gl (WebGL)")}
+    drawn_by = {"canvas": _("canvas (fluid at any size)"), "plotly": "plotly", "deck": "deck.gl (WebGL)"}
     renderer = o1.radio(_("Drawn by"), renderers, horizontal=True, key="proj:renderer",
                         index=renderers.index(ui.url.initial("renderer", default_renderer(points, dims), allowed=renderers)),
                         format_func=drawn_by.get,

@@ -11,7 +11,7 @@ they are, no base64 and no JSON): coordinates as float32 pairs, token ids as int
 in percent (255: not scored) as uint8, and the tokens as one UTF-8 blob with int32 offsets, decoded one at a time
 in the frame for what is hovered. The JSON part is small: the palette, the labels with their zoom levels, the
 lines, the texts in the reader's language, and a fingerprint of the point arrays (the frame keeps its raster
-while it does not change). 128,256 points with tokens of Llama-3's lengths come to about 3.3 MB
+while it does not change). 128,256 points with MiniLM's tokens come to 3.0 MiB
 (``tests/unit/test_canvas_map.py``).
 
 Tokens are untrusted text: the frame sets them with ``textContent`` only, never as markup.
@@ -74,10 +74,17 @@ def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np
     return index, palette
 
 
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8")
+
+
 def _token_blob(tokens: list[str]) -> tuple[bytes, bytes]:
     """(the tokens' UTF-8 bytes one after another, int32 offsets (N + 1,) into them). A lone surrogate, which
     UTF-8 cannot hold, is written as U+FFFD."""
-    parts = [t.encode("utf-8", "replace") for t in tokens]
+    parts = [_utf8(t) for t in tokens]
     offsets = np.zeros(len(parts) + 1, "<i4")
     np.cumsum([len(p) for p in parts], out=offsets[1:])
     return b"".join(parts), offsets.tobytes()
