@@ -38,7 +38,7 @@ LEVEL_LABELS = sum(LEVEL_SIZES)  # the largest clusters that get a label at some
 PLOTLY_FLUID_MAX = 10_000  # points: above this plotly's scattergl pans below 20 frames/s in software GL (bench-map-view)
 
 
-def _rgb(hex_colour: str) -> list[int]:
+def _hex_rgb(hex_colour: str) -> list[int]:
     h = hex_colour.lstrip("#")
     return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)]
 
@@ -69,7 +69,7 @@ def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np
     rank = {"other": 0, **{g: j + 1 for j, g in enumerate(groups)}, "query": len(groups) + 1}
     index = np.fromiter((rank[g] for g in sample.groups), np.uint8, count=n) if n else np.zeros(0, np.uint8)
     palette = [{"rgb": list(OTHER), "size": 2},
-               *({"rgb": _rgb(PALETTE[j % len(PALETTE)]), "size": 4} for j in range(len(groups))),
+               *({"rgb": _hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4} for j in range(len(groups))),
                {"rgb": list(QUERY), "size": 7}]
     return index, palette
 
