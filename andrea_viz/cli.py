@@ -21,6 +21,7 @@ from .bench import geometry as bench_geometry
 from .bench import gpu as bench_gpu
 from .bench import grow as bench_grow
 from .bench import load as bench_load
+from .bench import map_view as bench_map_view
 from .bench import memory as bench_memory
 from .bench import precision as bench_precision
 from .bench.forward import DTYPES
@@ -299,6 +300,11 @@ def _cmd_bench_pages(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_map_view(args: argparse.Namespace) -> int:
+    bench_map_view.run(sizes=tuple(args.sizes))
+    return 0
+
+
 def _cmd_bench_drift(args: argparse.Namespace) -> int:
     bench_drift.run(repeats=args.repeats)
     return 0
@@ -455,6 +461,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench-pages", help="every page's warm rerun in AppTest, medians per page and model")
     p.add_argument("--repeats", type=int, default=7)
     p.set_defaults(func=_cmd_bench_pages)
+
+    p = sub.add_parser("bench-map-view", help="the map renderers in headless Chromium: pan fps, hover ms, payload bytes")
+    p.add_argument("--sizes", type=int, nargs="+", default=[30_000, 128_256])
+    p.set_defaults(func=_cmd_bench_map_view)
 
     p = sub.add_parser("bench-drift", help="time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)")
     p.add_argument("--repeats", type=int, default=3)
