@@ -7,6 +7,8 @@ in one run:
 - pan: frames per second while the mouse drags the map 360 px in 48 moves (``requestAnimationFrame`` callbacks
   counted in the page), and pointer moves handled per second;
 - hover: the median of 7 hovers from the mouse move to the tooltip holding a new token (polled on each frame);
+- click (canvas map only): from the click on a point to its lines drawn, the server having found its true 10
+  nearest in a seeded (N, 384) table (``geometry.nearest``) and sent the lines;
 - payload: the bytes the page's websocket receives for the map, less those of the same page without a map.
 
 Needs a checkout, Playwright and Debian's ``chromium``; nothing is downloaded.
@@ -41,6 +43,7 @@ TIP = {
 RAF = """() => { window.__frames = 0; const tick = () => { window.__frames++; requestAnimationFrame(tick); };
   requestAnimationFrame(tick); }"""
 HOVERS = 7
+DIMS = 384  # the synthetic table's width (MiniLM's) for the click's true nearest
 PAN_MOVES = 48
 
 
@@ -55,6 +58,27 @@ def synthetic_map(n: int, seed: int = 0) -> tuple[Projection, Sample, list[str],
     tokens = [f"tok{i:05d}" for i in range(n)]
     return (Projection(coords.astype(np.float32), "umap", None, 0.0), Sample(np.arange(n), ("other",) * n),
             tokens, trust)
+
+
+def synthetic_table(n: int, d: int, seed: int = 0) -> np.ndarray:
+    """A seeded (n, d) float32 table standing behind the synthetic map: its rows' true nearest are the click's lines."""
+    return np.random.default_rng(seed).standard_normal((n, d), dtype=np.float32)
+
+
+def _click(page, box: dict) -> float | None:
+    """ms from a click on the point at the centre of the canvas map to its lines drawn (the frame says whose)."""
+    frame = page.frame_locator(CANVAS_FRAME)
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(cx, cy)
+    try:
+        frame.locator("body[data-hovered]").wait_for(state="attached", timeout=10_000)
+    except Exception:  # noqa: BLE001 (nothing under the pointer)
+        return None
+    hovered = frame.locator("body").get_attribute("data-hovered")
+    t0 = time.perf_counter()
+    page.mouse.click(cx, cy)
+    frame.locator(f"body[data-lines-from='{hovered}']").wait_for(state="attached", timeout=60_000)
+    return 1000 * (time.perf_counter() - t0)
 
 
 def _open(page, url: str, renderer: str) -> int:
@@ -134,9 +158,11 @@ def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
                 target.scroll_into_view_if_needed()
                 box = target.bounding_box()
                 hover_ms, hits = _hover(page, box, renderer)
+                click_ms = _click(page, box) if renderer == "canvas" else None
                 fps, moves = _pan(page, box)
                 rows.append({"points": n, "renderer": renderer, "pan_fps": fps, "moves_per_s": moves,
-                             "hover_ms": hover_ms, "hover_hits": hits, "payload_bytes": received - base})
+                             "hover_ms": hover_ms, "hover_hits": hits, "click_ms": click_ms,
+                             "payload_bytes": received - base})
                 context.close()
         browser.close()
     return rows
@@ -145,8 +171,10 @@ def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
 def run(sizes=(30_000, 128_256)) -> None:
     """Print the table."""
     print(f"bench-map-view: headless Chromium ({CHROMIUM_FLAGS[2]}, software GL), {os.cpu_count()} CPUs")
-    print(f"{'points':>8} {'renderer':<8} {'pan fps':>8} {'moves/s':>8} {'hover ms':>9} {'hits':>5} {'payload MB':>11}")
+    print(f"{'points':>8} {'renderer':<8} {'pan fps':>8} {'moves/s':>8} {'hover ms':>9} {'hits':>5} {'click ms':>9} "
+          f"{'payload MB':>11}")
     for r in browser_rows(sizes):
         hover = "-" if r["hover_ms"] is None else f"{r['hover_ms']:.0f}"
+        click = "-" if r["click_ms"] is None else f"{r['click_ms']:.0f}"
         print(f"{r['points']:>8,} {r['renderer']:<8} {r['pan_fps']:>8.1f} {r['moves_per_s']:>8.1f} {hover:>9} "
-              f"{r['hover_hits']:>2}/{HOVERS} {r['payload_bytes'] / 1e6:>11.2f}")
+              f"{r['hover_hits']:>2}/{HOVERS} {click:>9} {r['payload_bytes'] / 1e6:>11.2f}")

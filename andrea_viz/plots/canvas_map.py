@@ -25,7 +25,7 @@ import json
 import numpy as np
 
 from ..i18n import _, language
-from ..projection import Projection, Sample
+from ..projection import Projection, Sample, group_label
 from .style import PALETTE
 
 FRAME_HEIGHT = 640  # px: the map's height in the page
@@ -56,7 +56,8 @@ def label_level(rank: int) -> int:
 
 def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np.ndarray | None
              ) -> tuple[np.ndarray, list[dict]]:
-    """(a palette index per point, the palette in drawing order: its entries' rgb and square size in px)."""
+    """(a palette index per point, the palette in drawing order: its entries' rgb, square size in px and, for word
+    groups, the legend's name in the reader's language: untrusted text, drawn on the canvas as text)."""
     n = len(sample)
     if colour_by_trust or shade is not None:
         s = np.asarray(trust if shade is None else shade, np.float64)
@@ -68,9 +69,10 @@ def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np
     groups = list(dict.fromkeys(g for g in sample.groups if g not in ("other", "query")))
     rank = {"other": 0, **{g: j + 1 for j, g in enumerate(groups)}, "query": len(groups) + 1}
     index = np.fromiter((rank[g] for g in sample.groups), np.uint8, count=n) if n else np.zeros(0, np.uint8)
-    palette = [{"rgb": list(OTHER), "size": 2},
-               *({"rgb": _hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4} for j in range(len(groups))),
-               {"rgb": list(QUERY), "size": 7}]
+    palette = [{"rgb": list(OTHER), "size": 2, "name": group_label("other")},
+               *({"rgb": _hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4, "name": group_label(g)}
+                 for j, g in enumerate(groups)),
+               {"rgb": list(QUERY), "size": 7, "name": group_label("query")}]
     return index, palette
 
 

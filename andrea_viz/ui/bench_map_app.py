@@ -4,8 +4,9 @@ bytes every page costs). Run as a script, so its imports are absolute."""
 
 import streamlit as st
 
-from andrea_viz.bench.map_view import synthetic_map
-from andrea_viz.plots.canvas_map import canvas_map_payload
+from andrea_viz.bench.map_view import DIMS, synthetic_map, synthetic_table
+from andrea_viz.geometry import nearest
+from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import projection_scatter
 from andrea_viz.ui.map_view import canvas_map
@@ -29,6 +30,11 @@ if renderer == "plotly":
     st.plotly_chart(_built(renderer, n), key="map")
 elif renderer == "deck":
     st.pydeck_chart(_built(renderer, n), height=640, key="map")
-elif renderer == "canvas":
-    canvas_map(_built(renderer, n), key="map")
+elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, DIMS) table, then its lines
+    clicked = st.session_state.get("clicked")
+    lines = None if clicked is None else nearest(st.cache_resource(synthetic_table)(n, DIMS), 10, [clicked])[0]
+    now = canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
+    if now is not None and now != clicked:
+        st.session_state["clicked"] = now
+        st.rerun()
 st.caption("bench-map-view")

@@ -26,7 +26,11 @@ function loadPoints(a) {
   S.xy = new Float32Array(copy(a.xy)); S.ids = new Int32Array(copy(a.ids));
   S.colour = new Uint8Array(copy(a.colour)); S.kept = new Uint8Array(copy(a.kept));
   S.offsets = new Int32Array(copy(a.offsets)); S.blob = new Uint8Array(copy(a.tokens));
-  S.palette = a.palette.map((p) => ({u32: (255 << 24 | p.rgb[2] << 16 | p.rgb[1] << 8 | p.rgb[0]) >>> 0, size: p.size}));
+  S.palette = a.palette.map((p) => ({u32: (255 << 24 | p.rgb[2] << 16 | p.rgb[1] << 8 | p.rgb[0]) >>> 0, size: p.size,
+                                     rgb: "rgb(" + p.rgb.join(",") + ")", name: p.name}));
+  const used = new Uint8Array(S.palette.length);
+  for (let k = 0; k < S.n; k++) used[S.colour[k]] = 1;
+  S.legend = S.palette.filter((p, c) => used[c] && p.name);
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (let k = 0; k < S.n; k++) {
     const x = S.xy[2 * k], y = S.xy[2 * k + 1];
@@ -98,7 +102,22 @@ function frame() {  // the raster moved and scaled to the view, then the lines a
   }
   g.setTransform(r, 0, 0, r, 0, 0);
   drawLines();
+  drawLegend();
   placeLabels();
+}
+
+function drawLegend() {  // the word groups' names and colours, top left; names are drawn as canvas text only
+  const L = S.legend || [];
+  if (!L.length) return;
+  g.font = "12px 'Source Sans Pro', sans-serif";
+  const w = 26 + Math.max(...L.map((p) => g.measureText(p.name).width)), h = 8 + 17 * L.length;
+  g.fillStyle = "rgba(255, 255, 255, 0.85)"; g.fillRect(6, 6, w, h);
+  g.textBaseline = "middle";
+  L.forEach((p, j) => {
+    const y = 14 + 17 * j;
+    g.fillStyle = p.rgb; g.fillRect(12, y - 4, 8, 8);
+    g.fillStyle = "#31333f"; g.fillText(p.name, 26, y + 1);
+  });
 }
 
 function drawLines() {
