@@ -134,7 +134,13 @@ with ui.explain_errors():
             proj, result.sample, result.tokens, result.trust, colour == "trust",
             map_labels(found, proj.coords, top=LEVEL_LABELS) if regions is not None else None,
             shade=None if shading is None else shading[0]), label=None)
-        clicked = ui.map_view.canvas_map(with_lines(base, index, lines), key="proj:canvasmap")
+        def pick() -> None:  # before the rerun a click causes: that one run draws the lines
+            got = ui.map_view.clicked_id("proj:canvasmap")
+            at = None if got is None else result.position_of(f"#{got}")
+            if at is not None:
+                st.session_state["proj:picked"] = result.tokens[at]
+
+        clicked = ui.map_view.canvas_map(with_lines(base, index, lines), key="proj:canvasmap", on_click=pick)
     elif renderer == "deck":
         event = st.pydeck_chart(ui.remember(("proj:deck", emb.key, *params, colour, index, regions is not None),
                                             lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
