@@ -35,7 +35,8 @@ NOT_SCORED = 255  # trust byte of a point outside the scored sample
 SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
 LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
 LEVEL_LABELS = sum(LEVEL_SIZES)  # the largest clusters that get a label at some zoom level
-PLOTLY_FLUID_MAX = 10_000  # points: above this plotly's scattergl pans below 20 frames/s in software GL (bench-map-view)
+PLOTLY_FLUID_MAX = 10_000  # points: plotly's scattergl pans at about 7 frames/s at 30,000 in software GL (bench-map-view);
+# 10,000 is a margin below that, not a measured crossing
 
 
 def _hex_rgb(hex_colour: str) -> list[int]:
