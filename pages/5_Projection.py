@@ -135,7 +135,7 @@ with ui.explain_errors():
             map_labels(found, proj.coords, top=LEVEL_LABELS) if regions is not None else None,
             shade=None if shading is None else shading[0]), label=None)
         def pick() -> None:  # before the rerun a click causes: that one run draws the lines
-            got = ui.map_view.clicked_id("proj:canvasmap")
+            got = ui.map_view.canvas_clicked_id("proj:canvasmap")
             at = None if got is None else result.position_of(f"#{got}")
             if at is not None:
                 st.session_state["proj:picked"] = result.tokens[at]

@@ -13,7 +13,7 @@ FRAME = Path(__file__).with_name("map_frame")
 _frame = components.declare_component("canvas_map", path=str(FRAME))
 
 
-def clicked_id(key: str) -> int | None:
+def canvas_clicked_id(key: str) -> int | None:
     """The token id of the point last clicked on the canvas map of widget ``key``, or None before any click:
     readable in ``on_click``, before the script runs again."""
     value = st.session_state.get(key)
@@ -23,7 +23,7 @@ def clicked_id(key: str) -> int | None:
 def canvas_map(payload: dict, key: str, on_click: Callable[[], None] | None = None) -> int | None:
     """Draw the map of ``payload`` (``plots.canvas_map.canvas_map_payload``); the token id of the point last
     clicked on it, or None before any click. ``on_click`` runs before the rerun a click causes (read the id with
-    ``clicked_id(key)``), so that one run can draw the lines. A rerun that changes only the lines or the labels
+    ``canvas_clicked_id(key)``), so that one run can draw the lines. A rerun that changes only the lines or the labels
     keeps the frame's point raster (its fingerprint is unchanged)."""
     _frame(key=key, default=None, on_change=on_click, **payload)
-    return clicked_id(key)
+    return canvas_clicked_id(key)
