@@ -22,6 +22,7 @@ from .bench import gpu as bench_gpu
 from .bench import grow as bench_grow
 from .bench import load as bench_load
 from .bench import map_compute as bench_map
+from .bench import map_view as bench_map_view
 from .bench import memory as bench_memory
 from .bench import precision as bench_precision
 from .bench.forward import DTYPES
@@ -149,6 +150,8 @@ def _cmd_analogy(args: argparse.Namespace) -> int:
 
 def _cmd_bench_map(args: argparse.Namespace) -> int:
     bench_map.run(args.repeats, not args.no_big)
+    if not args.no_browser:  # the browser half in the same run: the renderers side by side
+        bench_map_view.run(sizes=tuple(args.sizes))
     return 0
 
 
@@ -302,6 +305,11 @@ def _cmd_bench_pages(args: argparse.Namespace) -> int:
     from .ui.bench_pages import run  # here: it imports Streamlit, which the other commands never need
 
     run(repeats=args.repeats)
+    return 0
+
+
+def _cmd_bench_map_view(args: argparse.Namespace) -> int:
+    bench_map_view.run(sizes=tuple(args.sizes))
     return 0
 
 
@@ -462,6 +470,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=7)
     p.set_defaults(func=_cmd_bench_pages)
 
+    p = sub.add_parser("bench-map-view", help="the map renderers in headless Chromium: pan fps, hover ms, payload bytes")
+    p.add_argument("--sizes", type=int, nargs="+", default=[30_000, 128_256])
+    p.set_defaults(func=_cmd_bench_map_view)
+
     p = sub.add_parser("bench-drift", help="time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)")
     p.add_argument("--repeats", type=int, default=3)
     p.set_defaults(func=_cmd_bench_drift)
@@ -495,9 +507,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench_geometry)
 
     p = sub.add_parser("bench-map", help="the whole-table UMAP map of MiniLM and a 128,256 × 4,096 bf16 table: cold, "
-                                         "code cached and map cached, each a fresh process; trustworthiness")
+                                         "code cached and map cached, each a fresh process; trustworthiness; then the "
+                                         "renderers in headless Chromium (bench-map-view)")
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--no-big", action="store_true", help="MiniLM only")
+    p.add_argument("--no-browser", action="store_true", help="the compute half only (no headless Chromium)")
+    p.add_argument("--sizes", type=int, nargs="+", default=[30_000, 128_256], help="points of the browser half's maps")
     p.set_defaults(func=_cmd_bench_map)
 
     p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")

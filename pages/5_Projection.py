@@ -7,6 +7,7 @@ from andrea_viz.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from andrea_viz.geometry import MAX_QUERY_CHARS
 from andrea_viz.map_colours import COLOURINGS, colouring_label, shade
 from andrea_viz.i18n import _, num, tr
+from andrea_viz.plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import clicked_id, deck_clicked_id, projection_scatter
 from andrea_viz.safe_text import md
@@ -58,7 +59,7 @@ with st.form("projection"):
 size = ALL if whole else int(n)
 ui.url.keep(method=method, n=size, seed=int(seed), dims=int(dims))
 points = V if whole else int(n)
-if points > LARGE_MAP:
+if points > LARGE_MAP and dims == 3:  # a 2-D map of any size is drawn by the canvas map
     st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon="⏳")
 if method == "tsne" and points > TSNE_EXACT_MAX:
     st.info(_("t-SNE of {n:,} points is slow: above {exact:,} points it switches to approximate neighbours. UMAP maps "
@@ -119,17 +120,28 @@ with ui.explain_errors():
         st.caption(_("“{word}” is not in this map.", word=md(chosen)))
     lines = ui.remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                         if index is not None else None, label=None)
-    deck = dims == 2 and o1.radio(_("Drawn by"), ["plotly", "deck"], horizontal=True, key="proj:renderer",
-                                  index=["plotly", "deck"].index(ui.url.initial(
-                                      "renderer", "deck" if points > LARGE_MAP else "plotly", allowed=("plotly", "deck"))),
-                                  format_func={"plotly": "plotly", "deck": _("deck.gl (WebGL, for large maps)")}.get,
-                                  help=_("deck.gl draws every point in one WebGL layer and keeps the page's data small; "
-                                         "plotly draws the word groups with their names.")) == "deck"
-    ui.url.keep(renderer="deck" if deck else None)
-    fig = None if deck else ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
-        proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
-        lines_to=lines, labels=regions, shade=shading), label=None)
-    if deck:
+    renderers = ["canvas", "plotly", "deck"] if dims == 2 else ["plotly"]
+    drawn_by = {"canvas": _("canvas (fluid at any size)"), "plotly": "plotly", "deck": "deck.gl (WebGL)"}
+    renderer = o1.radio(_("Drawn by"), renderers, horizontal=True, key="proj:renderer",
+                        index=renderers.index(ui.url.initial("renderer", default_renderer(points, dims), allowed=renderers)),
+                        format_func=drawn_by.get,
+                        help=_("canvas draws the points once and moves that picture while you pan, so it stays fluid "
+                               "with the whole table on screen; plotly draws the word groups with their names; deck.gl "
+                               "draws every point in one WebGL layer on each frame."))
+    ui.url.keep(renderer=None if renderer == default_renderer(points, dims) else renderer)
+    if renderer == "canvas":
+        base = ui.remember(("proj:canvas", emb.key, *params, colour, regions is not None), lambda progress: canvas_map_payload(
+            proj, result.sample, result.tokens, result.trust, colour == "trust",
+            map_labels(found, proj.coords, top=LEVEL_LABELS) if regions is not None else None,
+            shade=None if shading is None else shading[0]), label=None)
+        def pick() -> None:  # before the rerun a click causes: that one run draws the lines
+            got = ui.map_view.canvas_clicked_id("proj:canvasmap")
+            at = None if got is None else result.position_of(f"#{got}")
+            if at is not None:
+                st.session_state["proj:picked"] = result.tokens[at]
+
+        clicked = ui.map_view.canvas_map(with_lines(base, index, lines), key="proj:canvasmap", on_click=pick)
+    elif renderer == "deck":
         event = st.pydeck_chart(ui.remember(("proj:deck", emb.key, *params, colour, index, regions is not None),
                                             lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
                                                                       colour == "trust", regions, index, lines,
@@ -138,6 +150,9 @@ with ui.explain_errors():
                                 height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
         clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
     else:
+        fig = ui.remember(("proj:fig", emb.key, *params, colour, index, regions is not None), lambda progress: projection_scatter(
+            proj, result.sample, result.tokens, result.trust, title, colour_by_trust=colour == "trust", lines_from=index,
+            lines_to=lines, labels=regions, shade=shading), label=None)
         event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
         clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if clicked is not None:

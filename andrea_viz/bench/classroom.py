@@ -66,17 +66,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s: float = 90):
+def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s: float = 90,
+          script: str = "streamlit_app.py"):
     """The app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers. With ``log_dir``
     the server's output goes to ``streamlit-PORT.log`` there (a file: a pipe nobody reads would block the server once
-    it filled), and a server that never answers is reported with the end of its log."""
+    it filled), and a server that never answers is reported with the end of its log. ``script``: another Streamlit
+    script to serve instead of the app (a path from the checkout's root)."""
     port = _free_port()
     log = None if log_dir is None else Path(log_dir) / f"streamlit-{port}.log"
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
     out = open(log or os.devnull, "w")  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true", "--server.port",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port",
          str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

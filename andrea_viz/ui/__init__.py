@@ -1,7 +1,7 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
 from ..i18n import tr
-from . import compare, exercise, grow, lesson, live, models, nav, state, uploads, url
+from . import compare, exercise, grow, lesson, live, map_view, models, nav, state, uploads, url
 from .cache import cached, cached_with_progress, figure, get_model, remember
 from .errors import explain_errors, show_error
 from .fragments import fragment
@@ -12,6 +12,6 @@ from .timeline import timeline_view
 from .widgets import MAX_TEXT_CHARS, token_chips, token_picker
 
 __all__ = ["cached", "cached_with_progress", "checkpoint_report", "compare", "current_model", "exercise",
-           "explain_errors", "figure", "fragment", "get_model", "grow", "lesson", "live", "localized", "model_card", "model_label", "models", "nav",
+           "explain_errors", "figure", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "nav",
            "offer_trained_example", "page_setup", "remember", "show_error", "state", "timeline_view", "token_picker", "token_chips", "MAX_TEXT_CHARS",
            "tr", "uploads", "url"]

@@ -21,7 +21,8 @@ FOUND_MARKUP = """() => {
     const target = el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('data') || el.getAttribute('srcdoc') || '';
     // the app's own frames (the Lesson's keys script, the Positions sum) are Streamlit elements, never inside a
     // markdown body; their source holds the tokens as escaped JSON data, so what counts is the frame's own page
-    const own = el.matches('iframe[data-testid=stIFrame]') && !el.closest('[data-testid=stMarkdownContainer]');
+    const own = el.matches('iframe[data-testid=stIFrame], iframe[data-testid=stCustomComponentV1][title="andrea_viz.ui.map_view.canvas_map"]')
+      && !el.closest('[data-testid=stMarkdownContainer]');  // and the canvas map's component frame
     if (own) {
       const doc = el.contentDocument;
       if (!doc) { bad.push('unreadable frame: ' + el.outerHTML.slice(0, 200)); continue; }
@@ -70,6 +71,20 @@ def test_no_markup_of_a_hostile_model_reaches_the_page(watched, hostile_app, pat
     (url, rel), (page, dialogs) = hostile_app, watched
     open_page(page, f"{url}/{path}?model={quote('folder:' + rel)}&word={quote('#15')}")
     assert "evil.npz" in sidebar_model(page)  # the hostile model is the one on screen
+    assert exceptions(page) == []
+    assert page.evaluate(FOUND_MARKUP) == []
+    assert dialogs == []
+
+
+def test_the_canvas_map_of_a_hostile_model_shows_its_tokens_as_text(watched, hostile_app):
+    (url, rel), (page, dialogs) = hostile_app, watched
+    open_page(page, f"{url}/Projection?model={quote('folder:' + rel)}&renderer=canvas&labels=1")
+    frame = page.frame_locator("iframe[title='andrea_viz.ui.map_view.canvas_map']")
+    frame.locator("body[data-ready]").wait_for(state="attached", timeout=60_000)
+    wait_idle(page)
+    box = frame.locator("canvas#map").bounding_box()
+    for k in range(40):  # sweep the pointer over the map: tooltips of whatever tokens lie under it
+        page.mouse.move(box["x"] + box["width"] * (0.05 + 0.9 * (k % 8) / 7), box["y"] + box["height"] * (0.1 + 0.8 * (k // 8) / 4))
     assert exceptions(page) == []
     assert page.evaluate(FOUND_MARKUP) == []
     assert dialogs == []

@@ -1,0 +1,180 @@
+"""``python -m andrea_viz bench-map-view``: the browser half of ``bench-map``. One seeded synthetic map of N points
+(a mixture of 48 Gaussian blobs, tokens ``tok00001``…, trust on the first 5,000) drawn by plotly (the page's
+``projection_scatter``, set to pan when dragged), deck.gl (``deck_map``) and the canvas map (``canvas_map``), each served by
+``ui/bench_map_app.py`` under ``streamlit run`` and opened in headless Chromium (Debian's, software GL), side by side
+in one run:
+
+- pan: frames per second while the mouse drags the map 360 px in 48 moves (``requestAnimationFrame`` callbacks
+  counted in the page), and pointer moves handled per second;
+- hover: the median of 7 hovers from the mouse move to the tooltip holding a new token (polled on each frame);
+- click (canvas map only): from the click on a point to its lines drawn, the server having found its true 10
+  nearest in a seeded (N, 384) table (``geometry.nearest``) and sent the lines;
+- payload: the bytes the page's websocket receives for the map, less those of the same page without a map.
+
+Needs a checkout, Playwright and Debian's ``chromium``; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from statistics import median
+
+import numpy as np
+
+from ..projection import Projection, Sample
+from .classroom import CHROMIUM_FLAGS, ROOT, serve
+
+RENDERERS = ("plotly", "deck", "canvas")
+SCRIPT = "andrea_viz/ui/bench_map_app.py"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+CANVAS_FRAME = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
+# where each renderer's map lies on the page, and its tooltip's text ('' when none is shown)
+TARGET = {"plotly": ".js-plotly-plot .nsewdrag", "deck": "[data-testid='stDeckGlJsonChart'] canvas",
+          "canvas": CANVAS_FRAME}
+TIP = {
+    "plotly": "() => { const t = document.querySelector('.hoverlayer .hovertext'); return t ? t.textContent : ''; }",
+    "deck": "() => { const t = document.querySelector('.deck-tooltip'); "
+            "return t && t.style.display !== 'none' ? t.innerText : ''; }",
+    "canvas": "() => { const f = document.querySelector(\"" + CANVAS_FRAME + "\"); const t = f && f.contentDocument && "
+              "f.contentDocument.getElementById('tip'); return t && t.style.display === 'block' ? t.textContent : ''; }",
+}
+RAF = """() => { window.__frames = 0; const tick = () => { window.__frames++; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+HOVERS = 7
+DIMS = 384  # the synthetic table's width (MiniLM's) for the click's true nearest
+PAN_MOVES = 48
+
+
+def synthetic_map(n: int, seed: int = 0) -> tuple[Projection, Sample, list[str], np.ndarray]:
+    """A seeded map of n points: (projection, sample, tokens, trust), the shapes the page's renderers take."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-20, 20, (48, 2))
+    which = rng.integers(0, len(centres), n)
+    coords = (centres[which] + rng.standard_normal((n, 2)) * rng.uniform(0.5, 2.5, len(centres))[which, None])
+    trust = np.full(n, np.nan)
+    trust[: min(n, 5000)] = rng.random(min(n, 5000))
+    tokens = [f"tok{i:05d}" for i in range(n)]
+    return (Projection(coords.astype(np.float32), "umap", None, 0.0), Sample(np.arange(n), ("other",) * n),
+            tokens, trust)
+
+
+def synthetic_table(n: int, d: int, seed: int = 0) -> np.ndarray:
+    """A seeded (n, d) float32 table standing behind the synthetic map: its rows' true nearest are the click's lines."""
+    return np.random.default_rng(seed).standard_normal((n, d), dtype=np.float32)
+
+
+def _click(page, box: dict) -> float | None:
+    """ms from a click on the point at the centre of the canvas map to its lines drawn (the frame says whose)."""
+    frame = page.frame_locator(CANVAS_FRAME)
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(cx, cy)
+    try:
+        frame.locator("body[data-hovered]").wait_for(state="attached", timeout=10_000)
+    except Exception:  # noqa: BLE001 (nothing under the pointer)
+        return None
+    hovered = frame.locator("body").get_attribute("data-hovered")
+    t0 = time.perf_counter()
+    page.mouse.click(cx, cy)
+    frame.locator(f"body[data-lines-from='{hovered}']").wait_for(state="attached", timeout=60_000)
+    return 1000 * (time.perf_counter() - t0)
+
+
+def _open(page, url: str, renderer: str) -> int:
+    """Open the bench page; the bytes its websocket received until the map is drawn and the script idle."""
+    got = [0]
+
+    def on_socket(ws):
+        ws.on("framereceived", lambda payload: got.__setitem__(0, got[0] + len(payload)))
+
+    page.on("websocket", on_socket)
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stMarkdownContainer']", timeout=600_000)  # the caption: the script's end
+    page.wait_for_selector(IDLE, timeout=600_000)
+    if renderer in TARGET:
+        page.locator(TARGET[renderer]).first.wait_for(timeout=600_000)
+    if renderer == "canvas":
+        page.frame_locator(CANVAS_FRAME).locator("body[data-ready]").wait_for(state="attached", timeout=600_000)
+    page.wait_for_timeout(1500)  # let the first paint finish before measuring
+    page.remove_listener("websocket", on_socket)
+    return got[0]
+
+
+def _pan(page, box: dict) -> tuple[float, float]:
+    """(frames per second, pointer moves per second) while dragging from the centre 360 px to the right."""
+    x, y = box["x"] + box["width"] / 2 - 180, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 4, y)
+    page.evaluate(RAF)
+    t0, f0 = time.perf_counter(), page.evaluate("() => window.__frames")
+    for k in range(1, PAN_MOVES + 1):
+        page.mouse.move(x + 4 + 356 * k / PAN_MOVES, y + 30 * np.sin(k / 6))
+    f1, t1 = page.evaluate("() => window.__frames"), time.perf_counter()
+    page.mouse.up()
+    return (f1 - f0) / (t1 - t0), PAN_MOVES / (t1 - t0)
+
+
+def _hover(page, box: dict, renderer: str) -> tuple[float | None, int]:
+    """(median ms from a mouse move to a new tooltip text, how many of the hovers showed one)."""
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 5, box["y"] + 5)
+    times, prev = [], page.evaluate(TIP[renderer])
+    for k in range(HOVERS):
+        at = (cx + 23 * (k - HOVERS // 2), cy + 11 * ((k % 3) - 1))
+        t0 = time.perf_counter()
+        page.mouse.move(*at)
+        try:
+            page.wait_for_function(f"(prev) => {{ const t = ({TIP[renderer]})(); return t !== '' && t !== prev; }}",
+                                   arg=prev, polling="raf", timeout=10_000)
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError: nothing under the pointer, counted as a miss)
+            continue
+        times.append(1000 * (time.perf_counter() - t0))
+        prev = page.evaluate(TIP[renderer])
+    return (median(times) if times else None), len(times)
+
+
+def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
+    """One row per (size, renderer): fps while panning, pointer moves/s, hover median ms and hits, payload bytes."""
+    from playwright.sync_api import sync_playwright  # here: only this command needs a browser
+
+    exe = shutil.which("chromium")
+    if exe is None:
+        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
+    rows = []
+    env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    with serve(env, log_dir=ROOT / "artifacts" / "logs", script=SCRIPT) as (url, _pid), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
+        for n in sizes:
+            context = browser.new_context(viewport={"width": 1200, "height": 900})
+            base = _open(context.new_page(), f"{url}/?renderer=none&n={n}", "none")
+            context.close()
+            for renderer in RENDERERS:
+                context = browser.new_context(viewport={"width": 1200, "height": 900})
+                page = context.new_page()
+                received = _open(page, f"{url}/?renderer={renderer}&n={n}", renderer)
+                target = page.locator(TARGET[renderer]).first
+                target.scroll_into_view_if_needed()
+                box = target.bounding_box()
+                hover_ms, hits = _hover(page, box, renderer)
+                click_ms = _click(page, box) if renderer == "canvas" else None
+                fps, moves = _pan(page, box)
+                rows.append({"points": n, "renderer": renderer, "pan_fps": fps, "moves_per_s": moves,
+                             "hover_ms": hover_ms, "hover_hits": hits, "click_ms": click_ms,
+                             "payload_bytes": received - base})
+                context.close()
+        browser.close()
+    return rows
+
+
+def run(sizes=(30_000, 128_256)) -> None:
+    """Print the table."""
+    print(f"bench-map-view: headless Chromium ({CHROMIUM_FLAGS[2]}, software GL), {os.cpu_count()} CPUs")
+    print(f"{'points':>8} {'renderer':<8} {'pan fps':>8} {'moves/s':>8} {'hover ms':>9} {'hits':>5} {'click ms':>9} "
+          f"{'payload MB':>11}")
+    for r in browser_rows(sizes):
+        hover = "-" if r["hover_ms"] is None else f"{r['hover_ms']:.0f}"
+        click = "-" if r["click_ms"] is None else f"{r['click_ms']:.0f}"
+        print(f"{r['points']:>8,} {r['renderer']:<8} {r['pan_fps']:>8.1f} {r['moves_per_s']:>8.1f} {hover:>9} "
+              f"{r['hover_hits']:>2}/{HOVERS} {click:>9} {r['payload_bytes'] / 1e6:>11.2f}")

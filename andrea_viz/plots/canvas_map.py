@@ -1,0 +1,148 @@
+"""A 2-D map for any size, drawn by the project's own Canvas2D frame (``andrea_viz/ui/map_frame/``): what the
+page sends it, built here without Streamlit.
+
+The frame draws every point once into an offscreen raster (pixels written straight into an ``ImageData``), moves
+and scales that bitmap while the pointer pans or zooms, and draws the points again when it rests; hover finds
+the point under the pointer in a grid index; lines to a clicked point's true nearest neighbours and the cluster
+labels are drawn over the raster, so a click that only changes the lines draws no point again.
+
+Everything per point travels as raw little-endian arrays (Streamlit sends ``bytes`` arguments of a component as
+they are, no base64 and no JSON): coordinates as float32 pairs, token ids as int32, a colour index and the trust
+in percent (255: not scored) as uint8, and the tokens as one UTF-8 blob with int32 offsets, decoded one at a time
+in the frame for what is hovered. The JSON part is small: the palette, the labels with their zoom levels, the
+lines, the texts in the reader's language, and a fingerprint of the point arrays (the frame keeps its raster
+while it does not change). 128,256 points with MiniLM's tokens come to 3.0 MiB
+(``tests/unit/test_canvas_map.py``).
+
+Tokens are untrusted text: the frame sets them with ``textContent`` only, never as markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from ..i18n import _, language
+from ..projection import Projection, Sample, group_label
+from .style import PALETTE
+
+FRAME_HEIGHT = 640  # px: the map's height in the page
+OTHER = (178, 178, 178)  # the points of no group, drawn first
+QUERY = (214, 39, 40)  # the first word asked for, drawn last and largest
+NOT_SCORED = 255  # trust byte of a point outside the scored sample
+SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
+LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
+LEVEL_LABELS = sum(LEVEL_SIZES)  # the largest clusters that get a label at some zoom level
+PLOTLY_FLUID_MAX = 10_000  # points: plotly's scattergl pans at about 7 frames/s at 30,000 in software GL (bench-map-view);
+# 10,000 is a margin below that, not a measured crossing
+
+
+def _hex_rgb(hex_colour: str) -> list[int]:
+    h = hex_colour.lstrip("#")
+    return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)]
+
+
+def label_level(rank: int) -> int:
+    """The zoom level from which the label of the rank-th largest cluster (0 = the largest) is written:
+    0 for the first ``LEVEL_SIZES[0]``, then one more level for each further block."""
+    edge = 0
+    for level, size in enumerate(LEVEL_SIZES):
+        edge += size
+        if rank < edge:
+            return level
+    return len(LEVEL_SIZES) - 1
+
+
+def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np.ndarray | None
+             ) -> tuple[np.ndarray, list[dict]]:
+    """(a palette index per point, the palette in drawing order: its entries' rgb, square size in px and, for word
+    groups, the legend's name in the reader's language: untrusted text, drawn on the canvas as text)."""
+    n = len(sample)
+    if colour_by_trust or shade is not None:
+        s = np.asarray(trust if shade is None else shade, np.float64)
+        s = np.nan_to_num(s, nan=0.0).clip(0, 1)
+        index = np.rint(s * (SHADES - 1)).astype(np.uint8)
+        palette = [{"rgb": [int(255 * (1 - v)), int(200 * v), 60], "size": 3}
+                   for v in np.linspace(0, 1, SHADES)]  # red = nothing kept, green = all (as deck_map colours)
+        return index, palette
+    groups = list(dict.fromkeys(g for g in sample.groups if g not in ("other", "query")))
+    rank = {"other": 0, **{g: j + 1 for j, g in enumerate(groups)}, "query": len(groups) + 1}
+    index = np.fromiter((rank[g] for g in sample.groups), np.uint8, count=n) if n else np.zeros(0, np.uint8)
+    palette = [{"rgb": list(OTHER), "size": 2, "name": group_label("other")},
+               *({"rgb": _hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4, "name": group_label(g)}
+                 for j, g in enumerate(groups)),
+               {"rgb": list(QUERY), "size": 7, "name": group_label("query")}]
+    return index, palette
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8")
+
+
+def _token_blob(tokens: list[str]) -> tuple[bytes, bytes]:
+    """(the tokens' UTF-8 bytes one after another, int32 offsets (N + 1,) into them). A lone surrogate, which
+    UTF-8 cannot hold, is written as U+FFFD."""
+    parts = [_utf8(t) for t in tokens]
+    offsets = np.zeros(len(parts) + 1, "<i4")
+    np.cumsum([len(p) for p in parts], out=offsets[1:])
+    return b"".join(parts), offsets.tobytes()
+
+
+def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
+                       colour_by_trust: bool = False, labels: list | None = None, lines_from: int | None = None,
+                       lines_to: np.ndarray | None = None, shade: np.ndarray | None = None,
+                       height: int = FRAME_HEIGHT) -> dict:
+    """The frame's arguments (see the module's docstring): ``bytes`` values travel raw, the rest as JSON.
+    ``labels``: (x, y, cluster) from ``clusters.map_labels``, largest cluster first; ``lines_from``/``lines_to``:
+    positions in the sample of a chosen point and of its true nearest neighbours; ``shade``: values in [0, 1],
+    1 good, one per point (``map_colours``)."""
+    if proj.coords.shape[1] != 2:
+        raise ValueError("the canvas map draws 2-D maps")
+    xy = np.ascontiguousarray(proj.coords[:, :2], "<f4")
+    ids = np.ascontiguousarray(sample.ids, "<i4")
+    colour, palette = _colours(sample, trust, colour_by_trust, shade)
+    t = np.asarray(trust, np.float64)
+    kept = np.where(np.isnan(t), NOT_SCORED, np.rint(100 * np.nan_to_num(t)).clip(0, 100)).astype(np.uint8)
+    blob, offsets = _token_blob(tokens)
+    arrays = {"xy": xy.tobytes(), "ids": ids.tobytes(), "colour": colour.tobytes(), "kept": kept.tobytes(),
+              "tokens": blob, "offsets": offsets}
+    fingerprint = hashlib.blake2b(digest_size=12)
+    for name in ("xy", "ids", "colour", "offsets", "tokens"):
+        fingerprint.update(arrays[name])
+    fingerprint.update(json.dumps(palette).encode())
+    lang = language()
+    return {
+        **arrays,
+        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height),
+        "labels": [{"x": float(x), "y": float(y), "text": c.label(lang), "level": label_level(r), "size": int(c.size)}
+                   for r, (x, y, c) in enumerate(labels or [])],
+        "lines": None if lines_from is None or lines_to is None else
+        {"from": int(lines_from), "to": [int(j) for j in lines_to]},
+        "text": {"kept": _("neighbours kept"), "unscored": _("not in the scored sample"),
+                 "hint": _("Drag to pan, wheel to zoom, click a point for its true 10 nearest."),
+                 "reset": _("Whole map")},
+    }
+
+
+def payload_bytes(payload: dict) -> int:
+    """The bytes the page receives for the map: the raw arrays, and the rest as the JSON Streamlit writes."""
+    raw = sum(len(v) for v in payload.values() if isinstance(v, bytes))
+    return raw + len(json.dumps({k: v for k, v in payload.items() if not isinstance(v, bytes)}))
+
+
+def with_lines(payload: dict, lines_from: int | None, lines_to: np.ndarray | None) -> dict:
+    """The same payload with the lines from point ``lines_from`` to ``lines_to`` (positions in the sample), or
+    none; the point arrays are the same objects, so the frame keeps its raster."""
+    lines = None if lines_from is None or lines_to is None else {"from": int(lines_from), "to": [int(j) for j in lines_to]}
+    return {**payload, "lines": lines}
+
+
+def default_renderer(points: int, dims: int) -> str:
+    """What draws a map of ``points`` points by default: plotly while it pans fluidly (and for every 3-D map),
+    the canvas map above ``PLOTLY_FLUID_MAX``."""
+    return "canvas" if dims == 2 and points > PLOTLY_FLUID_MAX else "plotly"

@@ -1,0 +1,38 @@
+"""The Streamlit script that ``bench-map-view`` serves: one synthetic map (``bench.map_view.synthetic_map``) drawn by
+the renderer named in the address, ``?renderer=plotly|deck|canvas|none&n=N`` (none: the page without a map, for the
+bytes every page costs). Run as a script, so its imports are absolute."""
+
+import streamlit as st
+
+from andrea_viz.bench.map_view import DIMS, synthetic_map, synthetic_table
+from andrea_viz.geometry import nearest
+from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
+from andrea_viz.plots.deck_map import deck_map
+from andrea_viz.plots.projection import projection_scatter
+from andrea_viz.ui.map_view import canvas_clicked_id, canvas_map
+
+
+@st.cache_resource
+def _built(renderer: str, n: int):
+    proj, sample, tokens, trust = synthetic_map(n)
+    if renderer == "plotly":
+        fig = projection_scatter(proj, sample, tokens, trust, f"{n:,} points")
+        return fig.update_layout(dragmode="pan")  # a drag pans, as on the other two (plotly's own default draws a zoom box)
+    if renderer == "deck":
+        return deck_map(proj, sample, tokens, trust)
+    return canvas_map_payload(proj, sample, tokens, trust)
+
+
+renderer = st.query_params.get("renderer", "none")
+n = int(st.query_params.get("n", "30000"))
+st.set_page_config(layout="wide")
+if renderer == "plotly":
+    st.plotly_chart(_built(renderer, n), key="map")
+elif renderer == "deck":
+    st.pydeck_chart(_built(renderer, n), height=640, key="map")
+elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, DIMS) table, then its lines
+    table = st.cache_resource(synthetic_table)(n, DIMS)  # made before any click is timed
+    clicked = canvas_clicked_id("map")
+    lines = None if clicked is None else nearest(table, 10, [clicked])[0]
+    canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
+st.caption(str(n))  # the script has run to its end

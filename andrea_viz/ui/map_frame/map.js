@@ -1,0 +1,275 @@
+// The Projection page's canvas map (andrea_viz/plots/canvas_map.py builds its arguments). Plain JS speaking
+// Streamlit's component protocol (postMessage: componentReady, render, setComponentValue, setFrameHeight).
+// The points are drawn once into an offscreen raster; a pan or zoom moves and scales that bitmap, and the points
+// are drawn again when the pointer rests. Tokens are untrusted: they are only ever set with textContent.
+"use strict";
+const REST_MS = 140;      // the pointer rests this long: draw the points again at the new view
+const HOVER_PX = 8;       // a point within this many pixels of the pointer is hovered
+const CLICK_PX = 4;       // a press that moves less than this is a click, not a pan
+const canvas = document.getElementById("map"), g = canvas.getContext("2d");
+const tip = document.getElementById("tip"), labelBox = document.getElementById("labels");
+const hint = document.getElementById("hint"), reset = document.getElementById("reset");
+const raster = document.createElement("canvas"), rg = raster.getContext("2d");
+const decoder = new TextDecoder();
+const S = {points: null, n: 0, xy: null, ids: null, colour: null, kept: null, offsets: null, blob: null, palette: [],
+           grid: null, order: null, lo: [0, 0], hi: [1, 1], fit: 1, text: {}, labels: [], lines: null, height: 640,
+           view: {cx: 0, cy: 0, s: 1}, rasterView: null, dirty: false, rest: 0, drag: null, clicks: 0, W: 0, H: 0,
+           dpr: 1, rasters: 0, frames: 0};
+window.__map = S;  // for the benchmark and the browser tests
+
+function send(type, data) { window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*"); }
+const copy = (u) => { const c = new Uint8Array(u.byteLength); c.set(u); return c.buffer; };  // aligned, our own
+const token = (k) => decoder.decode(S.blob.subarray(S.offsets[k], S.offsets[k + 1]));
+
+function loadPoints(a) {
+  S.n = a.n; S.points = a.points;
+  S.xy = new Float32Array(copy(a.xy)); S.ids = new Int32Array(copy(a.ids));
+  S.colour = new Uint8Array(copy(a.colour)); S.kept = new Uint8Array(copy(a.kept));
+  S.offsets = new Int32Array(copy(a.offsets)); S.blob = new Uint8Array(copy(a.tokens));
+  S.palette = a.palette.map((p) => ({u32: (255 << 24 | p.rgb[2] << 16 | p.rgb[1] << 8 | p.rgb[0]) >>> 0, size: p.size,
+                                     rgb: "rgb(" + p.rgb.join(",") + ")", name: p.name}));
+  const used = new Uint8Array(S.palette.length);
+  for (let k = 0; k < S.n; k++) used[S.colour[k]] = 1;
+  S.legend = S.palette.filter((p, c) => used[c] && p.name);
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let k = 0; k < S.n; k++) {
+    const x = S.xy[2 * k], y = S.xy[2 * k + 1];
+    if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+  }
+  if (!S.n) { x0 = y0 = 0; x1 = y1 = 1; }
+  S.lo = [x0, y0]; S.hi = [x1 > x0 ? x1 : x0 + 1, y1 > y0 ? y1 : y0 + 1];
+  // the drawing order: palette entries in order (the grey points first, the query last), a counting sort
+  const count = new Uint32Array(S.palette.length + 1);
+  for (let k = 0; k < S.n; k++) count[S.colour[k] + 1]++;
+  for (let c = 1; c < count.length; c++) count[c] += count[c - 1];
+  S.order = new Uint32Array(S.n);
+  for (let k = 0; k < S.n; k++) S.order[count[S.colour[k]]++] = k;
+  // the hover index: a uniform grid over the map's box, about two points a cell, its cells' points contiguous
+  const G = Math.max(1, Math.ceil(Math.sqrt(S.n / 2))), start = new Uint32Array(G * G + 1), cell = new Uint32Array(S.n);
+  const gx = G / (S.hi[0] - S.lo[0]), gy = G / (S.hi[1] - S.lo[1]);
+  for (let k = 0; k < S.n; k++) {
+    const i = Math.min(G - 1, Math.floor((S.xy[2 * k] - S.lo[0]) * gx)), j = Math.min(G - 1, Math.floor((S.xy[2 * k + 1] - S.lo[1]) * gy));
+    cell[k] = j * G + i; start[cell[k] + 1]++;
+  }
+  for (let c = 1; c <= G * G; c++) start[c] += start[c - 1];
+  const fill = start.slice(0, G * G), items = new Uint32Array(S.n);
+  for (let k = 0; k < S.n; k++) items[fill[cell[k]]++] = k;
+  S.grid = {G, gx, gy, start, items};
+  fitView();
+}
+
+function fitView() {
+  const w = S.hi[0] - S.lo[0], h = S.hi[1] - S.lo[1];
+  S.fit = 0.92 * Math.min(S.W / w, S.H / h) || 1;
+  S.view = {cx: (S.lo[0] + S.hi[0]) / 2, cy: (S.lo[1] + S.hi[1]) / 2, s: S.fit};
+  S.rasterView = null;
+}
+
+const sx = (x, v) => S.W / 2 + (x - v.cx) * v.s;
+const sy = (y, v) => S.H / 2 - (y - v.cy) * v.s;
+
+function drawPoints() {  // every point into the raster, at the current view, in device pixels
+  const W = Math.round(S.W * S.dpr), H = Math.round(S.H * S.dpr), v = S.view, r = S.dpr;
+  if (raster.width !== W || raster.height !== H) { raster.width = W; raster.height = H; }
+  const img = rg.createImageData(W, H), px = new Uint32Array(img.data.buffer);
+  px.fill(0xffffffff);
+  const xy = S.xy, order = S.order, colour = S.colour, pal = S.palette;
+  const ox = (S.W / 2 - v.cx * v.s) * r, oy = (S.H / 2 + v.cy * v.s) * r, s = v.s * r;
+  for (let q = 0; q < order.length; q++) {
+    const k = order[q], p = pal[colour[k]], size = Math.max(1, Math.round(p.size * r)), half = size >> 1;
+    const x0 = Math.round(ox + xy[2 * k] * s) - half, y0 = Math.round(oy - xy[2 * k + 1] * s) - half;
+    if (x0 >= W || y0 >= H || x0 + size <= 0 || y0 + size <= 0) continue;
+    const xa = Math.max(0, x0), xb = Math.min(W, x0 + size), ya = Math.max(0, y0), yb = Math.min(H, y0 + size);
+    for (let y = ya; y < yb; y++) px.fill(p.u32, y * W + xa, y * W + xb);
+  }
+  rg.putImageData(img, 0, 0);
+  S.rasterView = {cx: v.cx, cy: v.cy, s: v.s};
+  S.rasters++;
+  document.body.dataset.rasters = String(S.rasters);
+}
+
+function frame() {  // the raster moved and scaled to the view, then the lines and the labels over it
+  S.dirty = false;
+  S.frames++;
+  const r = S.dpr, v = S.view, rv = S.rasterView;
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.fillStyle = "#fff"; g.fillRect(0, 0, canvas.width, canvas.height);
+  if (rv) {
+    const k = v.s / rv.s;
+    g.setTransform(k, 0, 0, k, (S.W / 2 + (rv.cx - v.cx) * v.s - S.W / 2 * k) * r, (S.H / 2 - (rv.cy - v.cy) * v.s - S.H / 2 * k) * r);
+    g.imageSmoothingEnabled = k < 1;
+    g.drawImage(raster, 0, 0);
+  }
+  g.setTransform(r, 0, 0, r, 0, 0);
+  drawLines();
+  drawLegend();
+  placeLabels();
+}
+
+function drawLegend() {  // the word groups' names and colours, top left; names are drawn as canvas text only
+  const L = S.legend || [];
+  if (!L.length) return;
+  g.font = "12px 'Source Sans Pro', sans-serif";
+  const w = 26 + Math.max(...L.map((p) => g.measureText(p.name).width)), h = 8 + 17 * L.length;
+  g.fillStyle = "rgba(255, 255, 255, 0.85)"; g.fillRect(6, 6, w, h);
+  g.textBaseline = "middle";
+  L.forEach((p, j) => {
+    const y = 14 + 17 * j;
+    g.fillStyle = p.rgb; g.fillRect(12, y - 4, 8, 8);
+    g.fillStyle = "#31333f"; g.fillText(p.name, 26, y + 1);
+  });
+}
+
+function drawLines() {
+  const L = S.lines;
+  if (!L || L.from == null || L.from >= S.n) return;
+  const v = S.view, ax = sx(S.xy[2 * L.from], v), ay = sy(S.xy[2 * L.from + 1], v);
+  g.strokeStyle = "rgba(0, 0, 0, 0.85)"; g.lineWidth = 1.5;
+  g.beginPath();
+  for (const j of L.to) { g.moveTo(ax, ay); g.lineTo(sx(S.xy[2 * j], v), sy(S.xy[2 * j + 1], v)); }
+  g.stroke();
+  g.fillStyle = "#000";
+  for (const j of L.to) { g.beginPath(); g.arc(sx(S.xy[2 * j], v), sy(S.xy[2 * j + 1], v), 3, 0, 2 * Math.PI); g.fill(); }
+  g.fillStyle = "#d62728"; g.beginPath(); g.arc(ax, ay, 5, 0, 2 * Math.PI); g.fill();
+}
+
+function zoomLevel() { return Math.log2(S.view.s / S.fit); }
+
+function placeLabels() {  // the labels whose level the zoom has reached, largest cluster first, none over another
+  const level = zoomLevel(), placed = [], v = S.view;
+  for (const L of S.labels) {
+    const x = sx(L.x, v), y = sy(L.y, v) - 4;
+    let show = L.level <= level + 1e-9 && x > 0 && x < S.W && y > 0 && y < S.H;
+    if (show) {
+      const w = L.w || (L.w = L.el.offsetWidth || 8 * L.text.length), h = 16;
+      const box = [x - w / 2, y - h, x + w / 2, y];
+      show = !placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3]);
+      if (show) placed.push(box);
+    }
+    L.el.hidden = !show;
+    if (show) { L.el.style.left = x.toFixed(1) + "px"; L.el.style.top = y.toFixed(1) + "px"; }
+  }
+  document.body.dataset.zoom = level.toFixed(3);
+}
+
+function setLabels(list) {
+  labelBox.replaceChildren();
+  S.labels = (list || []).map((L) => {
+    const el = document.createElement("div");
+    el.className = "label level" + L.level;
+    el.dataset.level = String(L.level);
+    el.textContent = L.text;
+    labelBox.appendChild(el);
+    return {x: L.x, y: L.y, text: L.text, level: L.level, el, w: 0};
+  });
+}
+
+function schedule() { if (!S.dirty) { S.dirty = true; requestAnimationFrame(frame); } }
+function settle() {  // redraw the points once the pointer has rested
+  clearTimeout(S.rest);
+  S.rest = setTimeout(() => { drawPoints(); schedule(); }, REST_MS);
+}
+
+function nearest(mx, my, radius) {  // the point drawn nearest to (mx, my) in css px within radius, or -1
+  if (!S.grid || !S.n) return -1;
+  const v = S.view, x = v.cx + (mx - S.W / 2) / v.s, y = v.cy - (my - S.H / 2) / v.s, rd = radius / v.s, G = S.grid.G;
+  const i0 = Math.max(0, Math.floor((x - rd - S.lo[0]) * S.grid.gx)), i1 = Math.min(G - 1, Math.floor((x + rd - S.lo[0]) * S.grid.gx));
+  const j0 = Math.max(0, Math.floor((y - rd - S.lo[1]) * S.grid.gy)), j1 = Math.min(G - 1, Math.floor((y + rd - S.lo[1]) * S.grid.gy));
+  let best = -1, bestD = Infinity;
+  for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) {
+    const c = j * G + i;
+    for (let q = S.grid.start[c]; q < S.grid.start[c + 1]; q++) {
+      const k = S.grid.items[q], dx = (S.xy[2 * k] - x) * v.s, dy = (S.xy[2 * k + 1] - y) * v.s;
+      const d = Math.sqrt(dx * dx + dy * dy) - S.palette[S.colour[k]].size / 2;  // a larger square is nearer
+      if (d < bestD || (d === bestD && S.colour[k] > S.colour[best])) { bestD = d; best = k; }
+    }
+  }
+  return bestD <= radius ? best : -1;
+}
+
+function showTip(k, mx, my) {
+  if (k < 0) { tip.style.display = "none"; delete document.body.dataset.hovered; return; }
+  const kept = S.kept[k], X = S.text;
+  tip.textContent = token(k) + " #" + S.ids[k] + "\n" + X.kept + ": " + (kept === 255 ? X.unscored : kept + "%");
+  tip.style.display = "block";
+  const w = tip.offsetWidth, h = tip.offsetHeight;
+  tip.style.left = Math.min(S.W - w - 4, mx + 14) + "px";
+  tip.style.top = (my + 16 + h > S.H ? my - h - 10 : my + 16) + "px";
+  document.body.dataset.hovered = String(S.ids[k]);
+}
+
+const local = (e) => { const b = canvas.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+canvas.addEventListener("pointerdown", (e) => {
+  const [mx, my] = local(e);
+  S.drag = {mx, my, cx: S.view.cx, cy: S.view.cy, moved: false};
+  canvas.setPointerCapture(e.pointerId);
+});
+canvas.addEventListener("pointermove", (e) => {
+  const [mx, my] = local(e), d = S.drag;
+  if (d) {
+    if (!d.moved && Math.hypot(mx - d.mx, my - d.my) < CLICK_PX) return;
+    if (!d.moved) { d.moved = true; canvas.classList.add("dragging"); showTip(-1); clearTimeout(S.rest); }
+    S.view.cx = d.cx - (mx - d.mx) / S.view.s;
+    S.view.cy = d.cy + (my - d.my) / S.view.s;
+    schedule();
+    return;
+  }
+  showTip(nearest(mx, my, HOVER_PX), mx, my);
+});
+canvas.addEventListener("pointerup", (e) => {
+  const d = S.drag;
+  S.drag = null;
+  canvas.classList.remove("dragging");
+  if (!d) return;
+  if (d.moved) { settle(); return; }
+  const [mx, my] = local(e), k = nearest(mx, my, HOVER_PX);
+  if (k >= 0) send("streamlit:setComponentValue", {value: {id: S.ids[k], click: ++S.clicks}, dataType: "json"});
+});
+canvas.addEventListener("pointerleave", () => { if (!S.drag) showTip(-1); });
+canvas.addEventListener("wheel", (e) => {
+  e.preventDefault();
+  const [mx, my] = local(e), v = S.view, f = Math.exp(-e.deltaY * 0.0015);
+  const x = v.cx + (mx - S.W / 2) / v.s, y = v.cy - (my - S.H / 2) / v.s;  // stays under the pointer
+  v.s = Math.min(S.fit * 4096, Math.max(S.fit / 4, v.s * f));
+  v.cx = x - (mx - S.W / 2) / v.s; v.cy = y + (my - S.H / 2) / v.s;
+  showTip(-1);
+  schedule();
+  settle();
+}, {passive: false});
+reset.addEventListener("click", () => { fitView(); drawPoints(); schedule(); });
+
+function resize() {
+  const W = canvas.clientWidth, H = canvas.clientHeight;
+  if (!W || !H || (W === S.W && H === S.H)) return;
+  const first = !S.W;
+  S.W = W; S.H = H; S.dpr = Math.min(window.devicePixelRatio || 1, 2);
+  canvas.width = Math.round(W * S.dpr); canvas.height = Math.round(H * S.dpr);
+  if (S.xy) {
+    if (first) fitView(); else S.fit = 0.92 * Math.min(S.W / (S.hi[0] - S.lo[0]), S.H / (S.hi[1] - S.lo[1]));
+    drawPoints();
+  }
+  schedule();
+}
+
+function render(a) {
+  S.text = a.text; S.height = a.height;
+  document.getElementById("wrap").style.height = a.height + "px";
+  send("streamlit:setFrameHeight", {height: a.height});
+  S.W = canvas.clientWidth; S.H = canvas.clientHeight;
+  S.dpr = Math.min(window.devicePixelRatio || 1, 2);
+  canvas.width = Math.round(S.W * S.dpr); canvas.height = Math.round(S.H * S.dpr);
+  hint.textContent = a.text.hint; reset.textContent = a.text.reset;
+  if (a.points !== S.points) { loadPoints(a); drawPoints(); }  // new points: a new raster; else keep it
+  else if (!S.rasterView) drawPoints();
+  setLabels(a.labels);
+  S.lines = a.lines;
+  const L = a.lines;
+  document.body.dataset.linesFrom = L ? String(S.ids[L.from]) : "";
+  document.body.dataset.lines = L ? L.to.map((j) => S.ids[j]).join(",") : "";
+  document.body.dataset.ready = S.points;
+  schedule();
+}
+
+window.addEventListener("message", (e) => { if (e.data && e.data.type === "streamlit:render") render(e.data.args); });
+new ResizeObserver(resize).observe(canvas);
+send("streamlit:componentReady", {apiVersion: 1});
