@@ -1,0 +1,169 @@
+"""The Projection page's panels: the map's figures, its colouring and labelled regions, the map itself drawn by the
+chosen renderer (a click picks the token whose true neighbours get lines), and the downloads.
+
+Every cached piece is keyed by the model, the method's own parameters (``params``: the per-method cache key) and
+what the piece itself reads, so a setting of another method recomputes nothing.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
+from ..geometry import MAX_QUERY_CHARS
+from ..i18n import _, num, tr
+from ..map_colours import COLOURINGS, colouring_label, shade
+from ..model import Embeddings
+from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
+from ..plots.deck_map import deck_map
+from ..plots.projection import clicked_id, deck_clicked_id, projection_scatter
+from ..projection import TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
+from ..safe_text import md
+from . import map_view, url
+from .cache import remember
+
+RENDERERS_2D = ("canvas", "plotly", "deck")
+PICKED = "proj:picked"  # the token whose true 10 nearest get lines (typed, or clicked on the map)
+
+
+def projection_metrics(result, axes: tuple[int, ...]) -> None:
+    """Points, time (computed or read from the disk cache), mean trust, and PCA's variance shown."""
+    proj = result.projection
+    m = st.columns(4)
+    m[0].metric(_("Points"), num(len(result.sample)))
+    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
+                help=_("computed once, then kept on the server's disk: this map was read from there")
+                if result.from_cache else _("the first time; views after that come from the cache"))
+    m[2].metric(_("Trust (10 nearest kept)"), num(result.trust_mean, ".1%"),
+                help=_("Average share of each point's 10 nearest neighbours in the full space (by cosine) that are also "
+                       "among its 10 nearest in the picture")
+                + (" " + _("(scored on {n:,} of the points)", n=TRUST_SAMPLE) if len(result.sample) > TRUST_SAMPLE else ""))
+    if proj.explained_variance_ratio is not None:
+        m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
+                    help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
+                                   zip(axes, proj.explained_variance_ratio, strict=False)))
+
+
+def colour_choice(emb: Embeddings, result, params: tuple, column) -> tuple[str, tuple | None]:
+    """The colour picker, and for a score of the table (under-trained, kept at a precision) its shading, computed
+    once per model and sample with a progress bar, its texts in this language."""
+    labels = {"groups": _("word groups"), **{c: tr(colouring_label(c)) for c in COLOURINGS}}  # in this language
+    colour = column.selectbox(_("Colour"), list(labels), key="proj:colour", format_func=labels.get,
+                              help=_("Word groups, the trust of each point, or a score of the table itself: the Anatomy "
+                                     "page's under-trained score, or how many of a token's 10 nearest neighbours a "
+                                     "precision keeps (the GGUF page's Jaccard@10, computed over the whole table once)."))
+    if colour in ("groups", "trust"):
+        return colour, None
+    shading = remember(("proj:shade", emb.key, *params, colour), lambda progress: shade(
+        emb, colour, result.sample.ids, progress=progress), label=_("Scoring the table:"), per_language=False)
+    return colour, (shading[0], shading[1], tr(shading[2]), None if shading[3] is None else tuple(map(tr, shading[3])))
+
+
+def labelled_regions(emb: Embeddings, result, params: tuple, column, dims: int):
+    """The "Label the regions" box (kept in the URL); when ticked on a 2-D map, the clusters found in d dimensions
+    (``None`` otherwise) and a caption counting them."""
+    ticked = column.checkbox(_("Label the regions"), url.initial("labels", 0, url.int_in(0, 1)) == 1,
+                             key="proj:labels", disabled=dims != 2,
+                             help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "
+                                    "what its tokens share; the {n} largest are written on a 2-D map.",
+                                    d=emb.d_model, n=MAP_LABELS))
+    url.keep(labels=1 if ticked else None)
+    if not (ticked and dims == 2):
+        return None
+    found = remember(("proj:clusters", emb.key, *params), lambda progress: cluster_ids(
+        emb, result.sample.ids, progress=progress), label=_("Finding clusters:"), per_language=False)
+    st.caption(_("{n:,} clusters of {N:,} tokens, found in {d} dimensions; {noise:,} tokens belong to none.",
+                 n=len(found.clusters), N=found.ids.size, d=emb.d_model, noise=int((found.assignment == NOISE).sum())))
+    return found
+
+
+def lines_to_nearest(emb: Embeddings, result, params: tuple, include: tuple[str, ...], column):
+    """The word whose true 10 nearest in d dimensions get lines (a click on the map sets it): its place in the map
+    and those neighbours, or ``(None, None)``."""
+    picked = st.session_state.get(PICKED)
+    chosen = column.text_input(_("Draw lines to the true 10 nearest of"), picked or (include[0] if include else ""),
+                               key=f"proj:lines:{picked}", max_chars=MAX_QUERY_CHARS,
+                               help=_("Click a point of the map, or type a word that is in it."))
+    index = result.position_of(chosen) if chosen else None
+    if chosen and index is None:
+        st.caption(_("“{word}” is not in this map.", word=md(chosen)))
+    lines = remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
+                     if index is not None else None, label=None)
+    return index, lines
+
+
+def _pick_canvas_click(result) -> None:
+    """The canvas map's on_change, before the rerun a click causes: that one run draws the lines."""
+    got = map_view.canvas_clicked_id("proj:canvasmap")
+    at = None if got is None else result.position_of(f"#{got}")
+    if at is not None:
+        st.session_state[PICKED] = result.tokens[at]
+
+
+def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int, colour: str, shading, found,
+              index, lines, column) -> None:
+    """The "Drawn by" choice (canvas above the size where plotly stops being fluid, plotly for 3-D) and the map it
+    draws; a click on a point makes it the one whose true neighbours get lines."""
+    proj = result.projection
+    regions = None if found is None else map_labels(found, proj.coords)
+    renderers = list(RENDERERS_2D) if dims == 2 else ["plotly"]
+    drawn_by = {"canvas": _("canvas (fluid at any size)"), "plotly": "plotly", "deck": "deck.gl (WebGL)"}
+    default = default_renderer(points, dims)
+    renderer = column.radio(_("Drawn by"), renderers, horizontal=True, key="proj:renderer",
+                            index=renderers.index(url.initial("renderer", default, allowed=renderers)),
+                            format_func=drawn_by.get,
+                            help=_("canvas draws the points once and moves that picture while you pan, so it stays "
+                                   "fluid with the whole table on screen; plotly draws the word groups with their "
+                                   "names; deck.gl draws every point in one WebGL layer on each frame."))
+    url.keep(renderer=None if renderer == default else renderer)
+    score = None if shading is None else shading[0]
+    if renderer == "canvas":
+        base = remember(("proj:canvas", emb.key, *params, colour, found is not None), lambda progress: canvas_map_payload(
+            proj, result.sample, result.tokens, result.trust, colour == "trust",
+            map_labels(found, proj.coords, top=LEVEL_LABELS) if found is not None else None, shade=score), label=None)
+        clicked = map_view.canvas_map(with_lines(base, index, lines), key="proj:canvasmap",
+                                      on_click=lambda: _pick_canvas_click(result))
+    elif renderer == "deck":
+        event = st.pydeck_chart(remember(("proj:deck", emb.key, *params, colour, index, found is not None),
+                                         lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
+                                                                   colour == "trust", regions, index, lines, score),
+                                         label=None),
+                                height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
+        clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
+    else:
+        fig = remember(("proj:fig", emb.key, *params, colour, index, found is not None), lambda progress: projection_scatter(
+            proj, result.sample, result.tokens, result.trust, tr(result.title), colour_by_trust=colour == "trust",
+            lines_from=index, lines_to=lines, labels=regions, shade=shading), label=None)
+        event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
+        clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
+    if clicked is not None:
+        token = result.tokens[result.position_of(f"#{clicked}")]
+        if token != st.session_state.get(PICKED):
+            st.session_state[PICKED] = token
+            st.rerun()
+
+
+def projection_caption(emb: Embeddings, method: str, result) -> None:
+    st.caption((_("PCA keeps the directions of largest variance; a token table spreads its variance over many "
+                  "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE and UMAP "
+                  "give up global distances to keep near neighbours near.") + " " if method == "pca" else "")
+               + tr(result.projection.note) + "."
+               + " " + _("Hover a point for its token, id and the share of its 10 nearest neighbours kept; click it to "
+                         "draw lines to its true 10 nearest in {d} dimensions, and see which ones the map tore away.",
+                         d=emb.d_model))
+
+
+def projection_downloads(emb: Embeddings, result) -> None:
+    """CSV with trust, and the Embedding Projector's two .tsv files; written when a button is clicked (not on
+    every rerun), and a click reruns nothing."""
+    d1, d2, d3 = st.columns(3)
+    s, coords = result.sample, result.projection.coords
+    d1.download_button(_("Coordinates with trust (CSV)"),
+                       lambda: coordinates_csv(coords, result.tokens, s.ids, s.groups, trust=result.trust),
+                       "projection.csv", "text/csv", on_click="ignore")
+    d2.download_button(_("vectors.tsv (Embedding Projector)"),
+                       lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
+                       "vectors.tsv", "text/tab-separated-values", on_click="ignore")
+    d3.download_button(_("metadata.tsv (Embedding Projector)"), lambda: projector_metadata(result.tokens, s.ids, s.groups),
+                       "metadata.tsv", "text/tab-separated-values", on_click="ignore")
+    st.caption(_("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata)."))
