@@ -54,6 +54,14 @@ def test_true_nearest_of_a_point_are_its_cosine_nearest_in_the_sample(minilm):
     assert r.true_nearest(minilm, 0).tolist() == [j for _, j in ref]
 
 
+def test_true_nearest_of_a_whole_table_map_equal_the_search_over_its_rows(load_model):
+    micro = load_model("andrea-micro")
+    r = project_model(micro, "pca", n="all", seed=0)  # every row: the product over the table, then the sample's
+    X = micro.token_table[r.sample.ids]
+    for index in (0, 7, len(r.sample) // 2, len(r.sample) - 1):
+        assert r.true_nearest(micro, index).tolist() == nearest(X, 10, np.array([index]))[0].tolist()
+
+
 def test_trust_of_an_identity_projection_is_1_and_of_noise_is_low():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((800, 16)).astype(np.float32)
