@@ -90,7 +90,7 @@ def _open(page, url: str, renderer: str) -> int:
 
     page.on("websocket", on_socket)
     page.goto(url)
-    page.wait_for_selector("[data-testid='stMarkdownContainer']", timeout=600_000)  # the caption: the script's end
+    page.wait_for_selector("[data-testid='stCaptionContainer']", timeout=600_000)  # the caption: the script's end
     page.wait_for_selector(IDLE, timeout=600_000)
     if renderer in TARGET:
         page.locator(TARGET[renderer]).first.wait_for(timeout=600_000)
