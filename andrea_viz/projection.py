@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import QueryError
-from .geometry import matvec, nearest, neighbours, resolve_ids, top_k
+from .geometry import nearest, nearest_in, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings
@@ -457,16 +457,7 @@ class ProjectionResult:
     def true_nearest(self, emb: Embeddings, index: int, k: int = TRUST_K) -> np.ndarray:
         """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
         cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
-        ids = self.sample.ids
-        query = np.asarray(emb.token_table[ids[index]], np.float32)
-        # one product over the table and its lengths (kept per model): no copy of the sample's rows, no unit copy
-        dots = matvec(emb.token_table, query)[ids] if ids.size * 4 > emb.vocab_size else \
-            matvec(emb.token_table[ids], query)
-        lengths = emb.row_norms[ids] * np.float32(np.linalg.norm(query))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.where(lengths > 0, dots / lengths, np.float32(0))  # an all-zero row: cosine 0, as unit_rows says
-        cos[index] = np.nan  # a point is not its own neighbour
-        return top_k(cos, k)
+        return nearest_in(emb.token_table, self.sample.ids, index, k, emb.row_norms)  # the lengths kept per model
 
 
 def _note_json(note: Msg | None) -> dict | None:

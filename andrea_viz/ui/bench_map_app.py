@@ -2,10 +2,11 @@
 the renderer named in the address, ``?renderer=plotly|deck|canvas|none&n=N`` (none: the page without a map, for the
 bytes every page costs). Run as a script, so its imports are absolute."""
 
+import numpy as np
 import streamlit as st
 
 from andrea_viz.bench.map_view import DIMS, synthetic_map, synthetic_table
-from andrea_viz.geometry import nearest
+from andrea_viz.geometry import nearest_in
 from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import projection_scatter
@@ -23,6 +24,11 @@ def _built(renderer: str, n: int):
     return canvas_map_payload(proj, sample, tokens, trust)
 
 
+@st.cache_resource
+def _bench_row_lengths(n: int) -> np.ndarray:  # kept, as the app keeps a model's row lengths
+    return np.linalg.norm(synthetic_table(n, DIMS), axis=1).astype(np.float32)
+
+
 renderer = st.query_params.get("renderer", "none")
 n = int(st.query_params.get("n", "30000"))
 st.set_page_config(layout="wide")
@@ -33,6 +39,7 @@ elif renderer == "deck":
 elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, DIMS) table, then its lines
     table = st.cache_resource(synthetic_table)(n, DIMS)  # made before any click is timed
     clicked = canvas_clicked_id("map")
-    lines = None if clicked is None else nearest(table, 10, [clicked])[0]
+    lengths = _bench_row_lengths(n)  # likewise
+    lines = None if clicked is None else nearest_in(table, np.arange(n), clicked, 10, lengths)
     canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
 st.caption(str(n))  # the script has run to its end

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from andrea_viz.errors import QueryError
-from andrea_viz.geometry import cosine, dot, nearest, neighbours, norm, resolve, top_k, unit_rows
+from andrea_viz.geometry import cosine, dot, nearest, nearest_in, neighbours, norm, resolve, top_k, unit_rows
 
 
 def brute_force(emb, vector, metric, exclude, k):
@@ -132,3 +132,16 @@ def test_unit_rows_keeps_zero_rows_zero_and_float64_wide():
     u = unit_rows(np.array([[3, 4], [0, 0]], np.float64))
     assert u.dtype == np.float64 and u.tolist() == [[0.6, 0.8], [0.0, 0.0]]
     assert unit_rows(np.array([3, 4], np.float16)).dtype == np.float32
+
+
+def test_nearest_in_is_nearest_over_the_chosen_rows_with_or_without_kept_lengths():
+    rng = np.random.default_rng(3)
+    table = rng.standard_normal((500, 24)).astype(np.float32)
+    table[17] = 0.0  # an all-zero row: cosine 0 to everything, as unit_rows makes it
+    lengths = np.linalg.norm(table, axis=1).astype(np.float32)
+    for ids in (np.arange(500), np.sort(rng.choice(500, 60, replace=False))):  # the whole table, and a sample
+        X = table[ids]
+        for index in (0, 5, len(ids) - 1, *np.flatnonzero(ids == 17)):  # the zero row's own: all ties, smaller first
+            want = nearest(X, 10, np.array([index]))[0].tolist()
+            assert nearest_in(table, ids, index, 10).tolist() == want
+            assert nearest_in(table, ids, index, 10, lengths).tolist() == want
