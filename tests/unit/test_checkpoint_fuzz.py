@@ -210,6 +210,7 @@ def test_torch_zip_with_a_bad_pickle_inside(tmp_path):
 # --- tokenizer files ---------------------------------------------------------------------------
 def _tokenizer_files() -> dict[str, bytes]:
     """One file of each tokenizer kind, written by its real tool (or a copy of its writer)."""
+    import sentencepiece as spm
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     vocab = {"[UNK]": 0, "the": 1, "cat": 2, "dog": 3, "##s": 4, "sat": 5}
@@ -221,9 +222,15 @@ def _tokenizer_files() -> dict[str, bytes]:
         pkl = (Path(d) / "meta.pkl").read_bytes()
         makers.llmc_write_tokenizer(makers.GPT2_LIKE_TOKENS, Path(d) / "gpt2_tokenizer.bin")
         llmc = (Path(d) / "gpt2_tokenizer.bin").read_bytes()
+        (Path(d) / "corpus.txt").write_text("the cat sat on the mat\n" * 40 + "\n".join(  # many words: room for 120
+            " ".join("".join(chr(97 + (i * 7 + j * 3 + k) % 26) for k in range(3 + (i + j) % 5)) for j in range(8))
+            for i in range(400)), encoding="utf-8")
+        spm.SentencePieceTrainer.train(input=str(Path(d) / "corpus.txt"), model_prefix=str(Path(d) / "sp"),
+                                       vocab_size=120, minloglevel=2)
+        sentencepiece = (Path(d) / "sp.model").read_bytes()
     return {"tokenizer.json": tok.to_str().encode(), "vocab.txt": "\n".join(vocab).encode() + b"\n",
             "harris_segments.json": json.dumps({"segments": ["the", "cat", "dog", "sat"]}).encode(),
-            "meta.pkl": pkl, "gpt2_tokenizer.bin": llmc}
+            "meta.pkl": pkl, "gpt2_tokenizer.bin": llmc, "tokenizer.model": sentencepiece}
 
 
 TOKENIZERS = _tokenizer_files()
