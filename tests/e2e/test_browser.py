@@ -250,8 +250,9 @@ def test_pages_in_each_language(page, app_url, path, lang):
     title, number = TITLED[path]
     open_page(page, f"{app_url}/{path}?lang={lang}")
     page.locator("h1", has_text=translate(title, lang)).wait_for(timeout=60_000)
-    if number is not None:
-        assert format_number(number, ",", lang) in page.locator("[data-testid='stMain']").inner_text()
+    if number is not None:  # the number is drawn after the title: wait on the text that holds it
+        page.locator("[data-testid='stMain']").get_by_text(format_number(number, ",", lang)).first.wait_for(
+            timeout=60_000)
     if path:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
