@@ -23,7 +23,7 @@ SOURCES = ("andrea_viz", "pages", "streamlit_app.py")
 # msgids written the same in every language (names, formulas, symbols, units): each catalogue holds them as
 # they are, and Chinese, whose every other message differs from the English, may keep these alone
 SAME_IN_EVERY_LANGUAGE = {
-    "RoPE", "ALiBi", "× {s:.4g}", "× {s:.4g} (√d, d = {d})", "one-hot · E", "PCA: {axes}", "{T:,} × {d:,} = {n:,}", "{T} × {d}", "{a} × {b}", "{n:.0f} µs",
+    "RoPE", "ALiBi", "PCA", "× {s:.4g}", "× {s:.4g} (√d, d = {d})", "one-hot · E", "PCA: {axes}", "{T:,} × {d:,} = {n:,}", "{T} × {d}", "{a} × {b}", "{n:.0f} µs",
     "{n:.2f} GB/s", "{n:.2f} ms", "{s:.2f} s", "{name}: {format}, {V:,} × {d}.", "id {id:,}",
     "position_embedding[{t}]   ‖·‖ = {n:.3f}",
 }
@@ -35,7 +35,7 @@ SAME_IN_LANGUAGE = {
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
         '**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}', 'ANDREA-120M: {n} parameters',
         'Backend', 'Backends', 'Checkpoint', 'Context T', 'Corpus', 'Forward pass', 'MLP (fc1, fc2)', 'Model',
-        'Overlap (Jaccard@{k})', 'PCA (exact)', 'Score', 'Seed', 'Tokenizer', 'Tokens: {chips}', 'Train',
+        'Overlap (Jaccard@{k})', 'Score', 'Seed', 'Tokenizer', 'Tokens: {chips}', 'Train',
         'UMAP, seed {seed}', 'V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters', 'attention (wq, wk, wv, wo)',
         'backend', 'config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = {tie}',
         'cos %{x}<br>%{y:,} tokens', 'dim %{x}: %{y:.4f}', 'm (query)', 'max |one-hot·E − E[id]|',

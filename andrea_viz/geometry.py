@@ -237,12 +237,15 @@ def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, 
     fewer are finite. ``values`` (n, V) gives (n, k), one row per row, padded with -1 where a row has fewer
     than k finite values. ``exclude``: columns never chosen (in every row).
     """
-    v = np.array(values, dtype=np.result_type(np.asarray(values).dtype, np.float32))  # a copy
+    v = np.asarray(values)
+    v = v.astype(np.result_type(v.dtype, np.float32), copy=False)
     one = v.ndim == 1
     v = v.reshape(1, -1) if one else v
     bad = np.inf  # the key sorts ascending: the best first, the excluded and non-finite last
-    key = -v if largest else v
-    key[~np.isfinite(key)] = bad
+    key = np.negative(v) if largest else v.copy()  # a copy either way: ``values`` is never changed
+    unusable = ~np.isfinite(key)
+    if unusable.any():
+        key[unusable] = bad
     if exclude:
         key[:, list(exclude)] = bad
     n, width = key.shape
@@ -291,7 +294,7 @@ def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str =
     gram = X @ X.T if rows is None and X.shape[0] <= GRAM_MAX_ROWS else None  # one symmetric product: half the work
     for s in range(0, ids.size, block):
         chunk = ids[s : s + block]
-        sim = gram[s : s + block].copy() if gram is not None else X[chunk] @ X.T  # (chunk, N)
+        sim = gram[s : s + block] if gram is not None else X[chunk] @ X.T  # (chunk, N); gram's rows used once
         if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
             sim = 2 * sim - sq[chunk, None] - sq[None, :]
         sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import Embeddings, block_rows
+from .model import Embeddings
 
 FORMAT = 2  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points)
 CACHE_MB = 1_024
@@ -53,21 +53,36 @@ def size_limit() -> int:
     return int(max(mb, 0) * 2**20)
 
 
+FINGERPRINT_BLOCK_BYTES = 32 << 20  # the table is hashed in blocks of about this size, on every core
+
+
+def _digest(block: np.ndarray) -> bytes:
+    """SHA-256 of one block of rows as stored (a 16-bit table is hashed without widening it); hashlib lets go of
+    the interpreter's lock while it hashes, so blocks are hashed side by side."""
+    return hashlib.sha256(np.ascontiguousarray(block).reshape(-1).view(np.uint8)).digest()
+
+
 def fingerprint(emb: Embeddings) -> str:
     """A content hash of the model as a map sees it: the token table's shape, dtype and bytes, and every
-    token's string (the sample's words and labels come from them). Computed once per model object."""
+    token's string (the sample's words and labels come from them). Computed once per model object.
+
+    The bytes go through SHA-256 (the processor's own instructions where it has them) one block at a time on
+    every core; the fingerprint hashes the blocks' digests in order, so it depends on every byte and its place."""
+    from concurrent.futures import ThreadPoolExecutor
+
     hit = _fingerprints.get(id(emb))
     if hit is not None and hit[0]() is emb:
         return hit[1]
-    h = hashlib.blake2b(digest_size=20)
+    h = hashlib.sha256()
     table = emb.token_table
     h.update(json.dumps([list(table.shape), str(table.dtype)]).encode())
-    n = block_rows(table.shape[1])
-    for i in range(0, table.shape[0], n):  # the bytes as stored (a 16-bit table is hashed without widening it)
-        h.update(np.ascontiguousarray(table[i:i + n]).view(np.uint8).tobytes())
-    for i in range(emb.vocab_size):
-        h.update(emb.token(i).encode("utf-8", "surrogatepass") + b"\0")
-    fp = h.hexdigest()
+    n = max(1, FINGERPRINT_BLOCK_BYTES // max(1, table.shape[1] * table.dtype.itemsize))
+    blocks = (table[i:i + n] for i in range(0, table.shape[0], n))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for digest in pool.map(_digest, blocks):
+            h.update(digest)
+    h.update(b"".join(emb.token(i).encode("utf-8", "surrogatepass") + b"\0" for i in range(emb.vocab_size)))
+    fp = h.hexdigest()[:40]
     _fingerprints[id(emb)] = (weakref.ref(emb), fp)
     return fp
 

@@ -49,6 +49,18 @@ def test_the_fingerprint_is_the_tables_bytes_and_the_token_strings(load_model):
     assert fingerprint(load_model("andrea-12m-init")) != fingerprint(micro)
 
 
+def test_the_fingerprint_hashed_in_blocks_on_every_core_keeps_each_blocks_place(load_model, monkeypatch):
+    micro = load_model("andrea-micro")
+    row = micro.token_table.shape[1] * micro.token_table.dtype.itemsize
+    monkeypatch.setattr(map_cache, "FINGERPRINT_BLOCK_BYTES", 50 * row)  # 555 rows: 12 blocks
+    many = fingerprint(dataclasses.replace(micro, key="many cores"))
+    monkeypatch.setattr(map_cache.os, "cpu_count", lambda: 1)
+    assert fingerprint(dataclasses.replace(micro, key="one core")) == many  # the same on any machine
+    swapped = micro.token_table.copy()
+    swapped[:100] = np.concatenate([micro.token_table[50:100], micro.token_table[:50]])  # blocks 1 and 2 swapped
+    assert fingerprint(dataclasses.replace(micro, token_table=swapped)) != many
+
+
 def test_a_second_projection_is_read_from_disk_not_computed(maps, load_model, monkeypatch):
     micro = load_model("andrea-micro")
     before = dict(STATS)
