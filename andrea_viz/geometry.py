@@ -7,6 +7,7 @@ subtracts the table's mean row first (mean-centred cosine).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -276,14 +277,14 @@ GRAM_MAX_ROWS = 8_192  # up to this many rows, nearest() forms the whole (N, N) 
 
 
 def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
-            block: int = 512) -> np.ndarray:
+            block: int = 512, progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(len(rows), k) int64: for each of ``rows`` (default: every row) the k nearest *other* rows of X, exact,
     nearest first, ties to the smaller index; -1 pads a row with fewer than k finite neighbours.
 
     ``cosine``: by the angle (rows scaled to unit length first); ``euclidean``: by the straight-line
     distance (for points of a 2-D or 3-D map). Computed ``block`` rows at a time, so memory stays
-    (block, N). The one neighbour search over the rows of a matrix; queries of a model go through
-    ``neighbours``.
+    (block, N); ``progress(fraction done)`` after each block. The one neighbour search over the rows of a
+    matrix; queries of a model go through ``neighbours``.
     """
     if metric not in ("cosine", "euclidean"):
         raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed="cosine, euclidean", metric=metric)
@@ -299,6 +300,8 @@ def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str =
             sim = 2 * sim - sq[chunk, None] - sq[None, :]
         sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour
         out[s : s + chunk.size] = top_k(sim, out.shape[1])
+        if progress:
+            progress(min(1.0, (s + chunk.size) / max(1, ids.size)))
     return out
 
 

@@ -6,6 +6,9 @@ and cached, each run a fresh ``python -m andrea_viz project … --method umap --
 - code cached: that folder with its maps removed: the code loaded from disk, the map computed;
 - map cached: the same command again: the map read from disk.
 
+The progress lines each run prints (stderr) are timed as they come: the fewest moves of the bar in a run that
+computes, and the longest it stood still (from the start, between moves, to the end).
+
 Trustworthiness (scikit-learn's, 10 neighbours, cosine in d dimensions) is scored on a seeded 5,000-row sample of
 each map. The 128k table is made by the command (seeded) as a safetensors file in a temporary folder.
 """
@@ -19,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 from statistics import median
 
@@ -49,15 +53,28 @@ def make_big_table(folder: Path, seed: int = 0) -> Path:
     return path
 
 
-def _run(source: str, out: Path, cache: str) -> float:
+def _run(source: str, out: Path, cache: str) -> tuple[float, list[float]]:
+    """(wall seconds, the second at which each progress line came) of one fresh ``project`` process; its stderr
+    is read as it is written, so the times are when the bar moved."""
     env = {**os.environ, "ANDREA_VIZ_CACHE_DIR": cache}
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", source, "--method", "umap", "--n", "all",
-                        "--out", str(out)], env=env, capture_output=True, text=True)
+    p = subprocess.Popen([sys.executable, "-m", "andrea_viz", "project", source, "--method", "umap", "--n", "all",
+                          "--out", str(out)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    moves, tail = [], []
+    for line in p.stderr:
+        if line.strip().split("%")[0].strip().isdigit():  # "   42%  building the neighbour graph"
+            moves.append(time.perf_counter() - t)
+        tail = (tail + [line])[-20:]
     seconds = time.perf_counter() - t
-    if r.returncode != 0:
-        raise RuntimeError(f"project {source} failed: {r.stderr.strip()[-500:]}")
-    return seconds
+    if p.wait() != 0:
+        raise RuntimeError(f"project {source} failed: {''.join(tail).strip()[-500:]}")
+    return seconds, moves
+
+
+def longest_still(seconds: float, moves: list[float]) -> float:
+    """The longest time the bar stood still: between the start, each move and the end."""
+    marks = [0.0, *moves, seconds]
+    return max(b - a for a, b in pairwise(marks))
 
 
 def trustworthiness_of(source: str, tsv: Path, seed: int = 0) -> float:
@@ -77,17 +94,27 @@ def trustworthiness_of(source: str, tsv: Path, seed: int = 0) -> float:
 def measure_maps(source: str, repeats: int, work: Path) -> dict:
     """Times (lists, one per repeat) of each kind, and the map's trustworthiness."""
     times = {k: [] for k in KINDS}
+    still, moved = [], []  # of the runs that compute: the longest time the bar stood still, how often it moved
     out = work / "map.tsv"
+    cache = work / "cache"
+
+    def timed(kind: str, folder: str) -> None:
+        seconds, moves = _run(source, out, folder)
+        times[kind].append(seconds)
+        if kind != "map cached":
+            still.append(longest_still(seconds, moves))
+            moved.append(len(moves))
+
     for _ in range(repeats):
-        times["cold"].append(_run(source, out, "off"))
-        cache = work / "cache"
+        timed("cold", "off")
         shutil.rmtree(cache, ignore_errors=True)
-        times["first"].append(_run(source, out, str(cache)))
+        timed("first", str(cache))
         for p in cache.glob("map-*.npz"):
             p.unlink()
-        times["code cached"].append(_run(source, out, str(cache)))
-        times["map cached"].append(_run(source, out, str(cache)))
-    return {"times": times, "trustworthiness": trustworthiness_of(source, out)}
+        timed("code cached", str(cache))
+        timed("map cached", str(cache))
+    return {"times": times, "trustworthiness": trustworthiness_of(source, out), "still": max(still),
+            "moves": min(moved)}
 
 
 def run(repeats: int = 1, big: bool = True) -> list[dict]:
@@ -104,13 +131,13 @@ def run(repeats: int = 1, big: bool = True) -> list[dict]:
             print(f"made the {BIG_V:,} × {BIG_D:,} bf16 table in {time.perf_counter() - t:.1f} s")
             sources.append((str(path), f"{BIG_V:,} × {BIG_D:,} bf16 (PCA to 50 first)"))
         print("| table | cold (cache off) | first (compile + map) | code cached | map cached | cold ÷ map cached | "
-              "trustworthiness (5,000 rows) |")
-        print("|---|---|---|---|---|---|---|")
+              "trustworthiness (5,000 rows) | progress: fewest moves, longest still |")
+        print("|---|---|---|---|---|---|---|---|")
         for source, label in sources:
             m = measure_maps(source, repeats, work)
             med = {k: median(v) for k, v in m["times"].items()}
             rows.append({"table": label, **med, "trustworthiness": m["trustworthiness"]})
             print(f"| {label} | {med['cold']:.1f} s | {med['first']:.1f} s | {med['code cached']:.1f} s | "
-                  f"{med['map cached']:.2f} s | {med['cold'] / med['map cached']:.0f}× | {m['trustworthiness']:.3f} |",
-                  flush=True)
+                  f"{med['map cached']:.2f} s | {med['cold'] / med['map cached']:.0f}× | {m['trustworthiness']:.3f} | "
+                  f"{m['moves']} moves, {m['still']:.1f} s |", flush=True)
     return rows

@@ -26,22 +26,16 @@ import numpy as np
 
 from ..i18n import _, language
 from ..projection import Projection, Sample, group_label
-from .style import PALETTE
+from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 FRAME_HEIGHT = 640  # px: the map's height in the page
 OTHER = (178, 178, 178)  # the points of no group, drawn first
-QUERY = (214, 39, 40)  # the first word asked for, drawn last and largest
 NOT_SCORED = 255  # trust byte of a point outside the scored sample
 SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
 LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
 LEVEL_LABELS = sum(LEVEL_SIZES)  # the largest clusters that get a label at some zoom level
 PLOTLY_FLUID_MAX = 10_000  # points: plotly's scattergl pans at about 7 frames/s at 30,000 in software GL (bench-map-view);
 # 10,000 is a margin below that, not a measured crossing
-
-
-def _hex_rgb(hex_colour: str) -> list[int]:
-    h = hex_colour.lstrip("#")
-    return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)]
 
 
 def label_level(rank: int) -> int:
@@ -64,16 +58,15 @@ def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np
         s = np.asarray(trust if shade is None else shade, np.float64)
         s = np.nan_to_num(s, nan=0.0).clip(0, 1)
         index = np.rint(s * (SHADES - 1)).astype(np.uint8)
-        palette = [{"rgb": [int(255 * (1 - v)), int(200 * v), 60], "size": 3}
-                   for v in np.linspace(0, 1, SHADES)]  # red = nothing kept, green = all (as deck_map colours)
+        palette = [{"rgb": score_rgb(v), "size": 3} for v in np.linspace(0, 1, SHADES)]
         return index, palette
-    groups = list(dict.fromkeys(g for g in sample.groups if g not in ("other", "query")))
+    groups = map_groups(sample.groups)
     rank = {"other": 0, **{g: j + 1 for j, g in enumerate(groups)}, "query": len(groups) + 1}
     index = np.fromiter((rank[g] for g in sample.groups), np.uint8, count=n) if n else np.zeros(0, np.uint8)
     palette = [{"rgb": list(OTHER), "size": 2, "name": group_label("other")},
-               *({"rgb": _hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4, "name": group_label(g)}
+               *({"rgb": hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4, "name": group_label(g)}
                  for j, g in enumerate(groups)),
-               {"rgb": list(QUERY), "size": 7, "name": group_label("query")}]
+               {"rgb": list(QUERY_RGB), "size": 7, "name": group_label("query")}]
     return index, palette
 
 

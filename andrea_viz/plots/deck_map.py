@@ -20,15 +20,10 @@ from pydeck.bindings.json_tools import default_serialize
 
 from ..i18n import _, language
 from ..projection import Projection, Sample
-from .style import PALETTE
+from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 GREY = [154, 154, 154, 110]
-QUERY = [214, 39, 40, 255]
-
-
-def _rgb(hex_colour: str, alpha: int = 230) -> list[int]:
-    h = hex_colour.lstrip("#")
-    return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), alpha]
+QUERY = [*QUERY_RGB, 255]
 
 
 def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
@@ -37,8 +32,8 @@ def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np
     'other' points, drawn in one colour and so without one of their own, and the points with a colour c of
     their own (the query, the word groups; every point when coloured by trust, red = none of its 10 nearest
     kept, green = all; likewise by ``shade``, values in [0, 1] with 1 good, from ``map_colours``)."""
-    groups = list(dict.fromkeys(g for g in sample.groups if g not in ("other", "query")))
-    colours = {"query": QUERY, **{g: _rgb(PALETTE[j % len(PALETTE)]) for j, g in enumerate(groups)}}
+    colours = {"query": QUERY, **{g: [*hex_rgb(PALETTE[j % len(PALETTE)]), 230]
+                                  for j, g in enumerate(map_groups(sample.groups))}}
     plain, coloured = [], []
     for k, (i, g) in enumerate(zip(sample.ids.tolist(), sample.groups, strict=True)):
         share = trust[k]
@@ -47,7 +42,7 @@ def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np
         if colour_by_trust or shade is not None:
             s = share if shade is None else shade[k]
             s = 0.0 if np.isnan(s) else float(s)
-            coloured.append({**rec, "c": [int(255 * (1 - s)), int(200 * s), 60, 200]})
+            coloured.append({**rec, "c": [*score_rgb(s), 200]})
         elif g == "other":
             plain.append(rec)
         else:

@@ -10,6 +10,24 @@ from ..i18n import language, separators
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
 BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"
 PALETTE = qualitative.Dark24  # groups and classes: 24 colours that stay apart
+QUERY_RGB = (214, 39, 40)  # a map's first word asked for
+
+
+def hex_rgb(hex_colour: str) -> list[int]:
+    """"#rrggbb" as [r, g, b]."""
+    h = hex_colour.lstrip("#")
+    return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)]
+
+
+def score_rgb(share: float) -> list[int]:
+    """A map point's colour for a score in [0, 1] with 1 good (trust, neighbours kept): red at 0, green at 1."""
+    return [int(255 * (1 - share)), int(200 * share), 60]
+
+
+def map_groups(groups) -> list[str]:
+    """A map's word groups that get a colour of their own, in order of first appearance (not 'other' or the
+    query): the j-th is drawn in ``PALETTE[j % len(PALETTE)]``."""
+    return list(dict.fromkeys(g for g in groups if g not in ("other", "query")))
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420) -> go.Figure:

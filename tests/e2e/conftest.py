@@ -103,3 +103,17 @@ def exceptions(page) -> list[str]:
 def sidebar_model(page) -> str:
     """The model shown in the sidebar picker (a combobox input)."""
     return page.locator(f"{MODEL_PICKER} input[role='combobox']").input_value()
+
+
+def map_point(box: dict, coords, k: int, scale: float) -> tuple[float, float]:
+    """Where point k of a map drawn centred in ``box`` at ``scale`` pixels per unit sits on the page, y up."""
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    centre = (lo + hi) / 2
+    return (float(box["x"] + box["width"] / 2 + (coords[k, 0] - centre[0]) * scale),
+            float(box["y"] + box["height"] / 2 - (coords[k, 1] - centre[1]) * scale))
+
+
+def hover(page, at: tuple[float, float]) -> None:
+    """Move the pointer onto ``at`` from a little above and left of it, as a hand does."""
+    page.mouse.move(at[0] - 20, at[1] - 20)
+    page.mouse.move(*at, steps=4)

@@ -8,19 +8,16 @@ from andrea_viz.clusters import cluster_ids, map_labels
 from andrea_viz.plots.canvas_map import LEVEL_SIZES, label_level
 from andrea_viz.projection import project_model
 
-from .conftest import exceptions, open_page, screenshot, wait_idle
+from .conftest import exceptions, hover, map_point, open_page, screenshot, wait_idle
 
 FRAME = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
 FIT = 0.92  # the frame's first view: the map's box in 92 % of the canvas, centred (map_frame/map.js fitView)
 
 
 def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
-    """Where point k sits on the page in the frame's first view, y up."""
+    """Where point k sits on the page in the frame's first view."""
     lo, hi = coords.min(axis=0), coords.max(axis=0)
-    scale = FIT * min(box["width"] / float(hi[0] - lo[0]), box["height"] / float(hi[1] - lo[1]))
-    centre = (lo + hi) / 2
-    return (float(box["x"] + box["width"] / 2 + (coords[k, 0] - centre[0]) * scale),
-            float(box["y"] + box["height"] / 2 - (coords[k, 1] - centre[1]) * scale))
+    return map_point(box, coords, k, FIT * min(box["width"] / float(hi[0] - lo[0]), box["height"] / float(hi[1] - lo[1])))
 
 
 def _true_nearest_ids(table: np.ndarray, ids: np.ndarray, k: int, n: int = 10) -> list[int]:
@@ -56,8 +53,7 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     # hover: the tooltip holds dog's token and id
     dog = r.position_of("dog")
     at = _screen(box, r.projection.coords, dog)
-    page.mouse.move(at[0] - 20, at[1] - 20)
-    page.mouse.move(*at, steps=4)
+    hover(page, at)
     tip = frame.locator("#tip", has_text="dog #")
     tip.wait_for(timeout=30_000)
     assert tip.inner_text().startswith(f"dog #{int(r.sample.ids[dog])}\n")

@@ -4,17 +4,14 @@ import numpy as np
 
 from andrea_viz.projection import project_model
 
-from .conftest import exceptions, open_page, screenshot, wait_idle
+from .conftest import exceptions, hover, map_point, open_page, screenshot, wait_idle
 
 
 def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
     """Where point k of the map sits on the page: the deck's first view is centred on the map's box at zoom
-    log2(600 / its larger side) (plots.deck_map), y up."""
+    log2(600 / its larger side) (plots.deck_map)."""
     lo, hi = coords.min(axis=0), coords.max(axis=0)
-    scale = 600 / float(max(hi - lo))
-    centre = (lo + hi) / 2
-    return (float(box["x"] + box["width"] / 2 + (coords[k, 0] - centre[0]) * scale),
-            float(box["y"] + box["height"] / 2 - (coords[k, 1] - centre[1]) * scale))
+    return map_point(box, coords, k, 600 / float(max(hi - lo)))
 
 
 def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, app_url, load_model):
@@ -28,8 +25,7 @@ def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, 
     dog = r.position_of("dog")
     canvas_box = canvas.bounding_box()  # in the viewport, now that it is scrolled into it
     at = _screen(canvas_box, r.projection.coords, dog)
-    page.mouse.move(at[0] - 20, at[1] - 20)
-    page.mouse.move(*at, steps=4)
+    hover(page, at)
     tip = page.locator(".deck-tooltip", has_text="dog #")
     tip.wait_for(timeout=30_000)
     assert tip.inner_text().startswith(f"dog #{int(r.sample.ids[dog])}")

@@ -219,11 +219,66 @@ def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by
     from andrea_viz.projection import umap_map
 
     X = minilm.token_table[np.random.default_rng(1).choice(minilm.vocab_size, 1_200, replace=False)]
-    by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)
     monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)
+    by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)  # 50 dimensions: no PCA again, and NN-descent (above 1,000)
     seen, texts = [], []
     first = umap_map(X, 2, seed=3, progress=lambda f, s: (seen.append(f), texts.append(s.msgid)))
     assert np.array_equal(first.coords, by_hand.coords)
     assert "PCA to {k} dimensions first" in texts and "principal components" in first.note.msgid
     assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0)
     assert sum(t == "laying out: epoch {done} of {total}" for t in texts) >= 2  # the epochs move the bar
+
+
+def test_the_exact_neighbour_graph_of_umap_is_each_point_then_its_nearest_by_cosine():
+    from andrea_viz.projection import knn_graph
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 24)).astype(np.float32)
+    X[7] = X[3] * 2.5  # a point in the same direction as another: cosine distance 0 from it
+    seen = []
+    idx, dist = knn_graph(X, 15, progress=seen.append)
+    U = X.astype(np.float64) / np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True)
+    for i in range(X.shape[0]):  # the slow way: every cosine of the point in float64, sorted
+        cos = U @ U[i]
+        cos[i] = -np.inf
+        best = np.sort(cos)[::-1][:14]
+        assert idx[i, 0] == i and dist[i, 0] == 0
+        np.testing.assert_allclose(cos[idx[i, 1:]], best, atol=1e-6)  # the 14 nearest, nearest first (3 and 7 tie)
+        np.testing.assert_allclose(dist[i, 1:], 1 - best, atol=1e-5)
+    assert idx[3, 1] == 7 and dist[3, 1] == pytest.approx(0, abs=1e-6)
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+
+
+def test_umap_up_to_its_size_uses_the_exact_graph_and_above_it_umap_learns_own_search(minilm, monkeypatch):
+    import umap.umap_
+
+    from andrea_viz import projection
+    from andrea_viz.projection import umap_map
+
+    def no_search(*a, **k):
+        raise AssertionError("umap-learn searched for neighbours itself")
+
+    monkeypatch.setattr(umap.umap_, "nearest_neighbors", no_search)
+    X = minilm.token_table[:4_200]  # from 4,096 points (below, umap-learn computes every distance itself)
+    texts = []
+    exact = umap_map(X, 2, seed=0, progress=lambda f, s: texts.append(s.msgid))
+    assert "found exactly" in exact.note.msgid and np.isfinite(exact.coords).all()
+    assert "nearest neighbours in the full space (exact): {f:.0%}" in texts
+    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 4_000)
+    with pytest.raises(AssertionError, match="searched for neighbours itself"):
+        umap_map(X, 2, seed=0)
+
+
+def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
+    from andrea_viz.projection import pca_fit_sampled
+
+    rng = np.random.default_rng(2)
+    X = (rng.standard_normal((3_000, 6)) @ rng.standard_normal((6, 1_100)) + 0.05 * rng.standard_normal((3_000, 1_100)))
+    X = X.astype(np.float32)
+    got = pca_fit_sampled(X, 4, rows=1_000, seed=7)
+    pick = np.sort(np.random.default_rng(7).choice(3_000, 1_000, replace=False))
+    ref = PCA(4, svd_solver="full").fit(X[pick].astype(np.float64))  # the slow, exact fit of the same rows
+    want = ref.transform(X.astype(np.float64))
+    got = got * np.sign(np.sum(got * want, axis=0))  # each axis up to its sign
+    np.testing.assert_allclose(got, want, atol=1e-3 * np.abs(want).max())
+    assert np.array_equal(pca_fit_sampled(X[:900], 4, rows=1_000), pca_fit(X[:900], 4)[0])  # fewer rows: all of them
