@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -287,20 +288,52 @@ def warm_umap(background: bool = True) -> None:
 
 
 class _EpochProgress:
-    """Where umap-learn's verbose output goes during a map: its tqdm bar ("54/120") or, on some paths, its
-    prints ("completed 48 / 120 epochs"); the count is reported and the rest dropped."""
+    """Where umap-learn's verbose output goes during a map, read a line at a time (``print`` writes its pieces one
+    by one; tqdm redraws its bar after a carriage return): pynndescent's stages are said, its NN-descent
+    iterations ("\t 3  /  17", printed from its numba code) move the bar from 10% to 35%, the epochs (tqdm's "| 54/120 [", or "completed 48 /
+    120 epochs") from 35% to 95%; the rest is dropped."""
+
+    DESCENT = re.compile(r"\s*(\d+)\s+/\s+(\d+)\s*")
+    STAGES = ((re.compile(r"Building RP forest with (\d+) trees"),
+               lambda n: Msg("nearest neighbours: a forest of {n} random-projection trees", n=n)),
+              (re.compile(r"NN descent for (\d+) iterations"),
+               lambda n: Msg("nearest neighbours (NN-descent): its code compiles in every process, then at most {n} "
+                             "iterations", n=n)))
+    EPOCHS = (re.compile(r"\|\s*(\d+)/(\d+)\s*\["), re.compile(r"completed\s+(\d+)\s*/\s*(\d+)\s+epochs"))
 
     def __init__(self, report: Callable[[float, Msg], None]):
         self.report = report
+        self.pending = ""
 
     def write(self, text: str) -> None:
-        import re
+        *done, self.pending = re.split(r"[\r\n]", self.pending + text)
+        for line in done:
+            self._read(line, whole=True)
+        if self.EPOCHS[0].search(self.pending):  # a tqdm bar is written whole: read it before its next redraw
+            self._read(self.pending, whole=False)
+            self.pending = ""
 
-        found = re.findall(r"(\d+)\s*/\s*(\d+)", text)
+    def _read(self, line: str, whole: bool) -> None:
+        for pattern, say in self.STAGES:
+            found = pattern.search(line)
+            if found:
+                self.report(0.1, say(int(found.group(1))))
+                return
+        found = self.DESCENT.fullmatch(line) if whole else None
         if found:
-            done, total = (int(x) for x in found[-1])
+            done, total = (int(x) for x in found.groups())
             if total:
-                self.report(0.35 + 0.6 * done / total, Msg("laying out: epoch {done} of {total}", done=done, total=total))
+                self.report(0.1 + 0.25 * done / total, Msg("nearest neighbours (NN-descent): iteration {done} of "
+                                                           "{total}", done=done, total=total))
+            return
+        for pattern in self.EPOCHS:
+            found = pattern.search(line)
+            if found:
+                done, total = (int(x) for x in found.groups())
+                if total:
+                    self.report(0.35 + 0.6 * done / total, Msg("laying out: epoch {done} of {total}", done=done,
+                                                               total=total))
+                return
 
     def flush(self) -> None:
         pass

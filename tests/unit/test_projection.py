@@ -282,3 +282,36 @@ def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
     got = got * np.sign(np.sum(got * want, axis=0))  # each axis up to its sign
     np.testing.assert_allclose(got, want, atol=1e-3 * np.abs(want).max())
     assert np.array_equal(pca_fit_sampled(X[:900], 4, rows=1_000), pca_fit(X[:900], 4)[0])  # fewer rows: all of them
+
+
+def test_umap_learns_output_moves_the_bar_by_nn_descent_iteration_then_by_epoch():
+    import contextlib
+
+    from andrea_viz.projection import _EpochProgress
+
+    got = []
+    sink = _EpochProgress(lambda f, m: got.append((round(f, 4), m.msgid, dict(m.params))))
+    with contextlib.redirect_stdout(sink):  # as print writes: one piece at a time
+        print("Tue Dec  1 20:00:00 2026", "Building RP forest with", "21", "trees")
+        for n in (1, 2):
+            print("\t", n, " / ", 4)
+        print("\tcompleted ", 0, " / ", 120, "epochs")
+    sink.write("\r  0%|          | 0/120 [00:00<?, ?it/s]")  # tqdm: a whole bar after a carriage return
+    sink.write("\r 50%|█████     | 60/120 [00:04<00:04, 14.2it/s]")
+    descent, epoch = "nearest neighbours (NN-descent): iteration {done} of {total}", "laying out: epoch {done} of {total}"
+    forest = ("nearest neighbours: a forest of {n} random-projection trees", {"n": 21})
+    assert got == [(0.1, *forest), (0.1625, descent, {"done": 1, "total": 4}), (0.225, descent, {"done": 2, "total": 4}),
+                   (0.35, epoch, {"done": 0, "total": 120}), (0.35, epoch, {"done": 0, "total": 120}),
+                   (0.65, epoch, {"done": 60, "total": 120})]
+
+
+def test_a_map_above_the_exact_graphs_size_reports_each_nn_descent_iteration(minilm, monkeypatch):
+    from andrea_viz import projection
+    from andrea_viz.projection import umap_map
+
+    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 4_000)
+    seen = []
+    umap_map(minilm.token_table[:4_200], 2, seed=0, progress=lambda f, m: seen.append((f, m.msgid)))
+    steps = [f for f, m in seen if m == "nearest neighbours (NN-descent): iteration {done} of {total}"]
+    assert len(steps) >= 2 and all(0.1 < f <= 0.35 for f in steps)  # pynndescent's own count, read as it prints
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
