@@ -155,6 +155,16 @@ def pca_solver(d: int) -> str:
     return "covariance_eigh" if d <= PCA_EXACT_MAX_DIMS else "randomized"
 
 
+def _sk_pca(X: np.ndarray, n_components: int):
+    """scikit-learn's PCA for rows like X (solver ``pca_solver(d)``, seeded) and X in the dtype it runs in: float64
+    for the exact solver, float32 for the randomized one."""
+    from sklearn.decomposition import PCA
+
+    solver = pca_solver(X.shape[1])
+    return (PCA(n_components, svd_solver=solver, random_state=0),
+            X.astype(np.float64 if solver == "covariance_eigh" else np.float32))
+
+
 def pca_fit(X: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """scikit-learn's PCA (solver: ``pca_solver(d)``; seeded, so the randomized one repeats): the exact one in
     float64, the randomized one in float32 (an approximation already; float32 halves the bytes each of its
@@ -163,11 +173,8 @@ def pca_fit(X: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray, n
     Returns (coords (N, k) float32, components (k, d), explained_variance_ratio (k,), mean (d,)); the largest
     |loading| of each component is positive.
     """
-    from sklearn.decomposition import PCA
-
-    solver = pca_solver(X.shape[1])
-    fit = PCA(n_components, svd_solver=solver, random_state=0)
-    coords = fit.fit_transform(X.astype(np.float64 if solver == "covariance_eigh" else np.float32))
+    fit, X = _sk_pca(X, n_components)
+    coords = fit.fit_transform(X)
     return coords.astype(np.float32), fit.components_, fit.explained_variance_ratio_, fit.mean_
 
 
@@ -178,12 +185,9 @@ def pca_fit_sampled(X: np.ndarray, n_components: int, rows: int = PCA_FIT_ROWS, 
     99.9% of the variance the whole table's keep); every row is then projected a block at a time."""
     if X.shape[0] <= rows:
         return pca_fit(X, n_components)[0]
-    from sklearn.decomposition import PCA
-
     pick = np.sort(np.random.default_rng(seed).choice(X.shape[0], rows, replace=False))
-    solver = pca_solver(X.shape[1])
-    fit = PCA(n_components, svd_solver=solver, random_state=0).fit(
-        X[pick].astype(np.float64 if solver == "covariance_eigh" else np.float32))
+    fit, sample = _sk_pca(X[pick], n_components)
+    fit.fit(sample)
     comps, mean = fit.components_.astype(np.float32), fit.mean_.astype(np.float32)
     out = np.empty((X.shape[0], n_components), np.float32)
     step = max(1, 2**24 // X.shape[1])  # rows per block: 64 MB of float32
@@ -287,7 +291,7 @@ def warm_umap(background: bool = True) -> None:
         thread.join()
 
 
-class _EpochProgress:
+class _UmapProgress:
     """Where umap-learn's verbose output goes during a map, read a line at a time (``print`` writes its pieces one
     by one; tqdm redraws its bar after a carriage return): pynndescent's stages are said, its NN-descent
     iterations ("\t 3  /  17", printed from its numba code) move the bar from 10% to 35%, the epochs (tqdm's "| 54/120 [", or "completed 48 /
@@ -396,7 +400,7 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                                                                                "(exact): {f:.0%}", f=f)))
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
         warnings.simplefilter("ignore")
-        sink = _EpochProgress(report)
+        sink = _UmapProgress(report)
         model = umap.UMAP(n_components=dims, metric="cosine", n_neighbors=UMAP_NEIGHBOURS, n_epochs=UMAP_EPOCHS,
                           init="pca", random_state=seed, verbose=progress is not None,
                           tqdm_kwds={"file": sink, "mininterval": 0.25}, **graph)

@@ -117,3 +117,10 @@ def hover(page, at: tuple[float, float]) -> None:
     """Move the pointer onto ``at`` from a little above and left of it, as a hand does."""
     page.mouse.move(at[0] - 20, at[1] - 20)
     page.mouse.move(*at, steps=4)
+
+
+def hovered_text(page, at: tuple[float, float], tip) -> str:
+    """Hover ``at`` and return the text of the tooltip ``tip`` once it shows."""
+    hover(page, at)
+    tip.wait_for(timeout=30_000)
+    return tip.inner_text()

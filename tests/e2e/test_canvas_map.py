@@ -8,7 +8,7 @@ from andrea_viz.clusters import cluster_ids, map_labels
 from andrea_viz.plots.canvas_map import LEVEL_SIZES, label_level
 from andrea_viz.projection import project_model
 
-from .conftest import exceptions, hover, map_point, open_page, screenshot, wait_idle
+from .conftest import exceptions, hovered_text, map_point, open_page, screenshot, wait_idle
 
 FRAME = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
 FIT = 0.92  # the frame's first view: the map's box in 92 % of the canvas, centred (map_frame/map.js fitView)
@@ -53,10 +53,7 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     # hover: the tooltip holds dog's token and id
     dog = r.position_of("dog")
     at = _screen(box, r.projection.coords, dog)
-    hover(page, at)
-    tip = frame.locator("#tip", has_text="dog #")
-    tip.wait_for(timeout=30_000)
-    assert tip.inner_text().startswith(f"dog #{int(r.sample.ids[dog])}\n")
+    assert hovered_text(page, at, frame.locator("#tip", has_text="dog #")).startswith(f"dog #{int(r.sample.ids[dog])}\n")
 
     # click: lines to exactly the true 10 nearest, the point raster kept
     page.mouse.click(*at)

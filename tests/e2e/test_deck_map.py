@@ -4,7 +4,7 @@ import numpy as np
 
 from andrea_viz.projection import project_model
 
-from .conftest import exceptions, hover, map_point, open_page, screenshot, wait_idle
+from .conftest import exceptions, hovered_text, map_point, open_page, screenshot, wait_idle
 
 
 def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
@@ -25,10 +25,7 @@ def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, 
     dog = r.position_of("dog")
     canvas_box = canvas.bounding_box()  # in the viewport, now that it is scrolled into it
     at = _screen(canvas_box, r.projection.coords, dog)
-    hover(page, at)
-    tip = page.locator(".deck-tooltip", has_text="dog #")
-    tip.wait_for(timeout=30_000)
-    assert tip.inner_text().startswith(f"dog #{int(r.sample.ids[dog])}")
+    assert hovered_text(page, at, page.locator(".deck-tooltip", has_text="dog #")).startswith(f"dog #{int(r.sample.ids[dog])}")
     page.mouse.click(*at)
     field = page.locator("[data-testid='stTextInput'] input").nth(1)  # "Draw lines to the true 10 nearest of"
     page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stTextInput] input')]"

@@ -287,10 +287,10 @@ def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
 def test_umap_learns_output_moves_the_bar_by_nn_descent_iteration_then_by_epoch():
     import contextlib
 
-    from andrea_viz.projection import _EpochProgress
+    from andrea_viz.projection import _UmapProgress
 
     got = []
-    sink = _EpochProgress(lambda f, m: got.append((round(f, 4), m.msgid, dict(m.params))))
+    sink = _UmapProgress(lambda f, m: got.append((round(f, 4), m.msgid, dict(m.params))))
     with contextlib.redirect_stdout(sink):  # as print writes: one piece at a time
         print("Tue Dec  1 20:00:00 2026", "Building RP forest with", "21", "trees")
         for n in (1, 2):
