@@ -69,6 +69,8 @@ def test_next_and_back_never_show_the_reveal_before_a_guess(page, app_url):
     page.locator(".st-key-lesson-back button").click()  # and by the keys: away and back again
     wait_heading(page, STEPS[PREDICT - 2].title)  # the step before
     page.wait_for_function("() => document.__andreaLessonKeys === true", timeout=30_000)
+    wait_idle(page)  # the key clicks the step's Next button: press it once that button is drawn and the run is over
+    page.locator(".st-key-lesson-next button:enabled").wait_for(timeout=30_000)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")  # nothing focused
     page.keyboard.press("ArrowRight")
     wait_heading(page, STEPS[PREDICT - 1].title)
@@ -80,11 +82,15 @@ def test_arrow_keys_move_one_step_and_the_address_follows(page, app_url):
     open_lesson(page, f"{app_url}/Lesson?present=1&step=1")
     assert heading(page).startswith("1. ")
     page.wait_for_function("() => document.__andreaLessonKeys === true", timeout=30_000)  # the keys' listener is on
+    wait_idle(page)  # the key clicks the step's Next button: press it once that button is drawn and the run is over
+    page.locator(".st-key-lesson-next button:enabled").wait_for(timeout=30_000)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")  # nothing focused
     page.keyboard.press("ArrowRight")
     page.wait_for_url(re.compile(r"[?&]step=2(&|$)"), timeout=30_000)
     wait_heading(page, "2. ")
     assert "present=1" in page.url
+    wait_idle(page)
+    page.locator(".st-key-lesson-back button:enabled").wait_for(timeout=30_000)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press("ArrowLeft")
     page.wait_for_url(re.compile(r"[?&]step=1(&|$)"), timeout=30_000)
