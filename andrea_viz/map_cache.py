@@ -25,8 +25,8 @@ import numpy as np
 
 from .model import Embeddings
 
-FORMAT = 3  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
-# 3: UMAP's neighbour graph exact up to 50,000 points)
+FORMAT = 4  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
+# 3: UMAP's neighbour graph exact up to 50,000 points; 4: above, approximate cell by cell instead of NN-descent)
 CACHE_MB = 1_024
 OFF = "off"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "rejected": 0, "evicted": 0}  # this process's counts

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import QueryError
-from .geometry import nearest, nearest_in, neighbours, resolve_ids, unit_rows
+from .geometry import nearest, nearest_in, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
+from .knn import cell_knn_graph, knn_graph
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings, f32
 from . import umap_compile
@@ -60,8 +61,7 @@ TRUST_K = 10  # neighbours whose survival the trust score counts
 TRUST_SAMPLE = 5_000  # above this many points, trust is computed on a seeded sample of them
 LARGE_MAP = 50_000  # above this many points the browser may draw slowly: warn, then go on
 UMAP_PCA_FIRST = 50_000  # up to this many points UMAP runs on the table itself and its exact neighbour graph
-# (``knn_graph``); above, on the first PCA_INPUT_DIMS principal components and umap-learn's NN-descent (pynndescent,
-# whose numba code compiles in every process: it cannot be cached)
+# (``knn_graph``); above, on the first PCA_INPUT_DIMS principal components and the approximate ``cell_knn_graph``
 # the most points each method maps here (2 cores): beyond, a map is refused before it starts (a sample, or PCA)
 MOST_POINTS = {"tsne": 50_000, "umap": 300_000}
 CPU_JOBS = max(1, min(2, os.cpu_count() or 1))
@@ -178,21 +178,26 @@ def pca_fit(X: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray, n
     return coords.astype(np.float32), fit.components_, fit.explained_variance_ratio_, fit.mean_
 
 
-def pca_fit_sampled(X: np.ndarray, n_components: int, rows: int = PCA_FIT_ROWS, seed: int = 0) -> np.ndarray:
+def pca_fit_sampled(X: np.ndarray, n_components: int, rows: int = PCA_FIT_ROWS, seed: int = 0,
+                    progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(N, k) float32: every row on the first k principal components of a seeded sample of ``rows`` of them (of all
     rows when there are no more): the PCA that reduces a large map's points before UMAP. Its fit costs what the
     sample costs (a 128,256 × 4,096 table: 5.5 s instead of 15.8 s, and the 50 components of 32,768 rows keep
-    99.9% of the variance the whole table's keep); every row is then projected a block at a time."""
+    99.9% of the variance the whole table's keep); every row is then projected a block at a time
+    (``progress(fraction)`` after the fit and after each block)."""
     if X.shape[0] <= rows:
         return pca_fit(X, n_components)[0]
     pick = np.sort(np.random.default_rng(seed).choice(X.shape[0], rows, replace=False))
     fit, sample = _sk_pca(X[pick], n_components)
     fit.fit(sample)
+    report = progress or (lambda f: None)
+    report(0.5)
     comps, mean = fit.components_.astype(np.float32), fit.mean_.astype(np.float32)
     out = np.empty((X.shape[0], n_components), np.float32)
     step = max(1, 2**24 // X.shape[1])  # rows per block: 64 MB of float32
     for s in range(0, X.shape[0], step):
         out[s:s + step] = (f32(X[s:s + step]) - mean) @ comps.T
+        report(0.5 + 0.5 * min(X.shape[0], s + step) / X.shape[0])
     return out
 
 
@@ -293,17 +298,13 @@ def warm_umap(background: bool = True) -> None:
 
 class _UmapProgress:
     """Where umap-learn's verbose output goes during a map, read a line at a time (``print`` writes its pieces one
-    by one; tqdm redraws its bar after a carriage return): pynndescent's stages are said, its NN-descent
-    iterations ("\t 3  /  17", printed from its numba code) move the bar from 10% to 35%, the epochs (tqdm's "| 54/120 [", or "completed 48 /
-    120 epochs") from 35% to 95%; the rest is dropped."""
+    by one; tqdm redraws its bar after a carriage return): its two stages are said, and the epochs (tqdm's "
+    54/120 [", or "completed 48 / 120 epochs") move the bar from 35% to 95%; the rest is dropped."""
 
-    DESCENT = re.compile(r"\s*(\d+)\s+/\s+(\d+)\s*")
-    STAGES = ((re.compile(r"Building RP forest with (\d+) trees"),
-               lambda n: Msg("nearest neighbours: a forest of {n} random-projection trees", n=n)),
-              (re.compile(r"NN descent for (\d+) iterations"),
-               lambda n: Msg("nearest neighbours (NN-descent): its code compiles in every process, then at most {n} "
-                             "iterations", n=n)))
-    EPOCHS = (re.compile(r"\|\s*(\d+)/(\d+)\s*\["), re.compile(r"completed\s+(\d+)\s*/\s*(\d+)\s+epochs"))
+    STAGES = ((re.compile(r"Construct fuzzy simplicial set"),
+               (0.3, Msg("UMAP's fuzzy graph: each point joined to its neighbours"))),
+              (re.compile(r"Construct embedding"), (0.35, Msg("laying out: from a PCA start"))))
+    EPOCHS = (re.compile(r"(?<![\d/])(\d+)/(\d+) \["), re.compile(r"completed\s+(\d+)\s*/\s*(\d+)\s+epochs"))
 
     def __init__(self, report: Callable[[float, Msg], None]):
         self.report = report
@@ -312,24 +313,16 @@ class _UmapProgress:
     def write(self, text: str) -> None:
         *done, self.pending = re.split(r"[\r\n]", self.pending + text)
         for line in done:
-            self._read(line, whole=True)
+            self._read(line)
         if self.EPOCHS[0].search(self.pending):  # a tqdm bar is written whole: read it before its next redraw
-            self._read(self.pending, whole=False)
+            self._read(self.pending)
             self.pending = ""
 
-    def _read(self, line: str, whole: bool) -> None:
-        for pattern, say in self.STAGES:
-            found = pattern.search(line)
-            if found:
-                self.report(0.1, say(int(found.group(1))))
+    def _read(self, line: str) -> None:
+        for pattern, (fraction, say) in self.STAGES:
+            if pattern.search(line):
+                self.report(fraction, say)
                 return
-        found = self.DESCENT.fullmatch(line) if whole else None
-        if found:
-            done, total = (int(x) for x in found.groups())
-            if total:
-                self.report(0.1 + 0.25 * done / total, Msg("nearest neighbours (NN-descent): iteration {done} of "
-                                                           "{total}", done=done, total=total))
-            return
         for pattern in self.EPOCHS:
             found = pattern.search(line)
             if found:
@@ -343,36 +336,12 @@ class _UmapProgress:
         pass
 
 
-def knn_graph(X: np.ndarray, k: int, progress: Callable[[float], None] | None = None,
-              block: int = 1_024) -> tuple[np.ndarray, np.ndarray]:
-    """umap-learn's ``precomputed_knn``: (indices (N, k) int64, cosine distances (N, k) float32), each point first
-    (distance 0), then its k − 1 nearest other points by cosine, exact, nearest first (ties in any order): a
-    block of rows' cosines with every row (one BLAS product), then torch's top-k of each row, 4-6× faster than a
-    partition in numpy (a row that is not finite counts as all zeros). ``progress(fraction done)`` after each
-    block."""
-    import torch
-
-    n = X.shape[0]
-    U = np.nan_to_num(unit_rows(X).astype(np.float32, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
-    idx = np.empty((n, k), np.int64)
-    dist = np.empty((n, k), np.float32)
-    idx[:, 0], dist[:, 0] = np.arange(n), 0
-    for s in range(0, n, block):
-        e = min(n, s + block)
-        sim = torch.from_numpy(U[s:e] @ U.T)
-        sim[torch.arange(e - s), torch.arange(s, e)] = -np.inf  # a row is not its own neighbour
-        best, at = torch.topk(sim, k - 1, dim=1)
-        idx[s:e, 1:], dist[s:e, 1:] = at.numpy(), 1 - best.numpy()
-        if progress:
-            progress(e / n)
-    return idx, np.clip(dist, 0, 2)
-
-
 def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Projection:
     """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible); up to
-    UMAP_PCA_FIRST points on the exact neighbour graph (``knn_graph``), above on umap-learn's NN-descent over the
-    first PCA_INPUT_DIMS principal components (as t-SNE always is). ``progress(fraction, text)``: the stages, the
-    exact graph's blocks, then every epoch."""
+    UMAP_PCA_FIRST points on the exact neighbour graph (``knn.knn_graph``), above on the approximate one
+    (``knn.cell_knn_graph``) over the first PCA_INPUT_DIMS principal components (as t-SNE always is); umap-learn's
+    own search (pynndescent's NN-descent) is never used. ``progress(fraction, text)``: the stages, the graph's
+    blocks, then every epoch."""
     import warnings
 
     n = X.shape[0]
@@ -390,14 +359,20 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     n_dims = X.shape[1]
     if n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS:
         report(0.03, Msg("PCA to {k} dimensions first", k=PCA_INPUT_DIMS))
-        X = pca_fit_sampled(X, PCA_INPUT_DIMS, seed=seed)
+        X = pca_fit_sampled(X, PCA_INPUT_DIMS, seed=seed,
+                            progress=lambda f: report(0.03 + 0.07 * f, Msg("PCA to {k} dimensions first",
+                                                                           k=PCA_INPUT_DIMS)))
     report(0.1, Msg("nearest neighbours in the full space"))
     exact = n <= UMAP_PCA_FIRST
     graph = {}
-    if exact and n >= UMAP_ALL_DISTANCES_BELOW:
+    if exact and n >= UMAP_ALL_DISTANCES_BELOW:  # below, umap-learn computes every distance itself
         graph["precomputed_knn"] = knn_graph(
-            X, UMAP_NEIGHBOURS, progress=lambda f: report(0.1 + 0.2 * f, Msg("nearest neighbours in the full space "
+            X, UMAP_NEIGHBOURS, progress=lambda f: report((1 + 2 * f) / 10, Msg("nearest neighbours in the full space "
                                                                                "(exact): {f:.0%}", f=f)))
+    elif n >= UMAP_ALL_DISTANCES_BELOW:
+        graph["precomputed_knn"] = cell_knn_graph(
+            X, UMAP_NEIGHBOURS, seed=seed, progress=lambda f: report((1 + 2 * f) / 10, Msg(
+                "nearest neighbours (approximate, cell by cell): {f:.0%}", f=f)))
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
         warnings.simplefilter("ignore")
         sink = _UmapProgress(report)
@@ -412,11 +387,13 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
         note = Msg("umap-learn, cosine metric, {k} neighbours found exactly, {epochs} epochs from a PCA start, seed "
                    "{seed}", k=UMAP_NEIGHBOURS, epochs=UMAP_EPOCHS, seed=seed)
     elif n_dims <= PCA_INPUT_DIMS:  # no PCA first
-        note = Msg("umap-learn, cosine metric, {k} neighbours, {epochs} epochs from a PCA start, seed {seed}",
+        note = Msg("umap-learn, cosine metric, {k} neighbours found approximately (cell by cell), {epochs} epochs "
+                   "from a PCA start, seed {seed}",
                    k=UMAP_NEIGHBOURS, epochs=UMAP_EPOCHS, seed=seed)
     else:
         note = Msg("umap-learn on the first {d} principal components of {rows:,} of the points ({n:,} are more than "
-                   "{most:,}), cosine metric, {k} neighbours, {epochs} epochs from a PCA start, seed {seed}",
+                   "{most:,}), cosine metric, {k} neighbours found approximately (cell by cell), {epochs} epochs from a "
+                   "PCA start, seed {seed}",
                    d=X.shape[1], rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
                    epochs=UMAP_EPOCHS, seed=seed)
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)

@@ -7,13 +7,11 @@ function of both packages that has none (``Dispatcher.enable_caching()``, before
 ``__pycache__``), so that the first process of a machine compiles and writes the code and every later one (server,
 CLI) loads it from disk.
 
-What stays compiled in every process: pynndescent's NN-descent (``nn_descent``, ``nn_descent_internal``,
-``process_candidates``, ``init_rp_tree``, ``init_random`` and a few helpers), used by umap-learn from 4,096 points
-on. It takes its distance function as an argument, and numba keys a cache entry by the argument types, a
-function's type being that function object of that one process, so no later process finds the entry; and it
-calls ``numba.get_num_threads()``, compiled to the address of a C function of the process, which numba refuses to
-cache ("uses dynamic globals"). A wrapper that fixes the distance as a global was tried and is refused for the
-second reason.
+Not used here: pynndescent's NN-descent (``nn_descent`` and the functions under it), umap-learn's own search
+from 4,096 points on, compiles in every process (it takes its distance function as an argument, typed by that one
+process's function object, and calls ``numba.get_num_threads()``, compiled to a C address numba refuses to cache:
+"uses dynamic globals"). From 4,096 points the app hands umap-learn its own neighbour graph instead (``knn``), so
+the second tiny map does too.
 
 numba's cache files are pickles, which numba itself reads. They are trusted only as files this code wrote: after
 a compile every file of the folder is listed with its SHA-256 in ``manifest.json``; before the folder is used, a
@@ -42,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .knn import knn_graph
 from .map_cache import cache_dir
 
 MANIFEST = "manifest.json"
@@ -49,8 +48,9 @@ COMPILE_COMMAND = "from andrea_viz.umap_compile import run_compile_process as ru
 LOCK = "compiling.pid"  # the pid of a process compiling into the folder now: others neither judge nor use it meanwhile
 DONE = "compiled.json"  # written by a compile that ran to its end: what it compiled, and with which versions
 PACKAGES = ("numba", "llvmlite", "umap-learn", "pynndescent")
-# umap-learn's two neighbour searches: exact distances below 4,096 points, pynndescent's NN-descent from there
-SMALL_PATH_POINTS, DESCENT_PATH_POINTS = 300, 4_200
+# umap-learn's two paths as the app takes them: every distance computed by umap-learn below 4,096 points, a
+# neighbour graph handed to it (``precomputed_knn``) from there
+SMALL_PATH_POINTS, GRAPH_PATH_POINTS = 300, 4_200
 WARM_EPOCHS = 20  # the tiny maps' epochs (the compiled code is the same for any number; fewer run sooner)
 WARM_NICE = 19  # the compiling process's niceness: pages win the CPU from it
 
@@ -215,10 +215,11 @@ def compile_all() -> dict:
     rng = np.random.default_rng(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for n in (SMALL_PATH_POINTS, DESCENT_PATH_POINTS):
+        for n in (SMALL_PATH_POINTS, GRAPH_PATH_POINTS):
             x = rng.standard_normal((n, 8)).astype(np.float32)
+            graph = {} if n < GRAPH_PATH_POINTS else {"precomputed_knn": knn_graph(x, 15)}
             umap.UMAP(n_components=2, metric="cosine", n_epochs=WARM_EPOCHS, init="pca", random_state=0,
-                      n_neighbors=15).fit_transform(x)
+                      n_neighbors=15, **graph).fit_transform(x)
     _state["compiled"] = True
     counts = cache_counts()
     _state["misses_listed"] = counts["misses"]

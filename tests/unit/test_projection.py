@@ -220,7 +220,7 @@ def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by
 
     X = minilm.token_table[np.random.default_rng(1).choice(minilm.vocab_size, 1_200, replace=False)]
     monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)
-    by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)  # 50 dimensions: no PCA again, and NN-descent (above 1,000)
+    by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)  # 50 dimensions: no PCA again
     seen, texts = [], []
     first = umap_map(X, 2, seed=3, progress=lambda f, s: (seen.append(f), texts.append(s.msgid)))
     assert np.array_equal(first.coords, by_hand.coords)
@@ -230,7 +230,7 @@ def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by
 
 
 def test_the_exact_neighbour_graph_of_umap_is_each_point_then_its_nearest_by_cosine():
-    from andrea_viz.projection import knn_graph
+    from andrea_viz.knn import knn_graph
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((400, 24)).astype(np.float32)
@@ -249,7 +249,8 @@ def test_the_exact_neighbour_graph_of_umap_is_each_point_then_its_nearest_by_cos
     assert seen and seen[-1] == 1.0 and seen == sorted(seen)
 
 
-def test_umap_up_to_its_size_uses_the_exact_graph_and_above_it_umap_learns_own_search(minilm, monkeypatch):
+def test_umap_up_to_its_size_uses_the_exact_graph_above_it_the_cell_graph_and_never_umap_learns_own_search(
+        minilm, monkeypatch):
     import umap.umap_
 
     from andrea_viz import projection
@@ -265,8 +266,13 @@ def test_umap_up_to_its_size_uses_the_exact_graph_and_above_it_umap_learns_own_s
     assert "found exactly" in exact.note.msgid and np.isfinite(exact.coords).all()
     assert "nearest neighbours in the full space (exact): {f:.0%}" in texts
     monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 4_000)
-    with pytest.raises(AssertionError, match="searched for neighbours itself"):
-        umap_map(X, 2, seed=0)
+    seen = []
+    cells = umap_map(X, 2, seed=0, progress=lambda f, m: seen.append((f, m.msgid)))
+    assert "found approximately (cell by cell)" in cells.note.msgid and np.isfinite(cells.coords).all()
+    steps = [f for f, m in seen if m == "nearest neighbours (approximate, cell by cell): {f:.0%}"]
+    assert len(steps) >= 10 and all(0.1 < f <= 0.35 for f in steps)  # the bar moves as the cells are searched
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+    assert np.array_equal(umap_map(X, 2, seed=0).coords, cells.coords)  # seeded: the same graph, the same map
 
 
 def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
@@ -284,7 +290,7 @@ def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
     assert np.array_equal(pca_fit_sampled(X[:900], 4, rows=1_000), pca_fit(X[:900], 4)[0])  # fewer rows: all of them
 
 
-def test_umap_learns_output_moves_the_bar_by_nn_descent_iteration_then_by_epoch():
+def test_umap_learns_output_says_its_stages_and_moves_the_bar_by_epoch():
     import contextlib
 
     from andrea_viz.projection import _UmapProgress
@@ -292,26 +298,14 @@ def test_umap_learns_output_moves_the_bar_by_nn_descent_iteration_then_by_epoch(
     got = []
     sink = _UmapProgress(lambda f, m: got.append((round(f, 4), m.msgid, dict(m.params))))
     with contextlib.redirect_stdout(sink):  # as print writes: one piece at a time
-        print("Tue Dec  1 20:00:00 2026", "Building RP forest with", "21", "trees")
-        for n in (1, 2):
-            print("\t", n, " / ", 4)
+        print("Tue Dec  1 20:00:00 2026", "Construct fuzzy simplicial set")
+        print("Tue Dec  1 20:00:06 2026", "Construct embedding")
         print("\tcompleted ", 0, " / ", 120, "epochs")
     sink.write("\r  0%|          | 0/120 [00:00<?, ?it/s]")  # tqdm: a whole bar after a carriage return
+    sink.write("\rEpochs completed:   2%| 2          3/120 [00:01]")  # umap-learn's own bar format
     sink.write("\r 50%|█████     | 60/120 [00:04<00:04, 14.2it/s]")
-    descent, epoch = "nearest neighbours (NN-descent): iteration {done} of {total}", "laying out: epoch {done} of {total}"
-    forest = ("nearest neighbours: a forest of {n} random-projection trees", {"n": 21})
-    assert got == [(0.1, *forest), (0.1625, descent, {"done": 1, "total": 4}), (0.225, descent, {"done": 2, "total": 4}),
+    epoch = "laying out: epoch {done} of {total}"
+    assert got == [(0.3, "UMAP's fuzzy graph: each point joined to its neighbours", {}),
+                   (0.35, "laying out: from a PCA start", {}),
                    (0.35, epoch, {"done": 0, "total": 120}), (0.35, epoch, {"done": 0, "total": 120}),
-                   (0.65, epoch, {"done": 60, "total": 120})]
-
-
-def test_a_map_above_the_exact_graphs_size_reports_each_nn_descent_iteration(minilm, monkeypatch):
-    from andrea_viz import projection
-    from andrea_viz.projection import umap_map
-
-    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 4_000)
-    seen = []
-    umap_map(minilm.token_table[:4_200], 2, seed=0, progress=lambda f, m: seen.append((f, m.msgid)))
-    steps = [f for f, m in seen if m == "nearest neighbours (NN-descent): iteration {done} of {total}"]
-    assert len(steps) >= 2 and all(0.1 < f <= 0.35 for f in steps)  # pynndescent's own count, read as it prints
-    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+                   (0.365, epoch, {"done": 3, "total": 120}), (0.65, epoch, {"done": 60, "total": 120})]
