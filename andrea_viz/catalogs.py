@@ -28,8 +28,8 @@ SAME_IN_EVERY_LANGUAGE = {
     "position_embedding[{t}]   ‖·‖ = {n:.3f}",
 }
 
-# per language, msgids that language writes as English does: loanwords (token, backend, checkpoint), names
-# and formulas with words in them
+# per language, msgids that language writes as English does: loanwords (token, backend, checkpoint), names,
+# formulas with words in them, and sentence joiners (Chinese joins sentences with 。 and no space)
 SAME_IN_LANGUAGE = {
     "nl": frozenset({
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
@@ -43,7 +43,7 @@ SAME_IN_LANGUAGE = {
         'parameters', 'safetensors (Hugging Face BERT / MiniLM)', 'tensor', 'token',
         'token_embedding[“{token}”]   ‖·‖ = {n:.3f}', 'tokens', 'trainer_state.json: global_step = {step:,}',
         'vectors.tsv (Embedding Projector)', '{n:,} ({size} in fp32)', 'θ = {theta:.0f}°:  u·v = {dot:+.3f}',
-        'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}',
+        'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}', '{first} {then}', '{note}. {hint}',
     }),
     "pt-BR": frozenset({
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
@@ -55,6 +55,7 @@ SAME_IN_LANGUAGE = {
         'token', 'token_embedding[“{token}”]   ‖·‖ = {n:.3f}', 'tokens',
         'trainer_state.json: global_step = {step:,}', 'vectors.tsv (Embedding Projector)',
         'θ = {theta:.0f}°:  u·v = {dot:+.3f}', 'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}',
+        '{first} {then}', '{note}. {hint}',
     }),
 }
 

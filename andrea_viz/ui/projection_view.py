@@ -144,13 +144,16 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
 
 
 def projection_caption(emb: Embeddings, method: str, result) -> None:
-    st.caption((_("PCA keeps the directions of largest variance; a token table spreads its variance over many "
-                  "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE and UMAP "
-                  "give up global distances to keep near neighbours near.") + " " if method == "pca" else "")
-               + tr(result.projection.note) + "."
-               + " " + _("Hover a point for its token, id and the share of its 10 nearest neighbours kept; click it to "
-                         "draw lines to its true 10 nearest in {d} dimensions, and see which ones the map tore away.",
-                         d=emb.d_model))
+    text = _("{note}. {hint}", note=tr(result.projection.note),  # the note is a phrase; Chinese ends it with 。
+             hint=_("Hover a point for its token, id and the share of its 10 nearest neighbours kept; click it to "
+                    "draw lines to its true 10 nearest in {d} dimensions, and see which ones the map tore away.",
+                    d=emb.d_model))
+    if method == "pca":
+        text = _("{first} {then}", then=text,  # two sentences: Chinese puts no space between them
+                 first=_("PCA keeps the directions of largest variance; a token table spreads its variance over many "
+                         "directions, so a few components hold little of it and few neighbourhoods survive. t-SNE and "
+                         "UMAP give up global distances to keep near neighbours near."))
+    st.caption(text)
 
 
 def projection_downloads(emb: Embeddings, result) -> None:

@@ -78,3 +78,10 @@ def test_points_coloured_by_the_under_trained_score_and_by_what_q4_0_keeps(app, 
     for p in marked[:50]:
         s = kept[p["i"]]
         assert p["c"][:2] == [int(255 * (1 - s)), int(200 * s)], p
+
+
+def test_the_maps_caption_joins_its_sentences_as_chinese_does(app):
+    at = open_page(app(query={"lang": "zh-TW"}), "5_Projection.py")  # PCA: three sentences under the map
+    (caption,) = [c.value for c in at.caption if "把滑鼠" in c.value]
+    assert "靠近。scikit-learn" in caption and "特徵向量。把滑鼠" in caption  # 。 and no space, never ". "
+    assert ". " not in caption and "。 " not in caption
