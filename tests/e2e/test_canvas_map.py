@@ -82,3 +82,29 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     }}""", timeout=30_000)
     assert near.is_visible()
     assert exceptions(page) == []
+
+
+def test_a_click_on_the_whole_minilm_map_sends_its_lines_and_not_the_map_again(page, app_url):
+    """The map's message (0.8 MB at 30,522 points) comes once; a click's rerun brings only the lines (the map goes
+    as a reference to the message the browser holds), so a click does not grow with the table."""
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: frames.append(len(p))))
+    open_page(page, f"{app_url}/Projection?method=pca&n=all&renderer=canvas")
+    frame = page.frame_locator(FRAME)
+    frame.locator("body[data-ready]").wait_for(state="attached", timeout=60_000)
+    wait_idle(page)
+    assert max(frames) > 500_000  # the whole table's points came
+    canvas = frame.locator("canvas#map")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(*centre)
+    body = frame.locator("body[data-hovered]")
+    body.wait_for(state="attached", timeout=10_000)
+    hovered = body.get_attribute("data-hovered")
+    frames.clear()
+    page.mouse.click(*centre)
+    frame.locator(f"body[data-lines-from='{hovered}']").wait_for(state="attached", timeout=60_000)
+    assert len(frame.locator("body").get_attribute("data-lines").split(",")) == 10
+    wait_idle(page)
+    assert frames and max(frames) < 50_000, sorted(frames)[-3:]

@@ -21,8 +21,8 @@ FOUND_MARKUP = """() => {
     const target = el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('data') || el.getAttribute('srcdoc') || '';
     // the app's own frames (the Lesson's keys script, the Positions sum) are Streamlit elements, never inside a
     // markdown body; their source holds the tokens as escaped JSON data, so what counts is the frame's own page
-    const own = el.matches('iframe[data-testid=stIFrame], iframe[data-testid=stCustomComponentV1][title="andrea_viz.ui.map_view.canvas_map"]')
-      && !el.closest('[data-testid=stMarkdownContainer]');  // and the canvas map's component frame
+    const own = el.matches('iframe[data-testid=stIFrame], iframe[data-testid=stCustomComponentV1]:is([title="andrea_viz.ui.map_view.canvas_map"], [title="andrea_viz.ui.map_view.canvas_map_lines"])')
+      && !el.closest('[data-testid=stMarkdownContainer]');  // and the canvas map's component frames (map, lines)
     if (own) {
       const doc = el.contentDocument;
       if (!doc) { bad.push('unreadable frame: ' + el.outerHTML.slice(0, 200)); continue; }

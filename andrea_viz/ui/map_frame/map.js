@@ -251,7 +251,30 @@ function resize() {
   schedule();
 }
 
+function setLines(L) {  // positions in the sample: from one point to its true nearest
+  S.lines = L;
+  document.body.dataset.linesFrom = L ? String(S.ids[L.from]) : "";
+  document.body.dataset.lines = L ? L.to.map((j) => S.ids[j]).join(",") : "";
+  schedule();
+}
+
+// The lines come in a frame of their own (mode "lines", no height), so that a click sends only them: the map's
+// message stays the same and Streamlit sends it as a reference to the one the browser holds. Both frames are
+// the app's own origin; whichever renders second hands the lines over.
+function siblings(visit) {
+  for (let k = 0; k < window.parent.frames.length; k++) {
+    try { visit(window.parent.frames[k]); } catch (e) { /* a frame of another origin */ }
+  }
+}
+
+function renderLines(a) {
+  send("streamlit:setFrameHeight", {height: 0});
+  window.andreaLines = {target: a.target, lines: a.lines};
+  siblings((f) => { if (f.andreaMap && f.andreaMap.points() === a.target) f.andreaMap.setLines(a.lines); });
+}
+
 function render(a) {
+  if (a.mode === "lines") { renderLines(a); return; }
   S.text = a.text; S.height = a.height;
   document.getElementById("wrap").style.height = a.height + "px";
   send("streamlit:setFrameHeight", {height: a.height});
@@ -259,13 +282,11 @@ function render(a) {
   S.dpr = Math.min(window.devicePixelRatio || 1, 2);
   canvas.width = Math.round(S.W * S.dpr); canvas.height = Math.round(S.H * S.dpr);
   hint.textContent = a.text.hint; reset.textContent = a.text.reset;
-  if (a.points !== S.points) { loadPoints(a); drawPoints(); }  // new points: a new raster; else keep it
+  if (a.points !== S.points) { loadPoints(a); drawPoints(); setLines(null); }  // new points: a new raster; else keep it
   else if (!S.rasterView) drawPoints();
   setLabels(a.labels);
-  S.lines = a.lines;
-  const L = a.lines;
-  document.body.dataset.linesFrom = L ? String(S.ids[L.from]) : "";
-  document.body.dataset.lines = L ? L.to.map((j) => S.ids[j]).join(",") : "";
+  window.andreaMap = {points: () => S.points, setLines};
+  siblings((f) => { const c = f.andreaLines; if (c && c.target === S.points) setLines(c.lines); });
   document.body.dataset.ready = S.points;
   schedule();
 }
