@@ -580,7 +580,7 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
     if cache_dir() is not None:  # every method runs scikit-learn's PCA (UMAP and t-SNE on its 50 components)
         _import_ahead("sklearn.decomposition")
     key = map_key(fingerprint(emb), method, used) if cache_dir() is not None else None
-    kept = load_map(key) if key else None
+    kept = load_map(key, emb.vocab_size) if key else None
     if kept is not None:
         meta = kept["meta"]
         sample = Sample(ids=kept["ids"], groups=tuple(str(g) for g in kept["groups"]))

@@ -1,10 +1,15 @@
 """Maps kept on disk: the key, hits across calls and processes, bad files, eviction, the folder."""
 
 import dataclasses
+import io
 import json
 import os
+import stat
 import subprocess
 import sys
+import tracemalloc
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -37,9 +42,26 @@ def test_the_key_changes_with_every_setting_the_method_reads_and_nothing_else(me
     assert all(map_key("model-a", m, settings_for(m, **BASE)) != base for m in others)
 
 
+def _slow_fingerprint(emb) -> str:
+    """The fingerprint one row block at a time, in one thread: the blocks' digests, then every token string."""
+    import hashlib
+
+    h = hashlib.sha256()
+    table = emb.token_table
+    h.update(json.dumps([list(table.shape), str(table.dtype)]).encode())
+    rows = max(1, map_cache.FINGERPRINT_BLOCK_BYTES // (table.shape[1] * table.dtype.itemsize))
+    for i in range(0, table.shape[0], rows):
+        h.update(hashlib.sha256(np.ascontiguousarray(table[i:i + rows]).tobytes()).digest())
+    for i in range(emb.vocab_size):
+        h.update(emb.token(i).encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()[:40]
+
+
 def test_the_fingerprint_is_the_tables_bytes_and_the_token_strings(load_model):
     micro = load_model("andrea-micro")
-    assert fingerprint(micro) == fingerprint(micro)
+    fp = fingerprint(micro)
+    map_cache._fingerprints.clear()  # computed again, not the memoised value
+    assert fingerprint(micro) == fp == _slow_fingerprint(micro)
     table = micro.token_table.copy()
     same = dataclasses.replace(micro, token_table=table, key="another key, same content")
     assert fingerprint(same) == fingerprint(micro)  # the content, not the name or key
@@ -141,12 +163,13 @@ def test_the_oldest_maps_are_evicted_first_beyond_the_size_limit(tmp_path):
 def test_save_keeps_the_folder_under_its_limit_and_a_read_makes_a_map_young(maps, monkeypatch):
     ids = np.arange(100)
     args = (("other",) * 100, np.zeros((100, 2), np.float32), np.zeros(100), None)
-    one = save_map("z" * 40, {}, ids, *args)
+    meta = {"method": "pca", "seconds": 0.5, "trust_mean": 0.0, "note": None}
+    one = save_map("z" * 40, meta, ids, *args)
     size = one.stat().st_size
     one.unlink()
     monkeypatch.setenv("ANDREA_VIZ_CACHE_MB", str(2.5 * size / 2**20))  # room for two of these maps
     for j, key in enumerate("abc"):
-        save_map(key * 40, {}, ids, *args)
+        save_map(key * 40, meta, ids, *args)
         os.utime(maps / f"map-{key * 40}.npz", (1000 + j, 1000 + j))
         if key == "b":
             assert load_map("a" * 40) is not None  # read now: younger than b
@@ -194,3 +217,268 @@ def test_the_cli_reads_a_map_another_process_wrote_and_writes_the_same_tsv(tmp_p
     assert "read from the map cache" in second.stdout
     assert a.read_bytes() == b.read_bytes()
     assert sum(line.endswith("\t\n") for line in a.read_text().splitlines(keepends=True)) == 1000
+
+
+# Planted files: a map cache folder is private (0700, this user's), and a file in it is trusted only after every
+# member's size (from the zip directory), dtype, shape, range and the header's keys and types are checked.
+
+def _plant(path: Path, **changes) -> None:
+    """Rewrite the map in ``path`` with some arrays replaced (``meta`` as a dict or as raw text)."""
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    for name, value in changes.items():
+        if name == "meta" and isinstance(value, dict):
+            value = np.array(json.dumps(value))
+        elif name == "meta":
+            value = np.array(value)
+        if value is None:
+            arrays.pop(name)
+        else:
+            arrays[name] = value
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def _meta(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as f:
+        return json.loads(str(f["meta"]))
+
+
+def _ids(path: Path) -> np.ndarray:
+    with np.load(path, allow_pickle=False) as f:
+        return f["ids"]
+
+
+PLANTED = {
+    "id out of range": lambda p, v: {"ids": np.where(np.arange(_ids(p).size) == 0, v, _ids(p))},
+    "negative id": lambda p, v: {"ids": np.where(np.arange(_ids(p).size) == 0, -1, _ids(p))},
+    "ids int32": lambda p, v: {"ids": _ids(p).astype(np.int32)},
+    "ids float": lambda p, v: {"ids": _ids(p).astype(np.float64)},
+    "ids two-dimensional": lambda p, v: {"ids": _ids(p).reshape(-1, 1)},
+    "ids repeated": lambda p, v: {"ids": np.zeros_like(_ids(p))},
+    "ids missing": lambda p, v: {"ids": None},
+    "seconds as text": lambda p, v: {"meta": {**_meta(p), "seconds": "fast"}},
+    "trust_mean a list": lambda p, v: {"meta": {**_meta(p), "trust_mean": [0.5]}},
+    "trust_mean above one": lambda p, v: {"meta": {**_meta(p), "trust_mean": 7.0}},
+    "note params an object": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{a}", "params": {"a": {"b": 1}}}}},
+    "note a list": lambda p, v: {"meta": {**_meta(p), "note": ["x"]}},
+    "note reaching attributes": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{a.__class__}", "params": {"a": 1}}}},
+    "note field not given": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{missing}", "params": {}}}},
+    "missing trust_mean": lambda p, v: {"meta": {k: x for k, x in _meta(p).items() if k != "trust_mean"}},
+    "missing seconds": lambda p, v: {"meta": {k: x for k, x in _meta(p).items() if k != "seconds"}},
+    "meta not JSON": lambda p, v: {"meta": "{'key': not json"},
+    "meta a list": lambda p, v: {"meta": "[1, 2]"},
+    "trust as text": lambda p, v: {"trust": np.array(["x"] * _ids(p).size)},
+    "coords 1-D": lambda p, v: {"coords": np.zeros(_ids(p).size, np.float32)},
+    "an extra member": lambda p, v: {"extra": np.zeros(3)},
+}
+
+
+@pytest.mark.parametrize("bad", list(PLANTED))
+def test_a_planted_file_with_bad_ids_or_meta_is_refused_in_a_sentence_and_rebuilt(maps, load_model, caplog, bad):
+    micro = load_model("andrea-micro")
+    first = project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    _plant(path, **PLANTED[bad](path, micro.vocab_size))
+    rejected = STATS["rejected"]
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        again = project_model(micro, "pca", n=200, seed=5)  # no exception out of project_model
+    assert not again.from_cache and STATS["rejected"] == rejected + 1
+    (said,) = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said.startswith(f"the cached map {path.name} was refused: it"), said
+    assert "Traceback" not in said and said.endswith("the map is computed again")
+    assert np.array_equal(again.projection.coords, first.projection.coords)
+    assert load_map(path.name[4:-4], micro.vocab_size) is not None  # rebuilt
+
+
+def test_the_sentence_says_what_was_expected_and_what_came(maps, load_model, caplog):
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    _plant(path, **PLANTED["id out of range"](path, micro.vocab_size))
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        assert load_map(path.name[4:-4], micro.vocab_size) is None
+    assert f"expected 0 to {micro.vocab_size - 1}" in caplog.text and f"to {micro.vocab_size}," in caplog.text
+
+
+class _RepeatingDeflate:
+    """zlib's deflate, but a block of zeros it has compressed once (after a full flush, so the output is the same
+    every time) is not compressed again: a 2 GB member is written in a second."""
+
+    def __init__(self):
+        self._z = zlib.compressobj(9, zlib.DEFLATED, -15)
+        self._seen: dict[int, bytes] = {}
+
+    def compress(self, data) -> bytes:
+        if id(data) in self._seen:
+            return self._seen[id(data)]
+        out = self._z.compress(data) + self._z.flush(zlib.Z_FULL_FLUSH)
+        if len(data) > 1 << 20:
+            self._seen[id(data)] = out
+        return out
+
+    def flush(self) -> bytes:
+        return self._z.flush()
+
+
+def test_a_zip_bomb_member_is_refused_from_the_zip_directory_without_inflating_it(maps, load_model, monkeypatch, caplog):
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False, "shape": (2**28,)})
+    zeros = bytes(64 << 20)
+    bomb = maps / "bomb.npz"
+    with monkeypatch.context() as m, zipfile.ZipFile(bomb, "w") as zf:
+        m.setattr(zipfile, "_get_compressor", lambda kind, *a: _RepeatingDeflate() if kind == zipfile.ZIP_DEFLATED else None)
+        for name, value in arrays.items():
+            if name == "ids":
+                info = zipfile.ZipInfo("ids.npy")
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with zf.open(info, "w", force_zip64=True) as w:
+                    w.write(header.getvalue())
+                    for _ in range(32):
+                        w.write(zeros)
+            else:
+                buf = io.BytesIO()
+                np.lib.format.write_array(buf, value, allow_pickle=False)
+                zf.writestr(f"{name}.npy", buf.getvalue())
+    with zipfile.ZipFile(bomb) as zf:
+        info = zf.getinfo("ids.npy")
+    assert info.compress_type == zipfile.ZIP_DEFLATED and info.file_size > 2**31 and bomb.stat().st_size < 3 << 20
+    os.replace(bomb, path)
+    tracemalloc.start()
+    try:
+        with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+            assert load_map(path.name[4:-4], micro.vocab_size) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 << 20, peak  # not one of its 2 GB was inflated
+    assert "member ids.npy is compressed" in caplog.text and f"{info.file_size:,}" in caplog.text
+    again = project_model(micro, "pca", n=200, seed=5)  # refused, computed, written again
+    assert not again.from_cache and load_map(path.name[4:-4], micro.vocab_size) is not None
+
+
+def test_a_member_whose_header_claims_more_than_it_holds_is_refused_before_reading(maps, load_model, caplog):
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, value in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, value, allow_pickle=False)
+            raw = buf.getvalue()
+            if name == "trust":
+                raw = raw.replace(f"({value.size},)".encode(), f"({value.size * 10**6},)".encode())
+            zf.writestr(f"{name}.npy", raw)
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        assert load_map(path.name[4:-4], micro.vocab_size) is None
+    assert "member trust.npy says" in caplog.text
+
+
+def test_a_compressed_map_is_refused(maps, load_model):
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    assert load_map(path.name[4:-4], micro.vocab_size) is None
+
+
+def _outside_untouched(tmp_path: Path, maps: Path, before: dict) -> None:
+    now = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and maps not in p.parents}
+    assert now == before
+
+
+def test_a_symlink_planted_at_a_temp_name_is_never_followed(maps, tmp_path, load_model):
+    maps.mkdir(mode=0o700)
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"the server's own file")
+    key = "e" * 40
+    # the names the old code wrote through (``.map-<key>.npz.<pid>.tmp``) and mkstemp's prefix with a few suffixes
+    for name in (f".map-{key}.npz.{os.getpid()}.tmp", f".map-{key}.npz.{os.getpid() + 1}.tmp", f".map-{key}.tmp"):
+        (maps / name).symlink_to(outside)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and maps not in p.parents}
+    ids = np.arange(50)
+    written = save_map(key, {"method": "pca", "seconds": 0.1, "trust_mean": 0.5, "note": None}, ids, ("other",) * 50,
+                       np.zeros((50, 2), np.float32), np.full(50, 0.5), None)
+    assert written == maps / f"map-{key}.npz" and not written.is_symlink()
+    _outside_untouched(tmp_path, maps, before)
+    assert load_map(key, 100) is not None
+
+
+def test_a_symlinked_map_is_neither_read_through_nor_written_through(maps, tmp_path, load_model):
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    outside = tmp_path / "elsewhere.npz"
+    os.replace(path, outside)  # a good map, but outside the folder, reached by a link
+    path.symlink_to(outside)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and maps not in p.parents}
+    again = project_model(micro, "pca", n=200, seed=5)
+    assert not again.from_cache  # the link is not followed
+    _outside_untouched(tmp_path, maps, before)
+    assert path.is_file() and not path.is_symlink()  # replaced by the map, the link's target untouched
+
+
+def test_a_write_that_fails_leaves_no_temp_file_and_says_why(maps, monkeypatch, caplog):
+    import errno
+
+    def full(f, **arrays):
+        f.write(b"PK" + bytes(1000))  # part of a file, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(map_cache.np, "savez", full)
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        assert save_map("f" * 40, {}, np.arange(5), ("other",) * 5, np.zeros((5, 2), np.float32), np.zeros(5),
+                        None) is None
+    assert list(maps.iterdir()) == []  # neither the map nor its temp file
+    assert "disk is full" in caplog.text and "Errno" not in caplog.text
+
+
+def test_temp_files_left_behind_are_evicted(maps):
+    maps.mkdir(mode=0o700)
+    old, fresh = maps / ".map-abc.x1y2.tmp", maps / ".map-def.z3w4.tmp"
+    for p in (old, fresh):
+        p.write_bytes(b"x" * 100)
+    os.utime(old, (1000, 1000))
+    assert evict(maps, 10**9) == [old] and fresh.exists()  # a write in progress now is left alone
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o777, 0o720])
+def test_a_folder_others_may_write_is_refused_with_a_sentence(maps, load_model, caplog, mode):
+    maps.mkdir()
+    maps.chmod(mode)
+    micro = load_model("andrea-micro")
+    map_cache._said.clear()
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        r = project_model(micro, "pca", n=100, seed=2)
+        again = project_model(micro, "pca", n=100, seed=2)
+    assert not r.from_cache and not again.from_cache and list(maps.iterdir()) == []
+    assert f"may be written by others (mode {mode:o}, expected 700); maps are not kept" in caplog.text
+
+
+def test_a_folder_another_user_owns_is_refused_with_a_sentence(maps, load_model, caplog, monkeypatch):
+    maps.mkdir(mode=0o700)
+    monkeypatch.setattr(map_cache.os, "getuid", lambda: os.stat(maps).st_uid + 1)
+    map_cache._said.clear()
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        r = project_model(load_model("andrea-micro"), "pca", n=100, seed=2)
+    assert not r.from_cache and list(maps.iterdir()) == []
+    assert "not to the user running the app" in caplog.text
+
+
+def test_a_new_folder_is_made_private_and_a_readable_one_of_ours_is_made_private(maps, tmp_path):
+    save_map("a" * 40, {}, np.arange(3), ("other",) * 3, np.zeros((3, 2), np.float32), np.zeros(3), None)
+    assert stat.S_IMODE(maps.stat().st_mode) == 0o700
+    other = tmp_path / "readable"
+    other.mkdir()
+    other.chmod(0o755)
+    assert map_cache.folder_refusal(other) is None and stat.S_IMODE(other.stat().st_mode) == 0o700
