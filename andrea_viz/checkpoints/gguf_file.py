@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..i18n import Msg
+from ..tokenizer.gguf_vocab import field, tokenizer_from_gguf
 from .tables import Found
 
 MAGIC = b"GGUF"
@@ -146,6 +147,10 @@ def read_header(path: Path) -> Header:
                 raise CheckpointError("{name}: tensor {tensor} declares {n} dimensions; GGUF allows 1 to {most}",
                                       name=path.name, tensor=tname, n=n_dims, most=MAX_DIMS)
             dims = tuple(w.uint(8, tname) for _ in range(n_dims))
+            if min(dims) < 1:
+                raise CheckpointError("{name}: tensor {tensor} has shape {shape} (innermost first); every dimension must "
+                                      "be at least 1, and dimension {axis} is {dim:,}", name=path.name, tensor=tname,
+                                      shape=str(list(dims)), axis=dims.index(min(dims)), dim=min(dims))
             ttype = w.uint(4, tname)
             offset = w.uint(8, tname)
             tensors.append((tname, dims, ttype, offset))
@@ -171,19 +176,6 @@ def read_header(path: Path) -> Header:
                                   name=path.name, tensor=tname, type=qtype.name, shape=str(list(dims)), start=offset,
                                   end=offset + n_bytes, available=max(available, 0))
     return Header(version, w.order, meta, tuple(tensors), data_start)
-
-
-def field(meta: dict, key: str, kind: type | tuple[type, ...]):
-    """A metadata value of the expected Python type, else None (absent, or written with another type)."""
-    v = meta.get(key)
-    if kind is int and isinstance(v, bool):
-        return None
-    return v if isinstance(v, kind) else None
-
-
-def string_list(meta: dict, key: str) -> list[str] | None:
-    v = meta.get(key)
-    return v if isinstance(v, list) and all(isinstance(x, str) for x in v) else None
 
 
 def type_name(qtype) -> str:
@@ -282,8 +274,6 @@ def read(path: Path, found: Found) -> None:
             found.notes.append(Msg("no output.weight: llama.cpp then uses token_embd.weight as the output projection"))
     if "position_embd.weight" not in types and any(k.startswith(f"{arch}.rope.") for k in meta):
         found.position_kind_hint = "rope"
-    from ..tokenizer.gguf_vocab import tokenizer_from_gguf  # here: gguf_vocab imports this module back (a cycle)
-
     try:
         found.tokenizer = tokenizer_from_gguf(meta, path.name)
     except CheckpointError as exc:

@@ -146,11 +146,22 @@ def bert_wordpiece(tokens: list[str], unknown: str, source: str):
     return _hf_tokenizer(tok, tokens, "bert", source)
 
 
+def field(meta: dict, key: str, kind: type | tuple[type, ...]):
+    """A metadata value of the expected Python type, else None (absent, or written with another type)."""
+    v = meta.get(key)
+    if kind is int and isinstance(v, bool):
+        return None
+    return v if isinstance(v, kind) else None
+
+
+def string_list(meta: dict, key: str) -> list[str] | None:
+    v = meta.get(key)
+    return v if isinstance(v, list) and all(isinstance(x, str) for x in v) else None
+
+
 def tokenizer_from_gguf(meta: dict, source: str):
     """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
     CheckpointError saying why not."""
-    from ..checkpoints.gguf_file import field, string_list  # here: gguf_file imports this module back (a cycle)
-
     model = field(meta, "tokenizer.ggml.model", str)
     tokens = string_list(meta, "tokenizer.ggml.tokens")
     if model is None or not tokens:

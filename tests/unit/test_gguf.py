@@ -143,6 +143,62 @@ def test_lying_counts_are_refused_before_anything_is_allocated(tmp_path):
         assert peak.bytes < 32 * 2**20, what
 
 
+def _dims_at(data: bytes, name: bytes = b"token_embd.weight") -> tuple[int, int]:
+    """Where the tensor's dims start in the header, and how many there are."""
+    i = data.index(name) + len(name)
+    return i + 4, struct.unpack_from("<I", data, i)[0]
+
+
+@pytest.mark.parametrize(("dims", "message"), [
+    ((64, 0), r"token_embd.weight has shape \[64, 0\] \(innermost first\); every dimension must be at least 1, "
+              r"and dimension 1 is 0"),
+    ((0, 320), r"token_embd.weight has shape \[0, 320\] .* dimension 0 is 0"),
+    ((2**63, 0), r"token_embd.weight has shape \[9223372036854775808, 0\] .* dimension 1 is 0"),
+    ((64, 2**63), r"token_embd.weight \(F32, shape \[64, 9223372036854775808\]\) needs bytes 0 to "
+                  r"2,361,183,241,434,822,606,848 of the data, but the file holds only"),
+    ((2**63, 1), r"token_embd.weight \(F32, shape \[9223372036854775808, 1\]\) needs bytes 0 to "),
+])
+def test_every_dimension_is_at_least_one_and_inside_the_file_at_the_header(tmp_path, dims, message):
+    """A GGUFWriter file whose token table's dims are patched: a 0 or 2**63 is one sentence naming the tensor, the
+    shape that came and what was expected, from the header (before a byte of data is mapped)."""
+    from andrea_viz.checkpoints.gguf_file import read_header
+
+    makers.gguf_model(tmp_path / "m.gguf")
+    b = bytearray((tmp_path / "m.gguf").read_bytes())
+    at, n = _dims_at(b)
+    assert n == 2 and struct.unpack_from("<QQ", b, at) == (64, 320)
+    b[at : at + 16] = struct.pack("<QQ", *dims)
+    (tmp_path / "bad.gguf").write_bytes(bytes(b))
+    with pytest.raises(CheckpointError, match=message):
+        read_header(tmp_path / "bad.gguf")
+    with pytest.raises(CheckpointError, match=message):  # and through the loader: the sentence, no other error
+        andrea_viz.load(tmp_path / "bad.gguf")
+
+
+def test_a_tensor_whose_bytes_run_past_the_end_is_refused_at_the_header(tmp_path):
+    """The last tensor's offset moved one alignment step on: its bytes end 32 past the file's end; one step back (its
+    own offset) it ends exactly at the end and is read."""
+    from andrea_viz.checkpoints.gguf_file import read_header
+
+    makers.gguf_model(tmp_path / "m.gguf", untied=True)
+    good = read_header(tmp_path / "m.gguf")
+    name, dims, qtype, offset = max(good.tensors, key=lambda t: t[3])
+    size = (tmp_path / "m.gguf").stat().st_size
+    n_bytes = 4 * dims[0] * dims[1]
+    assert qtype == 0 and good.data_start + offset + n_bytes == size  # F32, the file's last bytes
+    b = bytearray((tmp_path / "m.gguf").read_bytes())
+    at, n = _dims_at(b, name.encode())
+    off_at = at + 8 * n + 4
+    assert struct.unpack_from("<Q", b, off_at)[0] == offset
+    b[off_at : off_at + 8] = struct.pack("<Q", offset + 32)
+    (tmp_path / "past.gguf").write_bytes(bytes(b))
+    end = offset + 32 + n_bytes
+    with pytest.raises(CheckpointError, match=rf"{name} \(F32, shape \[{dims[0]}, {dims[1]}\]\) needs bytes "
+                                              rf"{offset + 32:,} to {end:,} of the data, but the file holds only "
+                                              rf"{size - good.data_start:,}"):
+        read_header(tmp_path / "past.gguf")
+
+
 def test_info_json_says_the_stored_type_and_the_context(tmp_path):
     import json
     import subprocess
