@@ -12,8 +12,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from ..checkpoints import load_path
 from ..checkpoints.folder import checkpoint_dir
 from ..errors import CheckpointError
-from ..i18n import _, tr_md
+from ..i18n import Msg, _, tr_md
 from ..model import Embeddings
+from ..os_errors import os_error_msg
 from ..safe_text import md
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import session_files, state
@@ -33,10 +34,15 @@ SAFE_NAME = re.compile(r"[^\w.+-]")
 def spool(uploaded, folder: Path | None = None) -> Path:
     """Write an upload, chunk by chunk (no copy of the whole), to a file of its own name in a new folder of this
     session's (or in ``folder``). Nothing it may replace is touched until ``keep_upload`` says it was read."""
+    made = folder is None
     folder = folder or session_files.new_folder("upload_")
     name = SAFE_NAME.sub("_", Path(uploaded.name).name)[-120:] or "upload"
     path = folder / name
-    _write(uploaded, path)
+    try:
+        _write(uploaded, path)
+    except OSError:
+        session_files.remove(folder if made else path)  # a full disk keeps no half-written copy
+        raise
     return path
 
 
@@ -63,11 +69,23 @@ def spool_many(files: list) -> Path:
     if len(files) == 1:
         return spool(files[0])
     first = spool(max(files, key=lambda f: (f.name not in SIDECARS, f.size)))
-    for f in files:
-        name = SAFE_NAME.sub("_", Path(f.name).name)[-120:]
-        if name != first.name:
-            _write(f, first.parent / name)
+    try:
+        for f in files:
+            name = SAFE_NAME.sub("_", Path(f.name).name)[-120:]
+            if name != first.name:
+                _write(f, first.parent / name)
+    except OSError:
+        session_files.remove(first.parent)
+        raise
     return first
+
+
+def write_failed(exc: OSError, files: list) -> CheckpointError:
+    """An upload the server's disk refused (full, not writable, a name too long) as the sentence to show: what
+    could not be written and, for a full disk, how many MB the upload needed."""
+    biggest = max(files, key=lambda f: f.size)
+    what = Msg("the upload {name}", name=Path(biggest.name).name)
+    return CheckpointError(os_error_msg(exc, what, needed=sum(f.size for f in files), folder=session_files.BASE))
 
 
 def keep_upload(slot: str, folders: list[Path]) -> None:
@@ -161,6 +179,9 @@ def upload_form(result_key: str) -> None:
     except CheckpointError as exc:
         discard(folders)  # what was loaded before stays, with its files
         st.session_state[UPLOAD_ERROR] = exc
+    except OSError as exc:  # the disk refused the copy: a sentence, never "OSError: [Errno 28]"
+        discard(folders)
+        st.session_state[UPLOAD_ERROR] = write_failed(exc, [*ups, *(toks or [])])
     else:
         keep_upload("checkpoint", folders)
         st.session_state[result_key] = emb.key

@@ -1,0 +1,88 @@
+"""An upload the server's disk refuses (full, not writable, a name too long) is one sentence under AppTest, never
+"OSError: [Errno 28]": the write is monkeypatched to fail after some bytes, as a full TMPDIR makes it fail."""
+
+import errno
+import os
+import re
+
+import pytest
+
+from andrea_viz.i18n import translate
+from andrea_viz.ui import session_files, uploads
+from andrea_viz.ui.state import LANGUAGE
+
+from .conftest import button, no_exception, open_page, plain
+
+SIZE = 3 * 2**20 + 2**19  # 3.5 MB
+
+
+def _failing(code: int, written: list):
+    def write(uploaded, path):
+        path.write_bytes(b"half of it" * 100)  # some bytes reach the disk, then it refuses
+        written.append(path)
+        raise OSError(code, os.strerror(code), str(path))
+
+    return write
+
+
+def _upload_failing(app, monkeypatch, code: int, name: str = "big.npz", lang: str | None = None):
+    written: list = []
+    monkeypatch.setattr(uploads, "_write", _failing(code, written))
+    at = app("andrea-12m-init")
+    if lang:
+        at.session_state[LANGUAGE] = lang
+        at.run()
+    at = open_page(at, "8_Checkpoint.py")
+    at.get("file_uploader")[0].upload(name, b"\0" * SIZE, "application/octet-stream").run()
+    button(at, translate("Read the upload", lang or "en")).click().run()
+    no_exception(at)
+    return at, written
+
+
+def test_a_full_disk_says_so_with_the_megabytes_needed_and_free(app, monkeypatch):
+    at, written = _upload_failing(app, monkeypatch, errno.ENOSPC)
+    (said,) = [plain(e.value) for e in at.error]
+    assert re.fullmatch(r"The server's disk is full: writing the upload big\.npz needed 3\.5 MB and only [\d,]+\.\d MB "
+                        r"are free\. Ask whoever runs the server to free some space, then try again\.", said), said
+    assert "Errno" not in said and "OSError" not in said and str(session_files.BASE) not in said
+    assert written and not any(p.exists() or p.parent.exists() for p in written)  # no half-written copy is kept
+    assert at.session_state["model"] == "andrea-12m-init"  # what was loaded before stays
+
+
+@pytest.mark.parametrize(("code", "sentence"), [
+    (errno.EACCES, "The server may not write the upload big.npz (permission denied in its temporary folder). Ask "
+                   "whoever runs the server to check that folder's owner and permissions."),
+    (errno.ENAMETOOLONG, "The name big.npz is too long for the server's disk (7 characters; most disks allow 255 "
+                         "bytes). Rename the file to something shorter and try again."),
+    (errno.EIO, "The server could not write the upload big.npz: the operating system said EIO (Input/output error)."),
+])
+def test_a_denied_write_and_a_name_too_long_are_one_sentence_each(app, monkeypatch, code, sentence):
+    at, written = _upload_failing(app, monkeypatch, code)
+    assert [plain(e.value) for e in at.error] == [sentence]
+    assert not any(p.parent.exists() for p in written)
+
+
+def test_the_full_disk_sentence_in_dutch_writes_the_numbers_the_dutch_way(app, monkeypatch):
+    at, _ = _upload_failing(app, monkeypatch, errno.ENOSPC, lang="nl")
+    (said,) = [plain(e.value) for e in at.error]
+    assert re.fullmatch(r"De schijf van de server is vol: voor de upload big\.npz was 3,5 MB nodig en er is maar "
+                        r"[\d.]+,\d MB vrij\. .*", said), said
+
+
+def _block_that_hits_a_full_disk():
+    import errno
+
+    from andrea_viz.ui.errors import explain_errors
+
+    with explain_errors():
+        raise OSError(errno.ENOSPC, "No space left on device", "/srv/class/andrea_viz_sessions/1/x/run/ckpt.pt")
+
+
+def test_any_page_block_that_hits_a_full_disk_shows_the_sentence_not_the_path():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_block_that_hits_a_full_disk).run()
+    no_exception(at)
+    assert [plain(e.value) for e in at.error] == [
+        "The server's disk is full: a file could not be written. Ask whoever runs the server to free some space, then "
+        "try again."]
