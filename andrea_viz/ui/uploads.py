@@ -12,9 +12,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from ..checkpoints import load_path
 from ..checkpoints.folder import checkpoint_dir
 from ..errors import CheckpointError
-from ..i18n import Msg, _, tr_md
+from ..i18n import Msg, _, tr, tr_md
 from ..model import Embeddings
-from ..os_errors import os_error_msg
+from ..os_errors import free_bytes, os_error_msg
 from ..safe_text import md
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import session_files, state
@@ -78,6 +78,21 @@ def spool_many(files: list) -> Path:
         session_files.remove(first.parent)
         raise
     return first
+
+
+LOW_DISK_BYTES = 1_500 * 2**20  # the uploaders take up to 1.4 GB; below this free, a large one cannot be received
+
+
+def disk_warning() -> Msg | None:
+    """A sentence when the server's temporary folder (where the upload is received, then copied) is nearly full:
+    Streamlit receives an upload there before this page sees it, and a full disk then shows only "AxiosError:
+    Request failed with status code 500" on the uploader."""
+    free = free_bytes(session_files.BASE.parent)
+    if free is None or free >= LOW_DISK_BYTES:
+        return None
+    return Msg("The server's temporary folder has only {free:,.0f} MB free: a larger upload cannot be received (the "
+               "uploader then says “Request failed with status code 500”). Ask whoever runs the server to free some "
+               "space, or use the checkpoint folder.", free=free / 2**20)
 
 
 def write_failed(exc: OSError, files: list) -> CheckpointError:
@@ -163,6 +178,9 @@ def upload_form(result_key: str) -> None:
                     help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "
                            "tokens show as #id."))
+    low = disk_warning()
+    if low is not None:  # said before the upload: Streamlit's own receiving end fails with a bare "status code 500"
+        st.warning(tr(low), icon="⚠️")
     failed = st.session_state.pop(UPLOAD_ERROR, None)
     if failed is not None:  # the last upload could not be read: its sentence, under the new empty uploaders
         show_error(failed)
