@@ -7,9 +7,18 @@ settings that method reads (``projection.settings_for``). The folder is ``$ANDRE
 The folder is kept under ``$ANDREA_VIZ_CACHE_MB`` megabytes (default CACHE_MB): the files read or written
 longest ago go first.
 
-A file is read with ``allow_pickle=False`` and trusted only when its own header names the key asked for and
-its arrays agree in length; anything else (a truncated file, a foreign one, another format version) is
-ignored, counted in ``STATS["rejected"]``, and the map computed again.
+The folder is private, like UMAP's numba folder (``umap_compile``): made 0700, and used only while it belongs to the
+user running the code and neither group nor others may write it; otherwise a sentence is logged and maps are
+computed and not kept. A map is written through ``tempfile.mkstemp`` in the folder (a fresh name, created, never a
+planted link followed) and renamed into place; on any failure the temp file goes, and temp files older than
+TEMP_MAX_AGE_S are evicted.
+
+A file is read without pickles, never through a link, and trusted only when every member is sized from the zip
+directory and its ``.npy`` header before a byte of data is read (stored, not compressed: a small member that would
+inflate to gigabytes is refused without inflating it), its header names the key asked for, and its ids (int64,
+unique, inside the vocabulary), arrays (dtype, shape, range) and header (keys and types) are what this code writes.
+Anything else is refused in a logged sentence saying what was expected and what came, counted in
+``STATS["rejected"]``, and the map computed again: nothing a planted file holds raises out of ``load_map``.
 """
 
 from __future__ import annotations
@@ -125,8 +134,9 @@ def folder_refusal(folder: Path) -> str | None:
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         st = folder.stat()
-    except OSError as e:
-        return f"the map cache folder {folder} could not be made or read ({e.strerror or e}); maps are not kept"
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the variable's path
+        why = (e.strerror if isinstance(e, OSError) else None) or e
+        return f"the map cache folder {folder} could not be made or read ({why}); maps are not kept"
     if not stat.S_ISDIR(st.st_mode):
         return f"the map cache folder {folder} is not a folder; maps are not kept"
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
@@ -144,11 +154,11 @@ def folder_refusal(folder: Path) -> str | None:
 _said: set[str] = set()
 
 
-def _refuse(sentence: str) -> None:
-    """Log a refusal (a folder's once per process, each refused file each time)."""
+def _refuse(sentence: str, once: bool = False) -> None:
+    """Log a refusal (``once``: once per process, for a folder's, which every map would repeat)."""
     if sentence not in _said:
         log.warning(sentence)
-        if "folder" in sentence:
+        if once:
             _said.add(sentence)
 
 
@@ -158,7 +168,7 @@ def _private_folder() -> Path | None:
         return None
     why = folder_refusal(folder)
     if why is not None:
-        _refuse(why)
+        _refuse(why, once=True)
         return None
     return folder
 
