@@ -145,7 +145,7 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confi
         status.write(_("Recognising the format from its first bytes, then reading the embedding tables only."))
         try:
             emb = load_path(path, tokenizer=tokenizer, name=display_name, confine=confine)
-        except CheckpointError:
+        except (CheckpointError, OSError):
             status.update(label=_("{name} could not be read.", name=md(display_name)), state="error")
             raise
         status.update(label=_("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=tr_md(emb.provenance.format),
@@ -159,7 +159,7 @@ def explore_checkpoint(path: Path, name: str) -> None:
     checkpoint that cannot be read says why on the page."""
     try:
         emb = load_checkpoint(path, None, name, confine=checkpoint_dir())
-    except CheckpointError as exc:
+    except (CheckpointError, OSError) as exc:  # an OSError (a name too long, a denied file) as a sentence too
         show_error(exc)
         return
     st.session_state[state.MODEL] = emb.key

@@ -104,3 +104,26 @@ def test_no_warning_with_room_to_spare(app, monkeypatch):
     monkeypatch.setattr(uploads, "free_bytes", lambda folder: 1_600 * 2**20)
     at = open_page(app("andrea-12m-init"), "8_Checkpoint.py")
     assert not [w for w in at.warning if "temporary folder" in w.value]
+
+
+def _explore_a_snapshot_whose_name_is_too_long():
+    from pathlib import Path
+
+    from andrea_viz.ui import uploads as u
+
+    u.explore_checkpoint(Path("/srv/class/checkpoints/run") / ("n" * 300 + ".bin"), "step 100")
+
+
+def test_a_snapshot_that_cannot_be_opened_is_a_sentence_not_errno(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    def too_long(path, **kwargs):
+        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), str(path))
+
+    monkeypatch.setattr(uploads, "load_path", too_long)
+    at = AppTest.from_function(_explore_a_snapshot_whose_name_is_too_long).run()
+    no_exception(at)
+    (said,) = [plain(e.value) for e in at.error]  # the name as safe_text draws a long one: cut, with an ellipsis
+    assert re.fullmatch(r"The name n{100,}…? is too long for the server's disk \(304 characters; most disks allow 255 "
+                        r"bytes\)\. Rename the file to something shorter and try again\.", said), said
+    assert "/srv" not in said and "Errno" not in said
