@@ -293,7 +293,7 @@ def read_map(path: Path, key: str, vocab_size: int | None = None) -> dict:
         with zf:
             infos = {i.filename: i for i in zf.infolist()}
             expected = {f"{m}.npy" for m in MEMBERS}
-            if set(infos) != expected:
+            if set(infos) != expected or len(zf.infolist()) != len(expected):  # a name twice: which one is read?
                 raise Refused(f"it holds {sorted(infos)[:8]}, expected {sorted(expected)}")
             try:
                 arrays = {m: _npy_member(zf, infos[f"{m}.npy"]) for m in MEMBERS}

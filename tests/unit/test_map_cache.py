@@ -482,3 +482,19 @@ def test_a_new_folder_is_made_private_and_a_readable_one_of_ours_is_made_private
     other.mkdir()
     other.chmod(0o755)
     assert map_cache.folder_refusal(other) is None and stat.S_IMODE(other.stat().st_mode) == 0o700
+
+
+def test_a_member_written_twice_is_refused(maps, load_model, caplog):
+    import warnings
+
+    micro = load_model("andrea-micro")
+    project_model(micro, "pca", n=200, seed=5)
+    path = _written(maps)
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.arange(200, dtype=np.int64))
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "a") as zf:
+        warnings.simplefilter("ignore")  # zipfile's own "Duplicate name" warning
+        zf.writestr("ids.npy", buf.getvalue())
+    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        assert load_map(path.name[4:-4], micro.vocab_size) is None
+    assert "expected ['coords.npy'" in caplog.text
