@@ -191,8 +191,8 @@ def upload_form(result_key: str) -> None:
         path = spool_many(ups)
         folders.append(path.parent)
         tok_folder = session_files.new_folder("tokenizer_") if toks else None
+        folders += [tok_folder] if tok_folder else []  # before its files: a write that fails leaves no folder either
         tok_path = [spool(t, tok_folder) for t in toks] or None
-        folders += [tok_folder] if tok_folder else []
         emb = load_checkpoint(path, tok_path, path.name, confine=path.parent)
     except CheckpointError as exc:
         discard(folders)  # what was loaded before stays, with its files

@@ -127,3 +127,27 @@ def test_a_snapshot_that_cannot_be_opened_is_a_sentence_not_errno(monkeypatch):
     assert re.fullmatch(r"The name n{100,}…? is too long for the server's disk \(304 characters; most disks allow 255 "
                         r"bytes\)\. Rename the file to something shorter and try again\.", said), said
     assert "/srv" not in said and "Errno" not in said
+
+
+def test_a_tokenizer_the_disk_refuses_takes_the_checkpoints_copy_with_it(app, monkeypatch):
+    """The checkpoint is copied, then its tokenizer is refused: neither folder stays on the disk."""
+    real = uploads._write
+    written = []
+
+    def write(uploaded, path):
+        written.append(path)
+        if path.name == "vocab.txt":
+            path.write_bytes(b"[PAD]\n")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real(uploaded, path)
+
+    monkeypatch.setattr(uploads, "_write", write)
+    at = open_page(app("andrea-12m-init"), "8_Checkpoint.py")
+    at.get("file_uploader")[0].upload("t.npz", b"\0" * SIZE, "application/octet-stream").run()
+    at.get("file_uploader")[1].upload("vocab.txt", b"[PAD]\n[UNK]\n", "text/plain").run()
+    button(at, "Read the upload").click().run()
+    no_exception(at)
+    (said,) = [plain(e.value) for e in at.error]
+    assert said.startswith("The server's disk is full: writing the upload t.npz needed 3.5 MB and only"), said
+    assert [p.name for p in written] == ["t.npz", "vocab.txt"]
+    assert not any(p.parent.exists() for p in written)
