@@ -23,4 +23,4 @@ def explain_errors() -> Iterator[None]:
 
 
 def show_error(exc: CheckpointError | QueryError) -> None:
-    st.error(tr(exc.msg, escape=md), icon="⚠️")
+    st.error(tr(exc.msg, escape=md), icon=":material/warning:")
