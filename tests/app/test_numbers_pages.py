@@ -56,6 +56,10 @@ def check_page(at: AppTest, lang: str, where: str) -> None:
         assert wrong_marks(texts, lang) == [], (where, kind)
     raw = [c for c in shown["tables"] if re.search(r"\d[.,]\d{7,}", c)]  # a raw float: 0,03254606947302818
     assert raw == [], (where, raw[:3])
+    for d in at.get("dataframe"):  # one precision per column: 0,560 beside 0,378, never 0,56
+        for col in zip(*table_display(d), strict=False):
+            places = {len(c.rsplit(dec, 1)[1]) for c in col if re.fullmatch(r"[-+]?[\d.,]*\d", c) and dec in c}
+            assert len(places) <= 1, (where, col[:6])
     for s in at.slider:  # Streamlit's own number slider writes its value with printf: only whole numbers there
         assert all(isinstance(v, int) for v in (s.value if isinstance(s.value, tuple) else (s.value,))), (where, s.label)
     for c in at.get("plotly_chart"):
