@@ -104,3 +104,19 @@ def test_the_lesson_quiz_sliders_in_the_language(lang):
     check_page(at, lang, "Lesson: predict")
     quiz = [s for s in at.select_slider if s.key and s.key.startswith("lesson:quiz")]
     assert quiz and all(s.proto.options[int(s.proto.default[0])] == ("0.50" if lang == "zh-TW" else "0,50") for s in quiz)
+
+
+@pytest.mark.parametrize("lang,typed,kind,said", [
+    ("zh-TW", "２５，５６０，５７６", "success", "讀作 25,560,576。正確"),
+    ("zh-TW", "2556萬", "warning", "讀作 25,560,000。很接近"),
+    ("nl", "25,5 miljoen", "warning", "Gelezen als 25.500.000. Bijna"),
+    ("pt-BR", "123", "warning", "Lido como 123. Não está certo"),
+    ("pt-BR", "−25560576", "error", "-25.560.576: uma tabela")])
+def test_the_sizing_exercise_on_the_page(lang, typed, kind, said):
+    at = session(lang, MODEL, "pages/2_Sizing.py")
+    at.text_input(key="sizing:exercise:ANDREA-480M").set_value(typed)
+    at.button(key="sizing:exercise:ANDREA-480M:check").click().run()
+    no_exception(at)
+    boxes = at.get(kind) if kind != "error" else at.warning
+    assert any(said in b.value for b in boxes), [b.value for b in [*at.success, *at.warning]]
+    assert all(b.icon.startswith(":material/") for b in [*at.success, *at.warning])  # no colour emoji

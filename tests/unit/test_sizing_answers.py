@@ -111,3 +111,29 @@ def test_the_unreadable_is_refused_with_the_digits_form_not_its_own_digits(lang,
 
 def test_read_number_takes_no_scale_word():  # the plain reader stays plain: tables' cells are checked with it
     assert read_number("25,5 miljoen", "nl") is None and read_number("25,5", "nl") == read_number("25.5", "en")
+
+
+INPUTS = ["２５５６０５７６", "25，560，576", "25、560、576", "25,5 miljoen", "25,5 milhões", "25.5 million", "2556萬",
+          "2,556萬", "−25560576", "123"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("typed", INPUTS)
+def test_every_listed_input_in_every_language_is_read_or_told_the_digits_form(lang, typed):
+    """Each answer the issue lists, typed in each language: either read (and echoed as a whole number in the
+    language's format) or refused with a sentence naming the digits form; never a traceback, never "255 of 255"."""
+    set_language(lang)
+    try:
+        ok, msg = check_table_answer(typed, "ANDREA-480M")
+        text = render(msg.msgid, msg.params, lang)
+    finally:
+        set_language("en")
+    group = "," if lang in ("en", "zh-TW") else "."
+    if msg.msgid == "Read as {n:,}. {verdict}":
+        n = read_count(typed, lang)
+        assert text.split(" ")[0] != "" and f"{n:,}".replace(",", group) in text, text
+        assert ok == (n == WANT)
+    else:  # refused: the digits form named, the typed text echoed
+        assert not ok and ("1234567" in text or "25560576" in text or "25.560.576" in text.replace(typed, "", 1)
+                           or "-25" in text), text
+    assert not re.search(r"\b255\b", text.replace(typed, "", 1)), text
