@@ -80,7 +80,8 @@ def format_number(value: float | int, spec: str = ",", lang: str | None = None) 
     """A number in a language's own format; ``spec`` is a Python format spec (``,``, ``.2f``, ``+.3f``, ``.1%``, ``g``)."""
     lang = lang or language()
     m = _SPEC.match(spec)
-    if lang != DEFAULT_LANGUAGE and m and (m["group"] or m["prec"] is not None or m["type"] in ("f", "%")) \
+    shortest = isinstance(value, float) and m and m["prec"] is None and not m["type"]  # 2.5 with "," is 2,5 in nl
+    if lang != DEFAULT_LANGUAGE and m and not shortest and (m["group"] or m["prec"] is not None or m["type"] in ("f", "%")) \
             and value == value and abs(value) != float("inf"):
         from babel.numbers import format_decimal, format_percent
 
@@ -102,20 +103,59 @@ def format_number(value: float | int, spec: str = ",", lang: str | None = None) 
     return text.translate(str.maketrans({",": group, ".": decimal}))
 
 
+# What an input method types for a number: full-width digits and signs (NFKC makes them ASCII), the full-width comma
+# and the ideographic comma 、 that Chinese input puts between groups, and the minus sign (U+2212) of typeset text.
+_GROUP_MARKS = ("，", "、", "﹐", "､")
+_MINUS = str.maketrans({"−": "-", "﹣": "-", "－": "-", "‒": "-", "–": "-"})
+
+
+def typed_digits(text: str, lang: str | None = None) -> str:
+    """``text`` as the plain digits and marks that Babel reads: ``２５，５６０，５７６`` or ``25、560、576`` in zh-TW is
+    ``25,560,576``, in nl ``25.560.576`` (those commas only ever group); ``−3`` is ``-3``."""
+    import unicodedata
+
+    group = separators(lang or language())[0]
+    for mark in _GROUP_MARKS:
+        text = text.replace(mark, group)
+    return unicodedata.normalize("NFKC", text).translate(_MINUS).strip()
+
+
 def read_number(text: str, lang: str | None = None) -> Decimal | None:
     """The number a person typed, read the way the language writes it (Babel's strict parse: ``25.560.576`` and
-    ``25560576`` in nl, ``25,560,576`` in en); None when the text is no number in that language (mixed or misplaced
-    separators, letters)."""
+    ``25560576`` in nl, ``25,560,576`` in en; full-width digits and Chinese group marks as ``typed_digits`` reads
+    them); None when the text is no number in that language (mixed or misplaced separators, letters)."""
     from babel.numbers import NumberFormatError, parse_decimal
 
     lang = lang or language()
-    text = text.strip()
+    text = typed_digits(text, lang)
     if not text:
         return None
     try:
         return parse_decimal(text, locale=BABEL_LOCALES.get(lang, "en"), strict=True)
-    except NumberFormatError:
+    except (NumberFormatError, ValueError, ArithmeticError):
         return None
+
+
+# Words that scale a number ("25,5 miljoen", "25.5 million", "2556萬"), in every language the app speaks: a learner
+# may write one in any of them; the number before it is read the current language's way.
+SCALE_WORDS = {
+    "thousand": 10**3, "k": 10**3, "million": 10**6, "millions": 10**6, "mln": 10**6, "m": 10**6, "billion": 10**9,
+    "duizend": 10**3, "miljoen": 10**6, "miljoenen": 10**6, "mln.": 10**6, "miljard": 10**9,
+    "mil": 10**3, "milhão": 10**6, "milhões": 10**6, "milhao": 10**6, "milhoes": 10**6, "mi": 10**6, "mi.": 10**6,
+    "bilhão": 10**9, "bilhões": 10**9, "bi": 10**9,
+    "千": 10**3, "萬": 10**4, "万": 10**4, "十萬": 10**5, "百萬": 10**6, "百万": 10**6, "千萬": 10**7, "千万": 10**7,
+    "億": 10**8, "亿": 10**8,
+}
+_SCALED = re.compile(r"^(?P<number>.*?\d)\s*(?P<word>[^\d\s.,]+\.?)$")
+
+
+def read_scaled(text: str, lang: str | None = None) -> tuple[Decimal, int] | None:
+    """(the number, its scale) of an answer written with a scale word (``25,5 miljoen`` in nl is (25.5, 10**6),
+    ``2,556萬`` in zh-TW (2556, 10**4)); None when the text ends in no scale word or its number is unreadable."""
+    m = _SCALED.match(typed_digits(text, lang))
+    scale = SCALE_WORDS.get(m["word"].lower()) if m else None
+    number = read_number(m["number"], lang) if scale else None
+    return None if number is None else (number, scale)
 
 
 class _Formatter(string.Formatter):

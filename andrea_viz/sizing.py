@@ -10,7 +10,7 @@ import re
 
 from .errors import QueryError
 from .family import FAMILY, _check_sizes
-from .i18n import Msg, format_number, read_number
+from .i18n import Msg, format_number, read_number, read_scaled, typed_digits
 
 
 def token_table_params(V: int, d: int) -> int:
@@ -48,20 +48,28 @@ def product_arithmetic(V: int, d: int) -> str:
     return f"{format_number(V)} × {format_number(d)} = {format_number(token_table_params(V, d))}"
 
 
-EXAMPLE_COUNT = 1234567  # the number whose forms are shown when a typed answer has no digits at all
+EXAMPLE_COUNT = 1234567  # the number whose forms are shown when the typed digits name no count worth grouping
+CLOSE = 0.01  # an answer within 1% of the count (rounded, or one digit off at the end) is close, in every language
 
 
 def read_count(text: str, lang: str | None = None) -> int:
     """A whole, non-negative number typed the language's way (``25.560.576`` in nl and pt-BR, ``25,560,576`` in en
-    and zh-TW, or the digits alone). Mixed or misplaced separators are refused, the accepted forms named."""
+    and zh-TW, or the digits alone; full-width digits and the group marks ， and 、 of Chinese input too), or with a
+    scale word (``25,5 miljoen``, ``2556萬``). Mixed or misplaced separators are refused, the accepted forms named."""
     value = read_number(text, lang)
+    if value is None and (scaled := read_scaled(text, lang)) is not None:
+        value = scaled[0] * scaled[1]
     if value is None:
-        digits = re.sub(r"\D", "", text)  # the accepted forms, of the digits typed: grouped the language's way, or not
+        digits = re.sub(r"\D", "", typed_digits(text, lang), flags=re.ASCII)
+        if re.search(r"[^\W\d_]", text) or not digits or int(digits) < 1000:  # letters, or no count worth grouping
+            raise QueryError("“{text}” is not a number this page can read: type the count in digits, grouped this "
+                             "language's way ({n:,}) or not ({n}).", text=text.strip(), n=EXAMPLE_COUNT)
         raise QueryError("“{text}” is not a number written this language's way: type {n:,} or {n}.",
-                         text=text.strip(), n=int(digits) if digits else EXAMPLE_COUNT)
+                         text=text.strip(), n=int(digits))
     if value != value.to_integral_value() or value < 0:
-        raise QueryError("“{text}” reads as {value}: a table holds a whole number of parameters, 0 or more.",
-                         text=text.strip(), value=float(value))
+        whole = value == value.to_integral_value()  # echoed as typed: -25.560.576, never -25560576.0
+        raise QueryError("“{text}” reads as {value:,}: a table holds a whole number of parameters, 0 or more.",
+                         text=text.strip(), value=int(value) if whole else float(value))
     return int(value)
 
 
@@ -82,6 +90,9 @@ def check_table_answer(text: str | None, size: str) -> tuple[bool, Msg]:
         verdict = Msg("That is V + d. A table has V rows of d numbers each: multiply.")
     elif answer in (s.V * s.d * 2, want + s.d * s.T):
         verdict = Msg("That counts more than the token table: only V × d here.")
+    elif abs(answer - want) <= CLOSE * want:
+        verdict = Msg("Close, but not exact: {off:,} away. Multiply V = {V:,} by d_model = {d:,} exactly.",
+                      off=abs(answer - want), V=s.V, d=s.d)
     else:
-        verdict = Msg("Not quite: V = {V:,} and d_model = {d:,}; multiply them.", V=s.V, d=s.d)
+        verdict = Msg("Not right: V = {V:,} and d_model = {d:,}; multiply them.", V=s.V, d=s.d)
     return answer == want, Msg("Read as {n:,}. {verdict}", n=answer, verdict=verdict)

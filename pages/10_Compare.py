@@ -42,7 +42,7 @@ with ui.explain_errors():
         raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
                          "{b_v:,} × {b_d:,}", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model)
     if a.key == b.key:
-        st.info(_("A and B are the same model: nothing can have moved. Choose another model for A or B."), icon="ℹ️")
+        st.info(_("A and B are the same model: nothing can have moved. Choose another model for A or B."), icon=":material/info:")
     unmoved = int(unchanged_rows(a.token_table, b.token_table).size)  # exact, before any alignment
     r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
         a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))

@@ -60,7 +60,8 @@ c[0].metric(_("max |one-hot·E − E[id]|"), num(check.max_abs_diff, "g"),
 c[1].metric(_("Multiply-adds for the product"), num(check.multiply_adds), help=_("V × d: the product touches every entry."))
 c[2].metric(_("Numbers the lookup reads"), num(d), help=_("d: the lookup copies one row."))
 st.dataframe(ui.localized({_("dimension"): list(range(6)), _("one-hot · E"): [float(x) for x in check.product[:6]],
-              "E[id]": [float(x) for x in check.row[:6]]}), hide_index=True, width="content")
+              "E[id]": [float(x) for x in check.row[:6]]}, decimals={_("one-hot · E"): 6, "E[id]": 6}),
+             hide_index=True, width="content")  # both columns to 6 places, so equal rows read equal
 
 st.subheader(_("Trained or untrained? Every entry, every row"))
 init = emb.card.get("init_std")

@@ -58,15 +58,15 @@ if preset == LOADED:
     family = emb.card.get("family")
     if emb.card.get("layers") is None:
         st.warning(_("This model's layer count is not known: L keeps the value it had. Enter the model's own L."),
-                   icon="✏️")
+                   icon=":material/edit:")
     if family != "ANDREA":
         st.info(_("The whole-model count below uses ANDREA's layout (2·V·d + T·d + 12·L·d²). {model} is a {family} "
                   "model with another layout: its file holds {total} parameters.", model=md(ui.model_label(emb.key)),
                   family=md(family) if family else _("another"), total=num(emb.card["total_params"]) if emb.card.get("total_params")
-                  else _("an unknown number of")), icon="ℹ️")
+                  else _("an unknown number of")), icon=":material/info:")
     if no_head:
         st.info(_("{model} has no output head (an encoder): the counts below leave the output table out.",
-                  model=md(ui.model_label(emb.key))), icon="ℹ️")
+                  model=md(ui.model_label(emb.key))), icon=":material/info:")
 
 m = st.columns(4)
 m[0].metric(_("Token table"), num(pc.token), help=product_arithmetic(V, d))

@@ -24,8 +24,8 @@ st.markdown(_(
 def plane_panel() -> None:
     c1, c2 = st.columns([1, 1])
     with c1:
-        len_u = st.slider(_("|u|, the length of u"), 0.1, 2.0, 1.0, 0.1, help=_("Blue arrow."))
-        len_v = st.slider(_("|v|, the length of v"), 0.1, 2.0, 1.0, 0.1, help=_("Orange arrow."))
+        len_u = ui.number_slider(_("|u|, the length of u"), 0.1, 2.0, 1.0, 0.1, ".1f", help=_("Blue arrow."))
+        len_v = ui.number_slider(_("|v|, the length of v"), 0.1, 2.0, 1.0, 0.1, ".1f", help=_("Orange arrow."))
         theta = st.slider(_("θ, the angle between them (degrees)"), 0, 180, 60, 5, help=_("Turn v away from u."))
         p = plane_pair(len_u, len_v, theta)
         m = st.columns(2)
@@ -82,9 +82,9 @@ def mark(i: int) -> None:
     st.session_state.pop(revealed, None)  # a new guess hides the old answer
 
 
-guesses = [st.slider(p.label + (_(" (several tokens)") if p.multi_piece else ""), 0.0, 1.0, 0.5, 0.05,
-                     key=f"quiz:{emb.key}:{round_no}:{i}", on_change=mark, args=(i,),
-                     help=_("0: unrelated, 1: the same meaning.") + (" " + _("Pieces: {a} / {b}", a=" + ".join(map(md, p.pieces_a)),
+guesses = [ui.number_slider(p.label + (_(" (several tokens)") if p.multi_piece else ""), 0.0, 1.0, 0.5, 0.05,
+                            key=f"quiz:{emb.key}:{round_no}:{i}", on_change=mark, args=(i,),
+                            help=_("0: unrelated, 1: the same meaning.") + (" " + _("Pieces: {a} / {b}", a=" + ".join(map(md, p.pieces_a)),
                                                                              b=" + ".join(map(md, p.pieces_b)))
                                                                     if p.multi_piece else ""))
            for i, p in enumerate(pairs)]

@@ -48,7 +48,7 @@ size = ALL if whole else int(n)
 ui.url.keep(method=method, n=size, seed=int(seed), dims=int(dims))
 points = V if whole else int(n)
 if points > LARGE_MAP and dims == 3:  # a 2-D map of any size is drawn by the canvas map
-    st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon="⏳")
+    st.warning(_("{n:,} points: the map may take a while to draw in the browser.", n=points), icon=":material/hourglass_empty:")
 if not umap_is_warm():  # the server started it in a process of its own (or, with the disk cache off, starts it now)
     warm_umap()
     if method == "umap":

@@ -65,11 +65,12 @@ st.markdown(_("RoPE adds nothing to the input. It rotates each pair of dimension
               "so their dot product depends only on the offset m − n."))
 r1, r2 = st.columns([1, 2])
 offset = r1.slider(_("Offset m − n"), -6, 6, 2, help=_("The distance between the query's and the key's positions."))
-theta = r1.slider(_("θ (radians per position)"), 0.05, 0.6, 0.3, 0.05)
+theta = ui.number_slider(_("θ (radians per position)"), 0.05, 0.6, 0.3, 0.05, container=r1)
 pairs = plots.rope_pairs(offset)
 scores = rope_scores(plots.ROPE_Q, plots.ROPE_K, pairs, theta)
-r1.dataframe(ui.localized([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): round(s, 6)}
-              for (m, n), s in zip(pairs, scores, strict=True)]), hide_index=True)
+r1.dataframe(ui.localized([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): float(s)}
+              for (m, n), s in zip(pairs, scores, strict=True)], decimals={_("q·k after rotation"): plots.ROPE_DECIMALS}),
+             hide_index=True)  # the legend's precision
 r1.caption(_("Same offset, same score, wherever the pair sits."))
 r2.plotly_chart(ui.figure(plots.rope_of, offset, float(theta)), key="pos:rope")
 

@@ -53,13 +53,13 @@ elif job is not None:
     if job.error is not None:
         ui.show_error(job.error)
     elif job.crash is not None:
-        st.error(_("Training failed: {reason}", reason=job.crash), icon="⚠️")
+        st.error(_("Training failed: {reason}", reason=job.crash), icon=":material/warning:")
     info = ui.grow.manifest()
     tl = ui.grow.timeline()
     if info and not info.get("finished"):
         st.warning(_("Training stopped at step {done:,} of {planned:,}; the {n} snapshots written so far are kept.",
                      done=info.get("steps_done", 0), planned=info.get("steps_planned", 0),
-                     n=len(info.get("snapshots", []))), icon="⏹️")
+                     n=len(info.get("snapshots", []))), icon=":material/stop_circle:")
     if info.get("losses"):
         cfg = info["config"]
         total = count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _
 from ..safe_text import plot
-from .style import BLUE, GREY, ORANGE, PURPLE, layout
+from .style import BLUE, GREY, ORANGE, PURPLE, layout, log_axis
 
 
 def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
@@ -18,7 +18,7 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
                                  hovertemplate=_("drift %{x}<br>%{y:,} tokens") + "<extra></extra>"))
     fig.add_vline(x=float(np.median(d)), line={"color": GREY, "dash": "dash"},
                   annotation_text=_("median {m:.3f}", m=float(np.median(d))))
-    fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # powers of ten only
+    fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
     how = _("after a Procrustes rotation of A onto B") if aligned == "procrustes" else _("in place (no rotation)")
     return layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
                   y=_("tokens (log scale)"), height=360)

@@ -12,7 +12,7 @@ from ..safe_text import plot
 from ..i18n import _, num
 from ..lookup import block_average, expected_init_norm, value_stats
 from ..lookup import ValueStats, normal_pdf
-from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout
+from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout, log_axis
 
 
 def _symmetric_range(a: np.ndarray) -> float:
@@ -98,8 +98,8 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
     fig.update_layout(bargap=0, title={"subtitle": {"text": spread, "font": {"size": 13}}}, margin={"t": 65, "b": 55},
                       legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
-        fig.update_layout(yaxis={"type": "log", "dtick": 1, "exponentformat": "power",
-                                 "range": [-3, np.log10(max(stats.density.max(), 1e-3)) + 0.3]})
+        top = max(float(stats.density.max()), 1e-3)
+        fig.update_layout(yaxis={**log_axis(1e-3, top * 2), "range": [-3, np.log10(top) + 0.3]})
     return fig
 
 

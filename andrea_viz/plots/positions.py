@@ -7,9 +7,9 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..forward_pass import before_positions
-from ..i18n import _, tr
+from ..i18n import _, format_number, tr
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
-from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout
+from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout, log_axis
 
 ROW_DOMAINS = ([0.72, 1.0], [0.36, 0.64], [0.0, 0.28])  # three stacked panels, top to bottom
 
@@ -80,12 +80,17 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
 
 def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.Figure:
     fig = go.Figure()
+    lengths = [np.linalg.norm(sinus, axis=1)]
     if learned is not None:
-        fig.add_scatter(y=np.linalg.norm(learned, axis=1), mode="lines", name=_("learned"), line={"color": RED})
-    fig.add_scatter(y=np.linalg.norm(sinus, axis=1), mode="lines", name=_("sinusoidal"), line={"color": BLUE})
+        lengths.insert(0, np.linalg.norm(learned, axis=1))
+        fig.add_scatter(y=lengths[0], mode="lines", name=_("learned"), line={"color": RED})
+    fig.add_scatter(y=lengths[-1], mode="lines", name=_("sinusoidal"), line={"color": BLUE})
     layout(fig, _("Length of each position row (log scale: the sinusoidal rows all have length √(d/2))"),
            x=_("position t"), y="‖position_embedding[t]‖", height=360)
-    fig.update_layout(legend={"orientation": "h", "y": -0.25}, yaxis_type="log")
+    positive = np.concatenate(lengths)
+    positive = positive[positive > 0]  # a log axis's ticks, written through the language's formatter
+    fig.update_layout(legend={"orientation": "h", "y": -0.25},
+                      yaxis=log_axis(float(positive.min()), float(positive.max())) if positive.size else {"type": "log"})
     return fig
 
 
@@ -97,7 +102,7 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
         qm, kn = rotate(q, m, theta), rotate(k, n, theta)
         score = float(qm @ kn)
         for v, name, dash in ((qm, _("q at m = {m}", m=m), "solid"), (kn, _("k at n = {n}", n=n), "dot")):
-            fig.add_scatter(x=[0, v[0]], y=[0, v[1]], mode="lines+markers", name=f"{name} (q·k = {score:.3f})",
+            fig.add_scatter(x=[0, v[0]], y=[0, v[1]], mode="lines+markers", name=f"{name} (q·k = {rope_score_text(score)})",
                             line={"color": c, "width": 3, "dash": dash},
                             marker={"symbol": ["circle", "arrow"], "size": [4, 14], "angleref": "previous", "color": c})
     lim = 1.2 * max(np.linalg.norm(q), np.linalg.norm(k))
@@ -166,6 +171,14 @@ def position_norms_of(emb) -> go.Figure:
 def rope_of(offset: int, theta: float) -> go.Figure:
     q, k = ROPE_Q, ROPE_K
     return rope_picture(q, k, rope_pairs(offset), theta, rope_rotate)
+
+
+ROPE_DECIMALS = 6  # q·k in the RoPE picture's legend and in the Positions page's table beside it
+
+
+def rope_score_text(score: float) -> str:
+    """A RoPE score as the legend and the table beside it write it: the language's format, ``ROPE_DECIMALS`` places."""
+    return format_number(score, f",.{ROPE_DECIMALS}f")
 
 
 ROPE_Q, ROPE_K = np.array([1.0, 0.2]), np.array([0.8, 0.6])  # a query and a key in one rotated pair of dimensions

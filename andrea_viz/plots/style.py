@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from ..i18n import language, separators
+from ..i18n import format_number, language, separators
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
 BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"
@@ -53,3 +55,33 @@ def plotly_separators() -> str:
     """Plotly's separators: the decimal mark, then the thousands mark, of the current language."""
     group, decimal = separators(language())
     return decimal + group
+
+
+def log_tick_values(lo: float, hi: float) -> list[float]:
+    """Ticks for a log axis over [lo, hi]: each power of ten in it when it spans more than three decades, else 1, 2
+    and 5 times each power, else (under a decade or so) every digit times each power, so the labels neither crowd
+    nor leave the axis bare."""
+    if not (lo > 0 and hi >= lo):
+        return []
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    for steps in ((1,), (1, 2, 5), tuple(range(1, 10))):
+        if steps != (1,) or last - first > 3:
+            ticks = [float(f"{m}e{p}") for p in range(first, last + 1) for m in steps if lo <= float(f"{m}e{p}") <= hi]
+            if len(ticks) >= 3 or steps[-1] == 9:
+                return ticks
+    raise AssertionError("unreachable")
+
+
+def log_tick_text(value: float) -> str:
+    """A log axis's tick label through the language's formatter, with the decimals its power of ten needs:
+    0.5 is "0,5" in nl (plotly's own labels wrote 0.5 and 0.4 as "5" and "4"), 1000 is "1.000"."""
+    decimals = max(0, -math.floor(math.log10(value) + 1e-9))
+    return format_number(value, f",.{decimals}f")
+
+
+def log_axis(lo: float, hi: float) -> dict:
+    """A plotly log axis over data in [lo, hi] (both > 0) with explicit ticks, labelled through ``log_tick_text``."""
+    ticks = log_tick_values(lo, hi)
+    if len(ticks) < 2:  # a narrow range: its two ends, rounded to two significant digits
+        ticks = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
+    return {"type": "log", "tickmode": "array", "tickvals": ticks, "ticktext": [log_tick_text(v) for v in ticks]}

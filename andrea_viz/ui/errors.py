@@ -27,4 +27,4 @@ def explain_errors() -> Iterator[None]:
 
 def show_error(exc: CheckpointError | QueryError | OSError) -> None:
     msg = os_error_msg(exc) if isinstance(exc, OSError) else exc.msg
-    st.error(tr(msg, escape=md), icon="⚠️")
+    st.error(tr(msg, escape=md), icon=":material/warning:")

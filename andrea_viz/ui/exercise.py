@@ -25,4 +25,5 @@ def sizing_exercise(key: str) -> None:
             st.session_state[f"{key}:{size}:checked"] = answer
         if f"{key}:{size}:checked" in st.session_state:
             ok, text = check_table_answer(st.session_state[f"{key}:{size}:checked"], size)
-            (st.success if ok else st.warning)(tr_md(text), icon="✅" if ok else "✏️")  # the typed text escaped
+            # the typed text escaped; Material icons, which draw without a colour emoji font (an emoji check mark is an empty box there)
+            (st.success if ok else st.warning)(tr_md(text), icon=":material/check_circle:" if ok else ":material/edit:")

@@ -108,7 +108,7 @@ def queue_place() -> None:
         st.rerun()
     shared = j.pool or pool.shared()
     st.info(_("In the queue: {n:,} ahead of you. This server trains {size:,} models at a time; yours starts by "
-              "itself when its turn comes.", n=shared.ahead(j) or 1, size=shared.size), icon="⏳")
+              "itself when its turn comes.", n=shared.ahead(j) or 1, size=shared.size), icon=":material/hourglass_empty:")
     waited = j.waited()
     if waited > QUEUE_LIMIT_SECONDS:
         st.warning(_("You have waited {minutes:.1f} min, longer than the {limit:.1f} min a turn should take: the "

@@ -28,7 +28,7 @@ from ..errors import QueryError
 from ..safe_text import md
 from .errors import explain_errors
 from .models import model_label
-from .widgets import token_chips, token_picker
+from .widgets import number_slider, token_chips, token_picker
 from .tables import localized
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
@@ -66,7 +66,7 @@ def lookup() -> None:
         st.plotly_chart(cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)
-    c[0].metric(_("max |one-hot·E − E[id]|"), f"{check.max_abs_diff:g}",
+    c[0].metric(_("max |one-hot·E − E[id]|"), num(check.max_abs_diff, "g"),
                 help=_("The one-hot vector times the table gives exactly the row: the same numbers, by arithmetic."))
     c[1].metric(_("Multiply-adds for the product"), num(check.multiply_adds))
     c[2].metric(_("Numbers the lookup reads"), num(emb.d_model))
@@ -158,8 +158,8 @@ def predict() -> None:
         st.session_state.pop(REVEALED, None)  # a new guess hides the old answer
 
     cols = st.columns(len(pairs)) if presenting() else [st.container() for _p in pairs]
-    guesses = [cols[i].slider(p.label, 0.0, 1.0, 0.5, 0.05, key=f"{QUIZ}{i}", on_change=mark, args=(i,),
-                              help=_("0: unrelated, 1: the same meaning.")) for i, p in enumerate(pairs)]
+    guesses = [number_slider(p.label, 0.0, 1.0, 0.5, 0.05, container=cols[i], key=f"{QUIZ}{i}", on_change=mark,
+                             args=(i,), help=_("0: unrelated, 1: the same meaning.")) for i, p in enumerate(pairs)]
     missing = len(pairs) - len(placed)
     if st.button(_("Reveal the cosines"), type="primary", key="lesson:reveal", disabled=missing > 0):
         st.session_state[REVEALED] = True

@@ -69,7 +69,7 @@ def _model_from_url() -> str:
         try:
             return from_folder(wanted[len(FOLDER_PREFIX):]).key
         except CheckpointError as exc:
-            st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon="⚠️")
+            st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon=":material/warning:")
     return DEFAULT_MODEL
 
 
@@ -143,7 +143,7 @@ def page_setup(page_file: str) -> Embeddings:
     try:
         return current_model()
     except CheckpointError as exc:
-        st.error(_("The model could not be loaded: {reason}", reason=tr(exc.msg, escape=md)), icon="⚠️")
+        st.error(_("The model could not be loaded: {reason}", reason=tr(exc.msg, escape=md)), icon=":material/warning:")
         st.stop()
 
 
@@ -204,5 +204,5 @@ def offer_trained_example(emb: Embeddings, key: str) -> None:
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(_("{label} is untrained: its rows are random directions, so nothing here is close for a reason. "
               "ANDREA-micro was trained in this app: its words form classes, and its untied output table is trained "
-              "too.", label=md(model_label(emb.key))), icon="💡")
+              "too.", label=md(model_label(emb.key))), icon=":material/lightbulb:")
     c2.button(_("Use ANDREA-micro"), key=f"{key}:micro", on_click=_choose, args=(MICRO,))

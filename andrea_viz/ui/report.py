@@ -19,7 +19,7 @@ def checkpoint_report(emb: Embeddings) -> None:
                   positions=positions, kind=tr(POSITION_KIND_LABELS[emb.position_kind]),
                   output=tr(OUTPUT_KIND_LABELS[emb.output_kind]), tokenizer=tr_md(emb.tokenizer.description)))
     for w in p.warnings:
-        st.warning(tr(w, escape=md), icon="⚠️")
+        st.warning(tr(w, escape=md), icon=":material/warning:")
     st.markdown("**" + _("Taken as the model's tables") + "**")
     st.dataframe(localized([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles]), hide_index=True,
                  width="stretch")

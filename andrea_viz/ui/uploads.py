@@ -180,7 +180,7 @@ def upload_form(result_key: str) -> None:
                            "tokens show as #id."))
     low = disk_warning()
     if low is not None:  # said before the upload: Streamlit's own receiving end fails with a bare "status code 500"
-        st.warning(tr(low), icon="⚠️")
+        st.warning(tr(low), icon=":material/warning:")
     failed = st.session_state.pop(UPLOAD_ERROR, None)
     if failed is not None:  # the last upload could not be read: its sentence, under the new empty uploaders
         show_error(failed)

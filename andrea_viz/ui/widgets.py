@@ -7,7 +7,7 @@ import streamlit as st
 from ..errors import QueryError
 from ..family import FIRST_SEGMENT_ID
 from ..geometry import MAX_QUERY_CHARS, Query, resolve
-from ..i18n import _, tr
+from ..i18n import _, num, tr
 from ..model import Embeddings
 from ..safe_text import md, md_code
 from . import url
@@ -52,3 +52,22 @@ def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred:
         return None
     st.caption(_("Tokens: {chips}", chips=token_chips(q.pieces, q.ids)) + (f" — {tr(q.note, escape=md)}" if q.note else ""))
     return q
+
+
+def slider_values(lo: float, hi: float, step: float) -> list[float]:
+    """The values a number slider offers, lo to hi by step, each rounded so that 0.1 + 0.2 is 0.3."""
+    n = int(round((hi - lo) / step))
+    return [round(lo + i * step, 10) for i in range(n + 1)]
+
+
+def number_slider(label: str, lo: float, hi: float, value: float, step: float, spec: str = ".2f", *,
+                  container=None, **kwargs) -> float:
+    """A slider over lo..hi by step whose value is written by the language's formatter (``spec``: "1,00" in nl and
+    pt-BR, "1.00" in en and zh-TW). Streamlit's own number slider writes its value with a printf format, which has
+    no decimal comma, and its "localized" format follows the browser, not the page's language: so a select slider
+    over the allowed values, each shown through ``num``. ``kwargs`` go to ``st.select_slider`` (key, help,
+    on_change, args); ``container`` is where it is drawn (a column), Streamlit's main area by default."""
+    options = slider_values(lo, hi, step)
+    value = min(options, key=lambda v: abs(v - value))
+    return (container or st).select_slider(label, options=options, value=value, format_func=lambda v: num(v, spec),
+                                           **kwargs)

@@ -113,7 +113,10 @@ def test_sizing_exercise_checks_a_wrong_and_a_right_answer(app):
     assert any(s.value == "Read as 25,560,576. Right: 16,641 × 1,536 = 25,560,576." for s in at.success)
     at.text_input(key="sizing:exercise:ANDREA-12M").set_value("1671553")
     button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
-    assert any("Read as 1,671,553. Not quite" in w.value for w in at.warning)
+    assert any("Read as 1,671,553. Close, but not exact: 1 away." in w.value for w in at.warning)  # within 1%
+    at.text_input(key="sizing:exercise:ANDREA-12M").set_value("1,771,552")
+    button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
+    assert any("Read as 1,771,552. Not right" in w.value for w in at.warning)  # 6% off: not near
     at.text_input(key="sizing:exercise:ANDREA-12M").set_value("1.671.552")  # the Dutch way, in English
     button(at, "Check", key="sizing:exercise:ANDREA-12M:check").click().run()
     assert "type 1,671,552 or 1671552." in " ".join(w.value for w in at.warning) and len(at.success) == 1

@@ -14,15 +14,15 @@ def test_dot_products_sliders_and_quiz(app, model):
     at = open_page(app(model), "3_Dot_products.py")
     figs = figures(at)
     assert any(f.get("frames") for f in figs), "the turning animation has frames"
-    at.slider[2].set_value(90).run()  # θ
+    at.slider[0].set_value(90).run()  # θ: the page's one Streamlit number slider (the lengths are select sliders)
     no_exception(at)
     m = {x.label: x.value for x in at.metric}
     assert m["u·v"] in ("+0.000", "-0.000") and m["cos θ"] in ("+0.000", "-0.000")
-    at.slider[0].set_value(2.0).run()
-    at.slider[2].set_value(0).run()
+    at.select_slider[0].set_value(2.0).run()  # |u|, its values written by the formatter
+    at.slider[0].set_value(0).run()
     assert {x.label: x.value for x in at.metric}["u·v"] == "+2.000"
 
-    quiz = [s for s in at.slider if s.key and s.key.startswith("quiz:")]
+    quiz = [s for s in at.select_slider if s.key and s.key.startswith("quiz:")]
     assert len(quiz) == 5
     for i, s in enumerate(quiz):
         s.set_value(round(0.2 * i, 2))
@@ -95,7 +95,7 @@ def test_projection_pca_then_tsne_then_3d(app, model):
 
 def place_all(at, but: int = 0) -> None:
     """Move every quiz slider but the last ``but`` to a value of its own."""
-    quiz = [s for s in at.slider if s.key and s.key.startswith("quiz:")]
+    quiz = [s for s in at.select_slider if s.key and s.key.startswith("quiz:")]
     for i, s in enumerate(quiz[: len(quiz) - but]):
         s.set_value(round(0.05 + 0.2 * i, 2))  # never the 0.5 it starts at
     at.run()

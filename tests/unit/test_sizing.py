@@ -84,7 +84,7 @@ def test_a_count_is_read_the_languages_way_and_the_other_way_refused(lang, group
 @pytest.mark.parametrize("lang,typed,forms", [("nl", "25,560.576", ("25.560.576", "25560576")),
                                               ("nl", "25.560,576.1", ("255.605.761", "255605761")),
                                               ("en", "25.560,576", ("25,560,576", "25560576")),
-                                              ("pt-BR", "1.2.3", ("123", "123")),
+                                              ("pt-BR", "1.2.3", ("1.234.567", "1234567")),  # 123: nothing to group
                                               ("zh-TW", "一百", ("1,234,567", "1234567"))])
 def test_mixed_or_misplaced_separators_are_refused_with_the_accepted_forms(lang, typed, forms):
     with pytest.raises(QueryError) as e:
