@@ -8,6 +8,14 @@ significant figures (finer than a pixel of the map), its token, id and trust in 
 of no group carry no colour of their own. Tokens are untrusted text: the tooltip is pydeck's
 ``text`` form, which Streamlit's deck.gl chart fills in and sets with ``innerText`` (its ``html`` form would be
 markup; it is never used).
+
+Streamlit's deck.gl chart passes the whole deck, the layers' data included, through ``@deck.gl/json``'s converter,
+which reads a string value starting with ``@@=`` as an expression (compiled into a function), one starting with
+``@@#`` as a constant or enumeration (an unknown one throws, and the chart becomes a JavaScript stack trace), and
+an object with a ``@@type`` or ``@@function`` key as a class or function to call. Every string this module puts
+into the data (tokens, region labels) goes through ``inert``: one starting with ``@@`` gets an invisible WORD
+JOINER (U+2060) in front, so no string of ours starts with ``@@`` and the converter leaves it as it is; the
+records' keys are this module's own. The tooltip shows the token as typed (the joiner has no width).
 """
 
 from __future__ import annotations
@@ -23,7 +31,14 @@ from ..projection import Projection, Sample
 from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 GREY = [154, 154, 154, 110]
+JOINER = "\u2060"  # WORD JOINER: invisible, no width, and not "@"
 QUERY = [*QUERY_RGB, 255]
+
+
+def inert(text: str) -> str:
+    """``text`` as deck.gl's JSON converter leaves it: a string starting with ``@@`` (``@@=`` expression, ``@@#``
+    constant, ``@@type`` / ``@@function``) gets the invisible ``JOINER`` in front; any other string is unchanged."""
+    return JOINER + text if text.startswith("@@") else text
 
 
 def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
@@ -37,7 +52,7 @@ def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np
     plain, coloured = [], []
     for k, (i, g) in enumerate(zip(sample.ids.tolist(), sample.groups, strict=True)):
         share = trust[k]
-        rec = {"x": float(f"{proj.coords[k, 0]:.4g}"), "y": float(f"{proj.coords[k, 1]:.4g}"), "t": tokens[k], "i": i,
+        rec = {"x": float(f"{proj.coords[k, 0]:.4g}"), "y": float(f"{proj.coords[k, 1]:.4g}"), "t": inert(tokens[k]), "i": i,
                "k": -1 if np.isnan(share) else int(round(100 * float(share)))}
         if colour_by_trust or shade is not None:
             s = share if shade is None else shade[k]
@@ -78,7 +93,7 @@ def deck_map(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndar
                                               for j in lines_to], id="nearest", get_source_position="s",
                                 get_target_position="e", get_color=[0, 0, 0, 220], get_width=1.5))
     if labels:
-        layers.append(pdk.Layer("TextLayer", [{"x": x, "y": y, "text": c.label(language())} for x, y, c in labels],
+        layers.append(pdk.Layer("TextLayer", [{"x": x, "y": y, "text": inert(c.label(language()))} for x, y, c in labels],
                                 id="labels", get_position=["x", "y"], get_text="text", get_size=12,
                                 get_color=[20, 20, 20, 255], background=True, get_background_color=[255, 255, 255, 160],
                                 character_set="'auto'", get_pixel_offset=[0, -12]))

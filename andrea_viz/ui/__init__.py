@@ -1,6 +1,7 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
 from ..i18n import tr
+from . import frame_guard
 from . import compare, exercise, grow, lesson, live, map_view, models, nav, state, uploads, url
 from .cache import cached, cached_with_progress, figure, get_model, remember
 from .errors import explain_errors, show_error
@@ -10,6 +11,8 @@ from .report import checkpoint_report
 from .tables import localized
 from .timeline import timeline_view
 from .widgets import MAX_TEXT_CHARS, number_slider, token_chips, token_picker
+
+frame_guard.install()  # every response from now on says that only the app may frame it (frame_guard's docstring)
 
 __all__ = ["cached", "cached_with_progress", "checkpoint_report", "compare", "current_model", "exercise",
            "explain_errors", "figure", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "nav",

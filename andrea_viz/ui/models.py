@@ -28,6 +28,10 @@ from .uploads import user_models
 from .uploads import load_checkpoint
 from .tables import localized
 
+# The tab's icon, shipped with the app: Streamlit sends a local SVG as a data: URL, where a ":material/...:" page icon
+# made every browser fetch it from fonts.gstatic.com (the sidebar's Material icons come from Streamlit's own font).
+FAVICON = Path(__file__).with_name("favicon.svg")
+
 
 def model_options() -> list[str]:
     return list(BUILTINS) + list(user_models())
@@ -134,7 +138,7 @@ def page_setup(page_file: str) -> Embeddings:
     """Every page starts here: page config from the registry, the menu, the shared picker, the loaded model."""
     info = page_of(page_file)
     i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
-    st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=info.icon, layout="wide")
+    st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=FAVICON, layout="wide")
     session_files.keep_sweeping()
     start_umap_compile()
     sidebar_menu()

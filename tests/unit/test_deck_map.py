@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from andrea_viz.plots.deck_map import deck_map
+from andrea_viz.plots.deck_map import JOINER, deck_map, inert
 from andrea_viz.projection import Projection, Sample
 
 PAYLOAD_MAX = 8 * 2**20  # bytes: the page's data for one map
@@ -41,3 +41,55 @@ def test_tokens_travel_as_they_are_and_groups_get_their_colour():
     layers = {layer["id"]: layer for layer in data["layers"]}
     assert [p["t"] for p in layers["points"]["data"][:3]] == tokens[:3]
     assert [p["t"] for p in layers["marked"]["data"]] == ["cat"] and len(layers["marked"]["data"][0]["c"]) == 4
+
+
+HOSTILE = ["@@=console.log(1)", "@@#GL.NOPE", "@@type", "@@function", "@@=x", "@@", "@@#", "@x", "a@@=b", " @@=c",
+           "\u2060@@=already"]
+
+
+def _interpreted(value, key: str = "") -> list[str]:
+    """The slow reference: what @deck.gl/json's converter (as Streamlit 1.67 bundles it) would not leave as plain
+    data, walked value by value: a string starting with @@= or @@#, an object with a @@type or @@function key."""
+    if isinstance(value, list):
+        return [hit for v in value for hit in _interpreted(v, key)]
+    if isinstance(value, dict):
+        hits = [f"{key}: object with {k}" for k in ("@@type", "@@function") if k in value]
+        return hits + [hit for k, v in value.items() for hit in _interpreted(v, k)]
+    if isinstance(value, str) and (value.startswith("@@=") or value.startswith("@@#")):
+        return [f"{key}: {value!r}"]
+    return []
+
+
+class _Cluster:
+    def __init__(self, text: str):
+        self.text = text
+
+    def label(self, lang=None) -> str:
+        return self.text
+
+
+def test_no_token_or_label_reaches_deck_gl_as_something_it_interprets():
+    n = 60
+    tokens = [*HOSTILE, *[f"w{i}" for i in range(n - len(HOSTILE))]]
+    groups = ["other"] * n
+    groups[0] = groups[2] = "animals"  # both the grey and the coloured layer carry hostile tokens
+    proj, sample, trust = _map(n, tokens, groups)
+    labels = [(0.0, 0.0, _Cluster("@@=alert(1)")), (1.0, 1.0, _Cluster("@@#Nope.x")), (2.0, 2.0, _Cluster("cat dog"))]
+    for kwargs in ({}, {"colour_by_trust": True}, {"shade": np.linspace(0, 1, n)}):
+        data = json.loads(deck_map(proj, sample, tokens, trust, labels=labels, lines_from=0,
+                                   lines_to=np.array([1, 2]), **kwargs).to_json())
+        layers = {layer["id"]: layer for layer in data["layers"]}
+        assert set(layers) >= {"points", "marked", "labels", "nearest"}
+        assert [hit for layer in layers.values() for hit in _interpreted(layer["data"])] == []
+        records = sorted((p for name in ("points", "marked") for p in layers[name]["data"]), key=lambda p: p["i"])
+        # shown as typed: the only change is an invisible joiner before a string that starts with @@
+        assert [p["t"].removeprefix(JOINER) if tokens[p["i"]].startswith("@@") else p["t"] for p in records] == tokens
+        assert [p["t"] for p in records if not tokens[p["i"]].startswith("@@")] == [t for t in tokens if not t.startswith("@@")]
+        assert [r["text"] for r in layers["labels"]["data"]] == [JOINER + "@@=alert(1)", JOINER + "@@#Nope.x", "cat dog"]
+    # the deck's own accessors still are expressions (pydeck writes them so): only the data was made inert
+    assert _interpreted({k: v for k, v in layers["marked"].items() if k != "data"}) != []
+
+
+def test_inert_changes_only_strings_that_start_with_two_at_signs():
+    assert [inert(t) for t in HOSTILE] == [JOINER + t if t.startswith("@@") else t for t in HOSTILE]
+    assert inert("@@=x") == "\u2060@@=x" and inert("cat") == "cat" and inert("") == ""

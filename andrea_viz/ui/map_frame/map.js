@@ -11,6 +11,10 @@ const tip = document.getElementById("tip"), labelBox = document.getElementById("
 const hint = document.getElementById("hint"), reset = document.getElementById("reset");
 const raster = document.createElement("canvas"), rg = raster.getContext("2d");
 const decoder = new TextDecoder();
+// Sane bounds on a render message, checked before anything is allocated: the largest vocabulary the app maps is
+// 262,144 tokens (the frame is built for 128k), the palette has at most 256 entries (a uint8 index), and a token
+// blob larger than 64 MiB is not a vocabulary's.
+const MAX_POINTS = 1 << 21, MAX_BLOB = 64 << 20, MAX_LABELS = 4096, MAX_LINES = 4096, MAX_PALETTE = 256;
 const S = {points: null, n: 0, xy: null, ids: null, colour: null, kept: null, offsets: null, blob: null, palette: [],
            grid: null, order: null, lo: [0, 0], hi: [1, 1], fit: 1, text: {}, labels: [], lines: null, height: 640,
            view: {cx: 0, cy: 0, s: 1}, rasterView: null, dirty: false, rest: 0, drag: null, clicks: 0, W: 0, H: 0,
@@ -20,6 +24,52 @@ window.__map = S;  // for the benchmark and the browser tests
 function send(type, data) { window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*"); }
 const copy = (u) => { const c = new Uint8Array(u.byteLength); c.set(u); return c.buffer; };  // aligned, our own
 const token = (k) => decoder.decode(S.blob.subarray(S.offsets[k], S.offsets[k + 1]));
+
+const isInt = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
+const bytesOf = (u, n) => ArrayBuffer.isView(u) && u.byteLength === n;
+const isText = (v) => typeof v === "string" && v.length <= 10000;
+
+// Why a render message is refused ("" when it is sound): every array's length checked against n and against the
+// others, n and the blob against the caps, the palette, labels, lines and texts of the shapes canvas_map.py writes.
+// A message claiming 3e7 points is refused here, before a byte is copied.
+function refusal(a) {
+  if (!a || typeof a !== "object") return "no arguments";
+  if (a.mode === "lines") return a.lines == null || (a.lines && typeof a.lines === "object") ? "" : "lines";
+  if (!isInt(a.n, 0, MAX_POINTS)) return "n";
+  const n = a.n;
+  if (!bytesOf(a.xy, 8 * n) || !bytesOf(a.ids, 4 * n) || !bytesOf(a.colour, n) || !bytesOf(a.kept, n)) return "arrays";
+  if (!bytesOf(a.offsets, 4 * (n + 1)) || !ArrayBuffer.isView(a.tokens) || a.tokens.byteLength > MAX_BLOB) return "tokens";
+  if (typeof a.points !== "string" || !isInt(a.height, 100, 4000)) return "points";
+  if (!Array.isArray(a.palette) || !isInt(a.palette.length, 1, MAX_PALETTE)) return "palette";
+  for (const p of a.palette) {
+    if (!p || !Array.isArray(p.rgb) || p.rgb.length !== 3 || !p.rgb.every((c) => isInt(c, 0, 255))) return "palette";
+    if (!isInt(p.size, 1, 64) || (p.name != null && !isText(p.name))) return "palette";
+  }
+  if (a.labels != null && (!Array.isArray(a.labels) || a.labels.length > MAX_LABELS)) return "labels";
+  for (const L of a.labels || []) {
+    if (!L || !Number.isFinite(L.x) || !Number.isFinite(L.y) || !isText(L.text) || !isInt(L.level, 0, 16)) return "labels";
+  }
+  const T = a.text;
+  if (!T || !["kept", "unscored", "hint", "reset"].every((k) => isText(T[k]))) return "text";
+  if (a.points === S.points) return "";  // the arrays were checked when they came
+  const offsets = new DataView(a.offsets.buffer, a.offsets.byteOffset, a.offsets.byteLength);
+  let last = 0;
+  for (let k = 0; k <= n; k++) {  // offsets rise from 0 and end inside the blob
+    const o = offsets.getInt32(4 * k, true);
+    if (o < last || (k === 0 && o !== 0)) return "offsets";
+    last = o;
+  }
+  if (last > a.tokens.byteLength) return "offsets";
+  const colour = new Uint8Array(a.colour.buffer, a.colour.byteOffset, n);
+  for (let k = 0; k < n; k++) if (colour[k] >= a.palette.length) return "colour";
+  return "";
+}
+
+function badLines(L) {  // lines from one point to its nearest: positions inside the points drawn
+  if (L == null) return false;
+  return !L || !isInt(L.from, 0, S.n - 1) || !Array.isArray(L.to) || L.to.length > MAX_LINES ||
+    !L.to.every((j) => isInt(j, 0, S.n - 1));
+}
 
 function loadPoints(a) {
   S.n = a.n; S.points = a.points;
@@ -252,6 +302,7 @@ function resize() {
 }
 
 function setLines(L) {  // positions in the sample: from one point to its true nearest
+  if (badLines(L)) { refuse("lines"); return; }
   S.lines = L;
   document.body.dataset.linesFrom = L ? String(S.ids[L.from]) : "";
   document.body.dataset.lines = L ? L.to.map((j) => S.ids[j]).join(",") : "";
@@ -260,10 +311,15 @@ function setLines(L) {  // positions in the sample: from one point to its true n
 
 // The lines come in a frame of their own (mode "lines", no height), so that a click sends only them: the map's
 // message stays the same and Streamlit sends it as a reference to the one the browser holds. Both frames are
-// the app's own origin; whichever renders second hands the lines over.
+// the app's own origin; whichever renders second hands the lines over, by a call into the other frame: only a
+// sibling of this frame's own origin is visited (the browser forbids touching another origin's window; the check
+// says so before it is tried), and what it hands over is checked as a message would be (setLines).
 function siblings(visit) {
   for (let k = 0; k < window.parent.frames.length; k++) {
-    try { visit(window.parent.frames[k]); } catch (e) { /* a frame of another origin */ }
+    try {
+      const f = window.parent.frames[k];
+      if (f !== window && f.location.origin === window.location.origin) visit(f);
+    } catch (e) { /* a frame of another origin */ }
   }
 }
 
@@ -273,7 +329,14 @@ function renderLines(a) {
   siblings((f) => { if (f.andreaMap && f.andreaMap.points() === a.target) f.andreaMap.setLines(a.lines); });
 }
 
+function refuse(why) {  // a message ignored: counted, and its reason kept, for the browser tests
+  document.body.dataset.refused = String(Number(document.body.dataset.refused || 0) + 1);
+  document.body.dataset.refusedWhy = why;
+}
+
 function render(a) {
+  const why = refusal(a);
+  if (why) { refuse(why); return; }
   if (a.mode === "lines") { renderLines(a); return; }
   S.text = a.text; S.height = a.height;
   document.getElementById("wrap").style.height = a.height + "px";
@@ -291,6 +354,12 @@ function render(a) {
   schedule();
 }
 
-window.addEventListener("message", (e) => { if (e.data && e.data.type === "streamlit:render") render(e.data.args); });
+// Only the page that holds this frame speaks to it: a render message from any other window (a page of another
+// site that opened or framed the app, a frame beside this one) is refused, whatever it says.
+window.addEventListener("message", (e) => {
+  if (!e.data || e.data.type !== "streamlit:render") return;
+  if (e.source !== window.parent) { refuse("source"); return; }
+  render(e.data.args);
+});
 new ResizeObserver(resize).observe(canvas);
 send("streamlit:componentReady", {apiVersion: 1});

@@ -1,0 +1,52 @@
+"""Every HTTP response of the app says that only the app itself may frame it: ``Content-Security-Policy:
+frame-ancestors 'self'`` and ``X-Frame-Options: SAMEORIGIN`` (for browsers that predate CSP level 2). A page of
+another site then gets a blocked frame instead of the app, and cannot drive the canvas map's frame from around it.
+
+Streamlit 1.67 serves with Starlette under uvicorn (``streamlit/web/server/starlette/``) and has no option for
+response headers; the middleware it accepts belongs to ``st.App``, another way to start the app. So ``install``,
+called when ``andrea_viz.ui`` is first imported in the server process, wraps ``Starlette.__call__`` once: every
+request the server's Starlette application answers from then on goes out through ``_with_headers``. The import
+happens on the first script run, after the server started: the pages served before it (the very first load after a
+start) go without the headers, which is why the README's proxy recipe sets them too. A header the application set
+itself is left as it is.
+"""
+
+from __future__ import annotations
+
+HEADERS = {"content-security-policy": "frame-ancestors 'self'", "x-frame-options": "SAMEORIGIN"}
+_ENCODED = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in HEADERS.items()]
+_MARK = "_andrea_frame_guard"
+
+
+def _with_headers(send):
+    """``send`` that adds ``HEADERS`` (those not already there) to the start of an HTTP response."""
+
+    async def guarded(message):
+        if message.get("type") == "http.response.start":
+            headers = list(message.get("headers") or [])
+            present = {k.lower() for k, _v in headers}
+            headers += [(k, v) for k, v in _ENCODED if k not in present]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return guarded
+
+
+def guard(app_call):
+    """An ASGI ``__call__`` (self, scope, receive, send) whose HTTP responses carry ``HEADERS``."""
+
+    async def __call__(self, scope, receive, send):
+        await app_call(self, scope, receive, _with_headers(send) if scope.get("type") == "http" else send)
+
+    setattr(__call__, _MARK, True)
+    return __call__
+
+
+def install() -> bool:
+    """Wrap ``Starlette.__call__`` once per process; True when this call did it, False when it was already done."""
+    from starlette.applications import Starlette
+
+    if getattr(Starlette.__call__, _MARK, False):
+        return False
+    Starlette.__call__ = guard(Starlette.__call__)
+    return True
