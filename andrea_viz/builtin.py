@@ -168,6 +168,6 @@ BUILTINS: dict[str, BuiltinInfo] = {
 
 def load_builtin(name: str) -> Embeddings:
     if name not in BUILTINS:
-        raise CheckpointError("no built-in model named {name!r}; the built-in models are {names}", name=name,
+        raise CheckpointError("no built-in model named '{name}'; the built-in models are {names}", name=name,
                               names=", ".join(BUILTINS))
     return BUILTINS[name].load()

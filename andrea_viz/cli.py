@@ -216,7 +216,7 @@ def _whole_number(text: str, name: str) -> int:
     try:
         return int(text)
     except ValueError as exc:
-        raise QueryError("{name} must be a whole number or all, got {text!r}", name=name, text=text) from exc
+        raise QueryError("{name} must be a whole number or all, got '{text}'", name=name, text=text) from exc
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:

@@ -94,7 +94,7 @@ def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, 
           seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Drift:
     """How far each token moved between table A and table B (same V and d)."""
     if align not in ALIGNMENTS:
-        raise QueryError("align must be one of {allowed}; got {align!r}", allowed=", ".join(ALIGNMENTS), align=align)
+        raise QueryError("align must be one of {allowed}; got '{align}'", allowed=", ".join(ALIGNMENTS), align=align)
     if a.shape != b.shape:
         raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
                          "{b_v:,} × {b_d:,}", a_v=a.shape[0], a_d=a.shape[1], b_v=b.shape[0], b_d=b.shape[1])

@@ -118,7 +118,7 @@ class ParamCount:
 def _check_sizes(**sizes: int) -> None:
     for name, value in sizes.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise QueryError("{name} must be a whole number ≥ 0, got {value!r}", name=name, value=value)
+            raise QueryError("{name} must be a whole number ≥ 0, got '{value}'", name=name, value=value)
 
 
 def count_params(V: int, d: int, T: int, L: int, tied: bool = False) -> ParamCount:

@@ -197,7 +197,7 @@ def choose_backend(backend: str = "auto") -> str:
     if backend == "auto":
         return next(name for name in BACKENDS if status_of(name).available)
     if backend not in BACKENDS:
-        raise QueryError("backend must be auto or one of {allowed}; got {backend!r}", allowed=", ".join(BACKENDS),
+        raise QueryError("backend must be auto or one of {allowed}; got '{backend}'", allowed=", ".join(BACKENDS),
                          backend=backend)
     status = status_of(backend)
     if not status.available:

@@ -53,7 +53,7 @@ def table_of(emb: Embeddings, space: str = "input") -> np.ndarray:
             raise QueryError("this model has no separate output table (it is {kind}); only the input table can be "
                              "searched", kind=emb.output_kind)
         return emb.output_table
-    raise QueryError("space must be one of {allowed}; got {space!r}", allowed=", ".join(SPACES), space=space)
+    raise QueryError("space must be one of {allowed}; got '{space}'", allowed=", ".join(SPACES), space=space)
 
 
 def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
@@ -228,7 +228,7 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
     if metric == "euclidean":
         sq = sq_norms(emb, space) - 2.0 * matvec(table, vector) + np.float32(vector @ vector)
         return np.sqrt(np.maximum(sq, 0.0))
-    raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed=", ".join(METRICS), metric=metric)
+    raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed=", ".join(METRICS), metric=metric)
 
 
 def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, ...] = ()) -> np.ndarray:
@@ -287,7 +287,7 @@ def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str =
     matrix; queries of a model go through ``neighbours``.
     """
     if metric not in ("cosine", "euclidean"):
-        raise QueryError("metric must be one of {allowed}; got {metric!r}", allowed="cosine, euclidean", metric=metric)
+        raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed="cosine, euclidean", metric=metric)
     ids = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
     X = unit_rows(X).astype(np.float32, copy=False) if metric == "cosine" else np.asarray(X, dtype=np.float32)
     sq = None if metric == "cosine" else np.einsum("ij,ij->i", X, X)
@@ -323,7 +323,7 @@ def nearest_in(table: np.ndarray, ids: np.ndarray, index: int, k: int, lengths: 
 
 def _check_k(k: int) -> int:
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise QueryError("k must be a whole number ≥ 1, got {k!r}", k=k)
+        raise QueryError("k must be a whole number ≥ 1, got '{k}'", k=k)
     return int(k)
 
 

@@ -19,10 +19,10 @@ def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = N
     """
     if isinstance(source, str) and source in BUILTINS:
         if tokenizer is not None:
-            raise CheckpointError("the built-in model {source!r} has its own tokenizer; do not pass one", source=source)
+            raise CheckpointError("the built-in model '{source}' has its own tokenizer; do not pass one", source=source)
         return load_builtin(source)
     path = Path(source)
     if not path.exists():
-        raise CheckpointError("{source!r} is neither a built-in model ({names}) nor an existing file or folder",
+        raise CheckpointError("'{source}' is neither a built-in model ({names}) nor an existing file or folder",
                               source=str(source), names=", ".join(BUILTINS))
     return load_path(path, tokenizer=tokenizer)

@@ -219,7 +219,7 @@ class Embeddings:
             raise CheckpointError("the output table has {out:,} rows but the token table has {tok:,}; an output "
                                   "projection must have one row per token", out=out.shape[0], tok=tok.shape[0])
         if self.position_kind not in POSITION_KINDS:
-            raise CheckpointError("position_kind must be one of {kinds}, got {kind!r}", kinds=", ".join(POSITION_KINDS),
+            raise CheckpointError("position_kind must be one of {kinds}, got '{kind}'", kinds=", ".join(POSITION_KINDS),
                                   kind=self.position_kind)
         if (self.position_kind == "learned") != (pos is not None):
             raise CheckpointError("a learned position kind needs a position table, and only it has one")

@@ -90,7 +90,7 @@ def position_table_of(emb: Embeddings, kind: str) -> np.ndarray:
         return emb.position_table
     if kind == "sinusoidal":
         return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or CONTEXT, emb.d_model))
-    raise QueryError("kind must be one of {allowed}; got {kind!r}", allowed=", ".join(POSITION_KINDS_SHOWN), kind=kind)
+    raise QueryError("kind must be one of {allowed}; got '{kind}'", allowed=", ".join(POSITION_KINDS_SHOWN), kind=kind)
 
 
 def position_cosines(emb: Embeddings, kind: str, step: int = 1) -> tuple[np.ndarray, np.ndarray]:

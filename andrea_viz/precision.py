@@ -65,7 +65,7 @@ def at_precision(table: np.ndarray, name: str) -> np.ndarray:
         return int8_rows(table)
     if key in ("q8_0", "q4_0"):
         return _gguf_round_trip(table, key.upper())
-    raise QueryError("precision must be one of {allowed}; got {name!r}", allowed=", ".join(PRECISIONS), name=name)
+    raise QueryError("precision must be one of {allowed}; got '{name}'", allowed=", ".join(PRECISIONS), name=name)
 
 
 # --- exact top-k over the whole table, blocked -------------------------------------------------------
@@ -148,7 +148,7 @@ def topk(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None, backend: 
          progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(n, k) int64 exact cosine neighbours of ``rows`` (all rows by default), best first, each row left out."""
     if backend not in BACKENDS:
-        raise QueryError("backend must be one of {allowed}; got {backend!r}", allowed=", ".join(BACKENDS),
+        raise QueryError("backend must be one of {allowed}; got '{backend}'", allowed=", ".join(BACKENDS),
                          backend=backend)
     if not 1 <= k < unit.shape[0]:
         raise QueryError("k must be between 1 and {most:,} (the table's rows less one); got {k}", most=unit.shape[0] - 1,
@@ -240,7 +240,7 @@ def compare_precisions(emb: Embeddings, precisions: tuple[str, ...] | list[str] 
     model of ``against`` (a name -> the same model read from another file, e.g. a GGUF of any type)."""
     for p in precisions:
         if p.lower() not in PRECISIONS:
-            raise QueryError("precision must be one of {allowed}; got {name!r}", allowed=", ".join(PRECISIONS), name=p)
+            raise QueryError("precision must be one of {allowed}; got '{name}'", allowed=", ".join(PRECISIONS), name=p)
     for name, other in (against or {}).items():
         if other.token_table.shape != emb.token_table.shape:
             measure_table(emb, name, other.token_table)  # raises the shape sentence before any search

@@ -109,7 +109,7 @@ def sample_size(emb: Embeddings, n: int | str) -> int:
     if n == ALL:
         return emb.vocab_size
     if not isinstance(n, int | np.integer) or isinstance(n, bool):
-        raise QueryError("the sample size must be a whole number or all, got {n!r}", n=n)
+        raise QueryError("the sample size must be a whole number or all, got '{n}'", n=n)
     return int(n)
 
 
@@ -433,7 +433,7 @@ SHARED_SETTINGS = ("n", "include", "seed", "dims")  # what every map depends on:
 
 def method_of(name: str) -> Method:
     if name not in METHODS:
-        raise QueryError("method must be one of {allowed}; got {method!r}", allowed=", ".join(METHODS), method=name)
+        raise QueryError("method must be one of {allowed}; got '{method}'", allowed=", ".join(METHODS), method=name)
     return METHODS[name]
 
 

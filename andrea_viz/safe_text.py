@@ -3,7 +3,9 @@ inert for the place it is drawn: Streamlit's markdown, or plotly's text, which r
 
 Markdown: every ASCII punctuation character is backslash-escaped (CommonMark allows it for all of them),
 so no link, image, emphasis, code span, colour directive (``:red[…]``), math (``$…$``), autolink
-(``https://…``, ``www.…``) or HTML can start inside it. Plotly: ``&``, ``<`` and ``>`` become entities,
+(``<https://…>``) or HTML can start inside it. GitHub's autolink literals (``https://…``, ``www.…``,
+``name@host``) are found by remark-gfm in the text after escapes are undone, so escapes do not stop them: an
+invisible word joiner (U+2060) goes after ``://`` and ``www`` (before its dot) and on both sides of ``@``. Plotly: ``&``, ``<`` and ``>`` become entities,
 so ``<a href>``, ``<b>`` or ``<br>`` are shown as typed. Both also replace what would change the layout
 around the text: line breaks and other control characters, and the bidirectional overrides that reverse
 the text after them, and cut a very long string to ``limit`` characters.
@@ -19,6 +21,8 @@ import numpy as np
 LIMIT = 200  # characters of one untrusted string shown; the rest becomes "…"
 _MD_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+WORD_JOINER = "\u2060"  # invisible, and not a character of a domain or an e-mail name: it breaks an autolink literal
+_AUTOLINK = re.compile(r"(?<=://)|(?i:(?<=www)(?=\.))|(?=@)|(?<=@)")
 _VISIBLE = {"\x00": "␀", "\n": "↵", "\r": "␍", "\t": "⇥"}
 
 
@@ -37,7 +41,13 @@ def clean(text: object, limit: int | None = LIMIT) -> str:
 
 def md(text: object, limit: int | None = LIMIT) -> str:
     """Plain text for Streamlit markdown (titles, captions, error boxes, labels): shown exactly as written."""
-    return _MD_SPECIAL.sub(r"\\\1", clean(text, limit))
+    return _MD_SPECIAL.sub(r"\\\1", unlinked(clean(text, limit)))
+
+
+def unlinked(text: str) -> str:
+    """``text`` with a word joiner where a GFM autolink literal would start (after ``://``, between ``www`` and
+    its dot, around ``@``): it reads the same, and remark-gfm makes no link of it."""
+    return _AUTOLINK.sub(WORD_JOINER, text)
 
 
 def md_code(text: object, limit: int | None = LIMIT) -> str:

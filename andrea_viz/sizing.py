@@ -29,7 +29,7 @@ BYTES_PER_PARAM = {"fp32": 4, "bf16": 2}
 
 def table_bytes(n_params: int, dtype: str = "fp32") -> int:
     if dtype not in BYTES_PER_PARAM:
-        raise QueryError("dtype must be one of {allowed}, got {dtype!r}", allowed=", ".join(sorted(BYTES_PER_PARAM)),
+        raise QueryError("dtype must be one of {allowed}, got '{dtype}'", allowed=", ".join(sorted(BYTES_PER_PARAM)),
                          dtype=dtype)
     return n_params * BYTES_PER_PARAM[dtype]
 

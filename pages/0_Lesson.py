@@ -15,7 +15,7 @@ emb = ui.page_setup(__file__)
 if STEP not in st.session_state:
     st.session_state[STEP] = ui.url.initial("step", 1, ui.url.int_in(1, 99), allowed=range(1, N + 1))
 if PRESENT not in st.session_state:
-    st.session_state[PRESENT] = ui.url.initial("present", False, lambda raw: {"1": True, "0": False}[raw])
+    st.session_state[PRESENT] = ui.url.initial("present", False, ui.url.flag)
 
 
 def go_to(k: int) -> None:

@@ -107,7 +107,7 @@ def _cmd_dims(args: argparse.Namespace) -> int:
 def _cmd_hubs(args: argparse.Namespace) -> int:
     emb = load(args.source, tokenizer=args.tokenizer)
     if args.k < 1:
-        raise QueryError("k must be a whole number ≥ 1, got {k!r}", k=args.k)
+        raise QueryError("k must be a whole number ≥ 1, got '{k}'", k=args.k)
     d = hubs_report(emb, args.k, args.top, args.sample, args.seed)
     if args.json:
         print(json.dumps(d, indent=2, ensure_ascii=False))

@@ -122,4 +122,4 @@ def variant_table(table: np.ndarray, variant: str, dims: tuple[int, ...] = ()) -
         t = np.array(table)
         t[:, list(dims)] = 0.0
         return t
-    raise QueryError("variant must be one of {allowed}; got {got!r}", allowed=", ".join(VARIANTS), got=variant)
+    raise QueryError("variant must be one of {allowed}; got '{got}'", allowed=", ".join(VARIANTS), got=variant)

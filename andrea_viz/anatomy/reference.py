@@ -183,7 +183,7 @@ def parse_ids(text: str, vocab_size: int, name: str = "the reference file") -> R
         if not line:
             continue
         if not line.isdigit():
-            raise QueryError("{name}, line {n}: expected one token id (a whole number), got {got!r}", name=name, n=n,
+            raise QueryError("{name}, line {n}: expected one token id (a whole number), got '{got}'", name=name, n=n,
                              got=line[:40])
         i = int(line)
         if i >= vocab_size:

@@ -188,7 +188,7 @@ def rank(emb: Embeddings, reference: ReferenceSet, indicator: str | None = None,
     """Every id scored and ranked, most under-trained first."""
     indicator = indicator or indicator_for(emb, reference)
     if indicator not in INDICATORS:
-        raise QueryError("indicator must be one of {allowed}; got {got!r}", allowed=", ".join(INDICATORS), got=indicator)
+        raise QueryError("indicator must be one of {allowed}; got '{got}'", allowed=", ".join(INDICATORS), got=indicator)
     table = emb.token_table
     scores = norm_score(table) if indicator == "norm" else cosine_score(table, reference.ids, seed)
     order = np.lexsort((np.arange(scores.size), -scores))

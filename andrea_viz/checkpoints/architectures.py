@@ -313,7 +313,7 @@ def recipe(cfg: dict, keys) -> tuple[Recipe | None, Msg | None]:
         import transformers
 
         if model_type not in transformers.CONFIG_MAPPING:
-            return None, Msg("config.json names the architecture {model_type!r}, which transformers {version} does not "
+            return None, Msg("config.json names the architecture '{model_type}', which transformers {version} does not "
                              "know; tables found by their names", model_type=model_type,
                              version=transformers.__version__)
         return _recipe(json.dumps(cfg, sort_keys=True), frozenset(keys)), None

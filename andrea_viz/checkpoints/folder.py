@@ -3,6 +3,7 @@ uploading them. Paths that resolve outside it (``..``, absolute paths, links) ar
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -11,6 +12,8 @@ from ..errors import CheckpointError
 from ..tokenizer import TOKENIZER_FILES
 
 ENV = "ANDREA_VIZ_CHECKPOINT_DIR"
+NAME_MAX = 255  # bytes of one name in a path (Linux, macOS)
+PATH_MAX = 1024  # characters of a path relative to the checkpoint folder
 WEIGHT_SUFFIXES = {".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".ckpt", ".gguf"}  # files a checkpoint may be
 TOKENIZER_NAMES = set(TOKENIZER_FILES)
 # what transformers' Trainer writes beside the weights of a checkpoint-N/ folder: never a model (training_args.bin
@@ -41,18 +44,40 @@ def display_root() -> str:
 
 
 def inside(root: Path, relative: str | Path) -> Path:
-    """root / relative, resolved; a CheckpointError when it lands outside root."""
-    root = root.resolve()
-    target = (root / relative).resolve()
+    """root / relative, resolved; a CheckpointError (a sentence naming only ``relative``, never a server path)
+    when it holds a NUL, is longer than a path can be, lands outside root, is missing, or the system refuses to
+    look it up."""
+    rel = str(relative)
+    if "\x00" in rel:
+        raise CheckpointError("'{rel}' holds a NUL character, which no file name can hold", rel=rel)
+    longest = max((len(os.fsencode(part)) for part in Path(rel).parts), default=0)
+    if longest > NAME_MAX or len(rel) > PATH_MAX:
+        raise CheckpointError("'{rel}' is too long for a path in the checkpoint folder: each name in it may have at "
+                              "most {name_max:,} bytes and the whole path {path_max:,} characters", rel=rel,
+                              name_max=NAME_MAX, path_max=PATH_MAX)
+    try:
+        return _inside(root.resolve(), rel)
+    except CheckpointError:
+        raise
+    except (OSError, ValueError, RuntimeError) as exc:  # ValueError: a name the system cannot encode; RuntimeError:
+        # Python 3.11's resolve() on a symlink loop (its text names the server's path, so it is never shown)
+        code = "ELOOP" if isinstance(exc, RuntimeError) else errno.errorcode.get(getattr(exc, "errno", 0) or 0,
+                                                                                 type(exc).__name__)
+        raise CheckpointError("'{rel}' could not be looked up in the checkpoint folder (the system said {code})",
+                              rel=rel, code=code) from None
+
+
+def _inside(root: Path, rel: str) -> Path:
+    target = (root / rel).resolve()
     if not _within(root, target):
-        raise CheckpointError("{rel!r} resolves outside the checkpoint folder; only files inside it can be opened",
-                              rel=str(relative))
+        raise CheckpointError("'{rel}' resolves outside the checkpoint folder; only files inside it can be opened",
+                              rel=rel)
     if not target.exists():
-        raise CheckpointError("{rel!r} does not exist in the checkpoint folder", rel=str(relative))
+        raise CheckpointError("'{rel}' does not exist in the checkpoint folder", rel=rel)
     beside = [p for p in (target.rglob("*") if target.is_dir() else target.parent.iterdir()) if p.is_symlink()]
     for link in beside:  # a file read beside the weights (a tokenizer, a config) must be inside too
         if not _within(root, link.resolve()):
-            raise CheckpointError("{rel!r} links to a file outside the checkpoint folder; only files inside it can be "
+            raise CheckpointError("'{rel}' links to a file outside the checkpoint folder; only files inside it can be "
                                   "opened", rel=str(link.relative_to(root)))
     return target
 

@@ -61,7 +61,7 @@ def read(folder: Path, found: Found) -> None:
         for shard in shards:
             p = (folder / str(shard)).resolve()
             if p.parent != folder.resolve() or not p.is_file():
-                raise CheckpointError("{name} names a shard {shard!r} that is not a file in the folder", name=index.name,
+                raise CheckpointError("{name} names a shard '{shard}' that is not a file in the folder", name=index.name,
                                       shard=str(shard))
             (safetensors_file.read if p.suffix == ".safetensors" else torch_file.read)(p, found)
         found.notes.append(Msg("{n} weight shards", n=len(shards)))

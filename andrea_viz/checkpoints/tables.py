@@ -147,8 +147,8 @@ def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
         n = by_clean.get(k)
         if n is not None and len(found.shapes[n]) == 2:
             if n == k:
-                return n, Msg("its name is {key!r}", key=k)
-            return n, Msg("its name is {key!r} (after removing the prefix {prefix!r})", key=k, prefix=n[: len(n) - len(k)])
+                return n, Msg("its name is '{key}'", key=k)
+            return n, Msg("its name is '{key}' (after removing the prefix '{prefix}')", key=k, prefix=n[: len(n) - len(k)])
     return None, None
 
 

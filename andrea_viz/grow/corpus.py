@@ -100,7 +100,7 @@ CORPUS_LANGUAGES = tuple(CLASSES_IN)
 
 def check_corpus_language(language: str) -> str:
     if language not in CLASSES_IN:
-        raise QueryError("the corpus language must be one of {names}; got {language!r}", names=", ".join(CLASSES_IN),
+        raise QueryError("the corpus language must be one of {names}; got '{language}'", names=", ".join(CLASSES_IN),
                          language=language)
     return language
 

@@ -235,7 +235,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     ``observe(step, model)`` (for benchmarks) sees the model after each step; ``tied`` trains one table for input and
     output (GPT-2's way; its snapshots still store the head, equal to the token table)."""
     if preset not in PRESETS:
-        raise QueryError("preset must be one of {names}; got {preset!r}", names=", ".join(PRESETS), preset=preset)
+        raise QueryError("preset must be one of {names}; got '{preset}'", names=", ".join(PRESETS), preset=preset)
     p = PRESETS[preset]
     steps = p.steps if steps is None else steps
     if steps < 1:

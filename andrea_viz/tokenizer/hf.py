@@ -60,7 +60,7 @@ class HFTokenizer:
             self._tok.encode(PROBE, add_special_tokens=False)
         except Exception as exc:
             raise CheckpointError(
-                "{name} cannot encode a text with an unknown word ({detail}); its unknown token {unk!r} is probably "
+                "{name} cannot encode a text with an unknown word ({detail}); its unknown token '{unk}' is probably "
                 "missing from its vocabulary", name=name, detail=_first_line(exc), unk=unk or "") from exc
         self.byte_level = type(self._tok.pre_tokenizer).__name__ == "ByteLevel"
         self.description = (Msg("Hugging Face tokenizer.json ({model}, {n:,} tokens)", model=model, n=self.vocab_size)

@@ -10,6 +10,7 @@ from andrea_viz.geometry import nearest_in
 from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import projection_scatter
+from andrea_viz.ui import url
 from andrea_viz.ui.map_view import canvas_clicked_id, canvas_map
 
 
@@ -29,8 +30,8 @@ def _bench_row_lengths(n: int) -> np.ndarray:  # kept, as the app keeps a model'
     return np.linalg.norm(synthetic_table(n, DIMS), axis=1).astype(np.float32)
 
 
-renderer = st.query_params.get("renderer", "none")
-n = int(st.query_params.get("n", "30000"))
+renderer = url.read("renderer", "none", allowed=("none", "plotly", "deck", "canvas"))
+n = url.read("n", 30000, url.int_in(1, 10_000_000))
 st.set_page_config(layout="wide")
 if renderer == "plotly":
     st.plotly_chart(_built(renderer, n), key="map")

@@ -21,7 +21,7 @@ from ..model import Embeddings
 from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
-from . import session_files, state
+from . import session_files, state, url
 from .cache import get_model, start_umap_compile
 from .nav import sidebar_menu
 from .uploads import user_models
@@ -66,15 +66,20 @@ def from_folder(rel: str) -> Embeddings:
 
 
 def _model_from_url() -> str:
-    wanted = st.query_params.get("model")
-    if wanted in BUILTINS:
-        return wanted
-    if wanted and wanted.startswith(FOLDER_PREFIX):
-        try:
-            return from_folder(wanted[len(FOLDER_PREFIX):]).key
-        except CheckpointError as exc:
-            st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon=":material/warning:")
-    return DEFAULT_MODEL
+    """The model the address names (``?model=`` a built-in or ``folder:<path>``) by url's one rule, else the default."""
+    return url.initial("model", DEFAULT_MODEL, _model_in_address)
+
+
+def _model_in_address(raw: str) -> str:
+    if raw in BUILTINS:
+        return raw
+    if not raw.startswith(FOLDER_PREFIX):
+        raise ValueError(raw)  # refused by url's rule, with its sentence
+    try:
+        return from_folder(raw[len(FOLDER_PREFIX):]).key
+    except CheckpointError as exc:  # the folder's own sentence says more than url's
+        st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon=":material/warning:")
+        return DEFAULT_MODEL
 
 
 def model_picker() -> str:
@@ -112,8 +117,7 @@ def language_picker() -> str:
     """The session's language: chosen in the sidebar, first taken from ``?lang=``, kept in the URL."""
     lang = st.session_state.get(state.LANGUAGE)
     if lang not in LANGUAGES:
-        wanted = st.query_params.get("lang")
-        lang = wanted if wanted in LANGUAGES else i18n.DEFAULT_LANGUAGE
+        lang = url.initial("lang", i18n.DEFAULT_LANGUAGE, allowed=LANGUAGES)
         st.session_state[state.LANGUAGE] = lang
     i18n.set_language(lang)
     st.session_state[state.LANGUAGE_WIDGET] = lang
@@ -137,7 +141,7 @@ def current_model() -> Embeddings:
 def page_setup(page_file: str) -> Embeddings:
     """Every page starts here: page config from the registry, the menu, the shared picker, the loaded model."""
     info = page_of(page_file)
-    i18n.set_language(st.session_state.get(state.LANGUAGE) or st.query_params.get("lang"))
+    i18n.set_language(st.session_state.get(state.LANGUAGE) or url.read("lang", None, allowed=LANGUAGES, say=False))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=FAVICON, layout="wide")
     session_files.keep_sweeping()
     start_umap_compile()

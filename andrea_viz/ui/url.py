@@ -16,23 +16,48 @@ SEEN = "_url_seen"  # session_state: the names already taken from the URL in thi
 
 
 def initial(name: str, default: Any, parse: Callable[[str], Any] = str, allowed: Sequence | None = None) -> Any:
-    """The URL's value for ``name`` the first time this session asks (parsed, and one of ``allowed`` when
-    given), else ``default``. After the first time the widget's own state rules."""
+    """The URL's value for ``name`` the first time this session asks (by ``read``'s rule), else ``default``.
+    After the first time the widget's own state rules."""
     seen = st.session_state.setdefault(SEEN, set())
     if name in seen:
         return default
     seen.add(name)
+    return read(name, default, parse, allowed)
+
+
+def read(name: str, default: Any, parse: Callable[[str], Any] = str, allowed: Sequence | None = None,
+         say: bool = True) -> Any:
+    """The one rule for an address value: ``parse(raw)`` when the URL gives ``name`` (and one of ``allowed`` when
+    given), else ``default``. A value that is too long, holds a NUL, or that ``parse`` raises anything on is
+    refused: one sentence (unless ``say`` is False) and the default, never a traceback."""
     raw = st.query_params.get(name)
     if raw is None:
         return default
-    try:
-        value = parse(raw) if len(raw) <= MAX_CHARS else None
-    except (TypeError, ValueError, OverflowError):
-        value = None
-    if value is None or (allowed is not None and value not in allowed):
-        refused(name, raw)
+    ok, value = parsed(raw, parse, allowed)
+    if not ok:
+        if say:
+            refused(name, raw)
         return default
     return value
+
+
+def parsed(raw: str, parse: Callable[[str], Any] = str, allowed: Sequence | None = None) -> tuple[bool, Any]:
+    """(True, value) when ``raw`` is short, has no NUL, parses, and is allowed; else (False, None)."""
+    if len(raw) > MAX_CHARS or "\x00" in raw:
+        return False, None
+    try:
+        value = parse(raw)
+        ok = value is not None and (allowed is None or value in allowed)
+    except Exception:  # noqa: BLE001 - whatever a parser raises on an address value, the value is refused
+        return False, None
+    return (True, value) if ok else (False, None)
+
+
+def flag(raw: str) -> bool:
+    """A parser for an on/off address value: 1 or 0."""
+    if raw not in ("0", "1"):
+        raise ValueError(raw)
+    return raw == "1"
 
 
 def int_in(lo: int, hi: int) -> Callable[[str], int]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import re
+import string
 import subprocess
 import sys
 import time
@@ -22,6 +25,65 @@ from tests.checkpoint_files.hostile import HOSTILE
 
 MD = MarkdownIt("commonmark")
 ROOT = Path(__file__).resolve().parents[2]
+# remark-gfm finds autolink literals in the text after escapes are undone (mdast-util-gfm-autolink-literal's
+# regular expressions; JavaScript's \w is ASCII); remark-math makes math of what lies between unescaped $
+GFM_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.IGNORECASE | re.ASCII)
+GFM_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.ASCII)
+MARKUP = MarkdownIt("commonmark").disable("text_join")  # keeps escaped characters as tokens of their own
+# a value from outside that tries every kind of live markup Streamlit's markdown has
+ATTACK = ("https://evil.invalid/x www.evil.invalid a@evil.invalid $\\color{red}{RED}$ [x](https://evil.invalid) "
+          "<b>x</b> <https://evil.invalid/y> ![i](https://evil.invalid/i.png) :red[RED] `tick`")
+
+
+def live_markup(body: str) -> list[str]:
+    """What Streamlit's markdown (react-markdown, remark-gfm, remark-math) would make live in ``body``: links and
+    images (their targets), raw HTML, GFM autolink literals, and inline math (text between two unescaped $
+    outside code spans)."""
+    found = []
+    for block in MARKUP.parse(body):
+        if block.type == "html_block":
+            found.append("html: " + block.content)
+        if block.type != "inline":
+            continue
+        runs, run, live = [], [], []
+        for t in block.children:
+            if t.type in ("text", "text_special", "softbreak"):
+                run.append(t.content or " ")
+                live.append(t.content if t.type == "text" else (t.content or " ").replace("$", "\0"))
+                continue
+            runs.append("".join(run))
+            run = []
+            live.append("\0")
+            if t.type in ("link_open", "image"):
+                found.append("link: " + str(t.attrs.get("href") or t.attrs.get("src")))
+            elif t.type == "html_inline":
+                found.append("html: " + t.content)
+        runs.append("".join(run))
+        for text in runs:
+            found += ["autolink: " + m.group(0) for m in (*GFM_URL.finditer(text), *GFM_EMAIL.finditer(text))]
+        found += ["math: " + m.group(1) for m in re.finditer(r"\$+([^$]+)\$+", "".join(live))]
+    return found
+
+
+def hostile_markup(body: str) -> list[str]:
+    """The live markup in ``body`` that a hostile value brought (it names evil.invalid, or colours the text)."""
+    return [f for f in live_markup(body) if any(w in f for w in ("evil", "color", "RED", "<b>"))]
+
+
+def test_the_markup_finder_sees_what_streamlit_would_make_live():
+    """The finder itself, on the unescaped attack: every kind is found (and nothing in code or escaped)."""
+    kinds = {f.split(":")[0] + ":" + f.split(" ", 1)[1][:5] for f in live_markup(ATTACK)}
+    assert {"autolink:https", "autolink:www.e", "autolink:a@evi", "math:\\colo", "link:https", "html:<b>"} <= kinds, kinds
+    assert live_markup(r"`https://evil.invalid $x$` \$y\$") == []
+    assert live_markup(r"https\:\/\/evil\.invalid") == ["autolink: https://evil.invalid"]  # escapes do not stop it
+
+
+@pytest.mark.parametrize("text", [ATTACK, "HTTPS://EVIL.INVALID", "WWW.evil.invalid", "x.y+z@evil.invalid",
+                                  "mailto:a@evil.invalid", "(www.evil.invalid)", "wwww.evil.invalid",
+                                  "see http://evil.invalid.", "x a@b@evil.invalid"])
+def test_escaped_text_has_no_live_autolink_link_or_math(text):
+    assert live_markup(text.replace("`tick`", "")), text  # unescaped, each of them is live
+    assert live_markup(safe_text.md(text, limit=None)) == [], safe_text.md(text, limit=None)
 
 
 @pytest.mark.parametrize("text", HOSTILE + ["*a* _b_ `c` <d> [e](f) ![g](h) \\ | ~ # + - . !"])
@@ -31,7 +93,8 @@ def test_escaped_markdown_renders_as_the_text_itself(text):
         assert tag not in html, (tag, html)
     # the visible text is the cleaned string, character for character (entities decoded)
     visible = MD.parseInline(safe_text.md(text, limit=None))[0].children
-    assert "".join(t.content for t in visible if t.type == "text") == safe_text.clean(text, limit=None)
+    shown = "".join(t.content for t in visible if t.type == "text")
+    assert shown.replace(safe_text.WORD_JOINER, "") == safe_text.clean(text, limit=None)  # the joiners are invisible
 
 
 @pytest.mark.parametrize("text", HOSTILE + ["` `", "``", " lead", "trail "])
@@ -242,3 +305,93 @@ def test_messages_call_a_file_what_the_user_calls_it_and_leave_other_words_alone
         load_path(folder, name="checkpoints/model")
     text = str(err.value)
     assert "checkpoints/model/config.json is not valid JSON" in text and str(tmp_path) not in text
+
+
+def _hostile_params(msgid: str) -> dict:
+    """A hostile value for each placeholder of ``msgid``, escaped as the UI escapes it: ``in_code`` where every
+    language puts it inside a code span the message opens (an odd number of backticks before it), ``md``
+    elsewhere; a number where some language's format needs one."""
+    from andrea_viz.i18n import LANGUAGES, Msg, translate
+
+    specs: dict[str, set[str]] = {}
+    in_code: dict[str, bool] = {}
+    for text in {translate(msgid, lang) for lang in LANGUAGES}:
+        before = ""
+        for literal, field, spec, _conversion in string.Formatter().parse(text):
+            before += literal
+            if field is None:
+                continue
+            if not re.fullmatch(r"\w+", field):
+                return {}  # not a template (math braces): it is drawn as it is, with no parameter to attack
+            specs.setdefault(field, set()).add(spec or "")
+            in_code[field] = in_code.get(field, True) and before.count("`") % 2 == 1
+    params = {}
+    for field, wanted in specs.items():
+        value = next(v for v in (ATTACK, 12_345, 0.5) if all(_fits(v, spec) for spec in wanted))
+        escape = safe_text.in_code if in_code[field] else safe_text.md
+        params[field] = Msg("{x}", x=value).map_strings(escape).params["x"]
+    return params
+
+
+def _fits(value, spec: str) -> bool:
+    try:
+        format(value, spec)
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def test_no_message_template_lets_a_hostile_parameter_become_live_markup():
+    """Every msgid of the catalogue, in every language, with every parameter a hostile value escaped as the UI
+    escapes it (tr_md / md): the markdown holds no live autolink, link, raw HTML or math that the value brought.
+    (A ``{x!r}`` in a template doubled md()'s backslashes and let $…$ through as KaTeX.)"""
+    from andrea_viz.catalogs import extract
+    from andrea_viz.i18n import LANGUAGES, render
+
+    bad, templates = [], 0
+    for msgid in extract():
+        if "{" not in msgid or "%{" in msgid:  # plotly's own %{x} templates are never markdown
+            continue
+        params = _hostile_params(msgid)
+        templates += bool(params)
+        for lang in LANGUAGES:
+            body = render(msgid, params, lang)
+            live = hostile_markup(body)
+            if live:
+                bad.append((lang, msgid[:80], live[:2]))
+    assert templates > 400 and not bad, (templates, bad[:10])
+
+
+@pytest.mark.parametrize("raw", ["", "2", "yes", "\x00", "1\x00", "x" * 300, "https://evil.invalid/x"])
+def test_an_address_value_that_a_parser_raises_anything_on_is_refused(raw):
+    """url's one rule: whatever the parser raises (KeyError, OSError, ...), a NUL or an over-long value is refused."""
+    from andrea_viz.ui.url import flag, parsed
+
+    assert parsed(raw, flag) == (False, None)
+    for error in (KeyError, OSError, RuntimeError, IndexError):
+        def parse(raw, error=error):
+            raise error(raw)
+        assert parsed("1", parse) == (False, None)
+    assert parsed("1", flag) == (True, True) and parsed("0", flag) == (True, False)
+    assert parsed("b", str, allowed=("a",)) == (False, None) and parsed("a", str, allowed=("a",)) == (True, "a")
+
+
+def test_the_folder_resolver_refuses_nul_long_names_loops_and_system_errors_with_a_sentence(tmp_path, monkeypatch):
+    """No ValueError, OSError (errno 36) or RuntimeError (a symlink loop) leaves inside(), and no sentence names
+    the server's path."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    cases = {"a\x00b": "holds a NUL character", "x" * 300: "too long for a path", "é" * 150: "too long for a path",
+             "/".join(["y" * 250] * 5): "too long for a path", "/".join(["y" * 250] * 3): "does not exist",
+             "loop": "the system said ELOOP", "loop/x": "the system said ELOOP"}
+    for rel, said in cases.items():
+        with pytest.raises(CheckpointError, match=said) as exc:
+            inside(tmp_path, rel)
+        assert str(tmp_path) not in str(exc.value)
+
+    def too_long(self, strict=False):
+        raise OSError(errno.ENAMETOOLONG, "File name too long", str(self))
+
+    monkeypatch.setattr(Path, "resolve", too_long)
+    with pytest.raises(CheckpointError, match="the system said ENAMETOOLONG") as exc:
+        inside(tmp_path, "model.npz")
+    assert str(tmp_path) not in str(exc.value)
