@@ -86,14 +86,14 @@ def word(language: str | None, english: str) -> str:
     return WORDS[lexicon_language(language)][english]
 
 
-def sentence(language: str | None) -> str:
+def order_sentence(language: str | None) -> str:
     """The order-blindness sentence in ``language``."""
     return SENTENCE[lexicon_language(language)]
 
 
-def scrambled(language: str | None) -> str:
+def order_scrambled(language: str | None) -> str:
     """The same words in another order: the English lesson's "mat a on sat cat the", the others' reversed."""
-    return " ".join(reversed(sentence(language).split()))
+    return " ".join(reversed(order_sentence(language).split()))
 
 
 def lesson_pairs(language: str | None) -> list[tuple[str, str]]:

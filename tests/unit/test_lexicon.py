@@ -37,10 +37,10 @@ def test_every_word_is_one_id_of_its_languages_model(models, lang):
     split = {w: [emb.token(i) for i in ids_of(emb, w)] for w in sorted(words) if len(ids_of(emb, w)) != 1}
     assert split == {}
     if lang != lexicon.ENGLISH:  # the English sentence is the lesson's own (sat and mat are not corpus words)
-        for w in lexicon.sentence(lang).split():
+        for w in lexicon.order_sentence(lang).split():
             assert len(ids_of(emb, w)) == 1, w
         # the sentence and its scramble: the same ids, words and single spaces only
-        a, b = ids_of(emb, lexicon.sentence(lang)), ids_of(emb, lexicon.scrambled(lang))
+        a, b = ids_of(emb, lexicon.order_sentence(lang)), ids_of(emb, lexicon.order_scrambled(lang))
         assert sorted(a) == sorted(b) and a != b
 
 
@@ -63,7 +63,7 @@ def test_the_lexicon_agrees_with_the_corpus_classes(lang):
 def test_the_sentence_is_one_of_the_corpus_sentences_with_the_cat_word(lang):
     cat = lexicon.word(lang, "cat")
     made = {SLOT.sub(cat, t) for t in TEMPLATES_IN[lang]["animals"]}
-    assert lexicon.sentence(lang) in made
+    assert lexicon.order_sentence(lang) in made
 
 
 @pytest.mark.parametrize("lang", lexicon.LANGUAGES)
@@ -78,4 +78,4 @@ def test_each_language_names_the_model_grown_on_it(lang):
 def test_an_unknown_language_or_model_falls_back_to_english():
     assert lexicon.word("fr", "cat") == "cat" and lexicon.model_of(None) == "andrea-micro"
     assert lexicon.language_of("minilm-l6") is None
-    assert lexicon.scrambled("en") == "mat a on sat cat the"
+    assert lexicon.order_scrambled("en") == "mat a on sat cat the"
