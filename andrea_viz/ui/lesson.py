@@ -149,8 +149,8 @@ def dot_product() -> None:
                          "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),
                          _("dot product u·v"): round(dot(cat.vector, q.vector), 3),
                          _("cosine"): round(cosine(cat.vector, q.vector), 3)})
-    st.dataframe(localized(rows), hide_index=True, width="stretch")
-    st.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
+    c2.dataframe(localized(rows), hide_index=True, width="stretch")  # beside the arrows: one screen in presenter mode
+    c2.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
                  "the direction."))
 
 

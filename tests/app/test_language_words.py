@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from andrea_viz import lexicon
 from andrea_viz.builtin import load_builtin
 from andrea_viz.geometry import cosine, dot, norm, resolve
-from andrea_viz.i18n import Msg
+from andrea_viz.i18n import Msg, translate
 from andrea_viz.lesson import STEPS, pair_changes, start_of, trained_of
 from andrea_viz.ui.state import LANGUAGE, MODEL
 
@@ -75,6 +75,30 @@ def test_neighbours_starts_on_the_languages_word_and_analogy(lang):
 def test_positions_and_projection_start_on_the_languages_word(lang):
     at = default_start("6_Positions.py", lang)
     assert text_inputs(at)[0] == lexicon.word(lang, "cat")
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_projection_starts_on_the_languages_word(lang):
+    at = default_start("5_Projection.py", lang)
+    assert lexicon.word(lang, "cat") in text_inputs(at)
+
+
+def test_forward_pass_starts_on_the_languages_sentence():
+    at = default_start("7_Forward_pass.py", "pt-BR")
+    assert text_inputs(at) == [lexicon.order_sentence("pt-BR")] * 2 + [lexicon.order_scrambled("pt-BR")]
+    emb = load_builtin("andrea-micro-pt-BR")
+    chips = " ".join(m.value for m in at.markdown if "#" in m.value)
+    assert all(f"#{i}" in chips for i in emb.tokenizer.encode(lexicon.order_sentence("pt-BR")))
+
+
+def test_an_untrained_table_offers_the_languages_grown_model():
+    at = default_start("3_Dot_products.py", "zh-TW", model="andrea-12m-init")
+    assert text_inputs(at)[:2] == ["cat", "dog"]  # an untrained table's words are English, split into bytes
+    assert "cat / dog" + translate(" (several tokens)", "zh-TW") in [s.label for s in at.slider]  # said to be split
+    [b] = [b for b in at.button if b.key == "dot:micro"]
+    b.click().run()
+    no_exception(at)
+    assert at.session_state[MODEL] == "andrea-micro-zh-TW" and text_inputs(at)[:2] == ["貓", "狗"]
 
 
 @pytest.mark.parametrize("lang", OTHER)
