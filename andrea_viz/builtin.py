@@ -53,11 +53,21 @@ GROWN_IN = {  # the languages andrea-micro is also grown in: its built-in name, 
     "pt-BR": N_("ANDREA-micro grown in Brazilian Portuguese"),
     "zh-TW": N_("ANDREA-micro grown in Traditional Chinese"),
 }
+GROWN_IN_START = {  # the same runs' step-0 snapshots, shipped beside their final ones
+    "nl": N_("ANDREA-micro grown in Dutch, at step 0 (before training)"),
+    "pt-BR": N_("ANDREA-micro grown in Brazilian Portuguese, at step 0 (before training)"),
+    "zh-TW": N_("ANDREA-micro grown in Traditional Chinese, at step 0 (before training)"),
+}
 
 
 def micro_name(language: str) -> str:
     """The built-in name of andrea-micro grown in ``language`` (``en``: andrea-micro itself)."""
     return MICRO if language == "en" else f"{MICRO}-{language}"
+
+
+def start_name(language: str) -> str:
+    """The built-in name of the step-0 snapshot of andrea-micro grown in ``language`` (``en``: andrea-micro-step0)."""
+    return MICRO_START if language == "en" else f"{micro_name(language)}-step0"
 
 
 def _micro_summary() -> Msg:
@@ -135,7 +145,7 @@ def andrea_micro(first: bool = False, language: str = "en") -> Embeddings:
     final one, or with ``first`` the run's step 0; ``language``: the run on that language's corpus."""
     folder = MICRO_DIR.parent / micro_name(language)
     step, path = list_snapshots(folder)[0 if first else -1]
-    name = MICRO_START if first else micro_name(language)
+    name = start_name(language) if first else micro_name(language)
     emb = load_path(path, name=name)
     return replace(emb, key=name, card=emb.card.but(family="ANDREA", trained=not first))
 
@@ -160,6 +170,9 @@ BUILTINS: dict[str, BuiltinInfo] = {
     **{micro_name(lang): BuiltinInfo(micro_name(lang), label, Msg(
         "the same run as andrea-micro (preset, seed, steps) on the generated corpus in this language"),
         partial(andrea_micro, language=lang), lang) for lang, label in GROWN_IN.items()},
+    **{start_name(lang): BuiltinInfo(start_name(lang), label, Msg(
+        "the first snapshot of the run that made this language's andrea-micro: its tables before any training step"),
+        partial(andrea_micro, first=True, language=lang), lang) for lang, label in GROWN_IN_START.items()},
     **{name: BuiltinInfo(name, _INIT_LABELS[name], Msg("{V:,} × {d:,}, N(0, 1/√{d}), untied", V=s.V, d=s.d),
                          partial(andrea_init, name))
        for name, s in _INIT_SHAPES.items()},

@@ -33,7 +33,7 @@ SAME_IN_EVERY_LANGUAGE = {
 SAME_IN_LANGUAGE = {
     "nl": frozenset({
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
-        '**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}', 'ANDREA-120M: {n} parameters',
+        'ANDREA-120M: {n} parameters',
         'Backend', 'Backends', 'Checkpoint', 'Context T', 'Corpus', 'Forward pass', 'MLP (fc1, fc2)', 'Model',
         'Overlap (Jaccard@{k})', 'Score', 'Seed', 'Tokenizer', 'Tokens: {chips}', 'Train',
         'UMAP, seed {seed}', 'V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters', 'attention (wq, wk, wv, wo)',
@@ -47,7 +47,7 @@ SAME_IN_LANGUAGE = {
     }),
     "pt-BR": frozenset({
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
-        '**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}', 'Backend', 'Backends',
+        'Backend', 'Backends',
         'Checkpoint', 'Corpus', 'Forward pass', 'MLP (fc1, fc2)', 'Tokenizer', 'Tokens: {chips}', 'backend',
         'config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = {tie}',
         'cos %{x}<br>%{y:,} tokens', 'dim %{x}: %{y:.4f}', 'm (query)', 'metadata.tsv (Embedding Projector)',

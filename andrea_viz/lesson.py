@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .builtin import MICRO, MICRO_START
-from .errors import QueryError
+from . import lexicon
+from .builtin import MICRO, MICRO_START, micro_name, start_name
 from .compare import unchanged_rows
+from .errors import QueryError
 from .family import CONTEXT, FAMILY, LAYER_ORDER, count_shape
 from .i18n import Msg, N_
 
@@ -20,6 +21,24 @@ SHAPES = "andrea-120m-init"  # sizes and shapes: ANDREA-120M itself, at step 0
 TRAINED = MICRO  # geometry: a trained ANDREA, made in this app
 LARGE = "minilm-l6"  # beside it: a large trained table of another family
 START = MICRO_START  # the same run as TRAINED, at step 0
+# TRAINED and START stand for the run in the learner's language: andrea-micro-nl and its step 0 in Dutch (models_of)
+
+
+def trained_of(language: str | None) -> str:
+    """The trained ANDREA a step shows in ``language``: andrea-micro grown on that language's corpus."""
+    return micro_name(lexicon.lexicon_language(language))
+
+
+def start_of(language: str | None) -> str:
+    """The same run as ``trained_of(language)``, at step 0."""
+    return start_name(lexicon.lexicon_language(language))
+
+
+def models_of(step: Step, language: str | None) -> tuple[str, ...]:
+    """A step's models on screen in ``language``: TRAINED and START become that language's run."""
+    swap = {TRAINED: trained_of(language), START: start_of(language)}
+    return tuple(swap.get(m, m) for m in step.models)
+
 
 def params() -> dict[str, int]:
     """The numbers the steps' texts quote, from the family: ANDREA-120M's sizes."""
@@ -32,10 +51,10 @@ def why(model: str) -> Msg:
     if model == SHAPES:
         return Msg("ANDREA-120M's own shapes (V = {V:,}, d_model = {d}, T = {T:,}), as at step 0 of training: the sizes "
                    "here are the lesson's.", **params())
-    if model == TRAINED:
+    if lexicon.language_of(model) is not None:
         return Msg("a trained ANDREA: the same layout, grown in this app on a corpus of word classes, so its geometry "
                    "has something to show.")
-    if model == START:
+    if model in {start_of(lang) for lang in lexicon.LANGUAGES}:
         return Msg("the same run at step 0, before any training step: what each row was before backpropagation.")
     return Msg("a large trained table of another family (BERT), beside the small ANDREA.")
 
@@ -99,7 +118,7 @@ STEPS: tuple[Step, ...] = (
 # --- what the steps compute (every number a step states) ---
 
 EXAMPLE_IDS = (256, 1842, 7301)  # the lesson's own example ids, rows of ANDREA-120M's (8,449, 768) table
-SENTENCE = "the cat sat on a mat"  # the lesson's sentence, tokenized by andrea-micro
+SENTENCE = lexicon.order_sentence(lexicon.ENGLISH)  # the lesson's sentence, tokenized by andrea-micro (others: lexicon)
 SOURCE_TYING = ("Press & Wolf 2017, “Using the Output Embedding to Improve Language Models” (EACL 2017, "
                 "arXiv:1608.05859)")  # a citation, the same in every language
 
@@ -179,6 +198,60 @@ def attention_preview(emb, ids, head: int = 0) -> AttentionPreview:
     allowed = np.where(mask, scores, -np.inf)
     e = np.exp(allowed - allowed.max(axis=1, keepdims=True))
     return AttentionPreview(tuple(int(i) for i in ids), head, heads, scores, mask, e / e.sum(axis=1, keepdims=True))
+
+
+RELATED = (("cat", "dog"), ("cat", "pet"))  # the lesson's similar pairs (by English name) …
+UNRELATED = (("cat", "tuesday"), ("cat", "xylophone"))  # … and its unrelated ones
+NEAR_RIGHT_ANGLE = 0.15  # |cos| at most this: the two directions are nearly at a right angle
+
+
+@dataclass(frozen=True)
+class PairChange:
+    """One of the lesson's pairs in one run: its cosine at step 0 and after training, on the token table."""
+
+    a: str
+    b: str
+    before: float
+    after: float
+    related: bool
+
+    @property
+    def verdict(self) -> Msg:
+        """What the pair did, said as it is (the words "far apart" only when the cosine ends near 0 or below)."""
+        moved = (Msg("moved closer in training") if self.after > self.before else Msg("moved apart in training"))
+        if not self.related:
+            if abs(self.after) <= NEAR_RIGHT_ANGLE:
+                return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}, and ends nearly at a right angle: far "
+                           "apart, as the lesson says.", a=self.a, b=self.b, before=self.before, after=self.after,
+                           moved=moved)
+            if self.after < -NEAR_RIGHT_ANGLE:
+                return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: they end pointing away from each other.",
+                           a=self.a, b=self.b, before=self.before, after=self.after, moved=moved)
+            return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: this small model does not put them far apart, "
+                       "although the lesson says unrelated words end far apart.", a=self.a, b=self.b,
+                       before=self.before, after=self.after, moved=moved)
+        return Msg("{a} / {b}: cosine {before:+.3f} → {after:+.3f}, {moved}.", a=self.a, b=self.b, before=self.before,
+                   after=self.after, moved=moved)
+
+
+def _pair_cos(u: np.ndarray, v: np.ndarray) -> float:
+    u, v = u.astype(np.float64), v.astype(np.float64)
+    return float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
+
+
+def pair_changes(start_emb, final_emb, language: str | None) -> list[PairChange]:
+    """The lesson's similar and unrelated pairs in ``language``, each word's own row (one id: the lexicon's words
+    are single ids of their language's run) compared at step 0 and after training."""
+    out = []
+    for pairs, related in ((RELATED, True), (UNRELATED, False)):
+        for ea, eb in pairs:
+            a, b = lexicon.word(language, ea), lexicon.word(language, eb)
+            ia, ib = final_emb.tokenizer.encode(a), final_emb.tokenizer.encode(b)
+            if len(ia) != 1 or len(ib) != 1:
+                raise QueryError("“{a}” and “{b}” must each be one token of {name}", a=a, b=b, name=final_emb.name)
+            out.append(PairChange(a, b, _pair_cos(start_emb.token_table[ia[0]], start_emb.token_table[ib[0]]),
+                                  _pair_cos(final_emb.token_table[ia[0]], final_emb.token_table[ib[0]]), related))
+    return out
 
 
 @dataclass(frozen=True)

@@ -7,20 +7,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import spearmanr
 
+from . import lexicon
 from .errors import QueryError
 from .geometry import cosine, dot, resolve
 from .i18n import Msg
 from .model import Embeddings
+from .words import model_language
 
-# the lesson's own pairs come first; later rounds draw from the rest
-LESSON_PAIRS = [("cat", "dog"), ("cat", "tuesday"), ("cat", "xylophone"), ("king", "queen"), ("monday", "tuesday")]
-MORE_PAIRS = [
-    ("red", "blue"), ("car", "banana"), ("happy", "glad"), ("paris", "london"), ("one", "two"), ("hot", "cold"),
-    ("apple", "orange"), ("piano", "guitar"), ("doctor", "nurse"), ("coffee", "tea"), ("water", "fire"),
-    ("man", "woman"), ("big", "large"), ("computer", "river"), ("bread", "butter"), ("january", "february"),
-    ("dog", "puppy"), ("music", "mathematics"), ("ship", "boat"), ("tiger", "violin"), ("run", "walk"),
-    ("spoon", "democracy"), ("mother", "father"), ("green", "tuesday"), ("horse", "pony"), ("table", "cloud"),
-]
+# the lesson's own pairs come first; later rounds draw from the rest (in English; a model's own language's from
+# the lexicon)
+LESSON_PAIRS = lexicon.lesson_pairs(lexicon.ENGLISH)
+MORE_PAIRS = lexicon.more_pairs(lexicon.ENGLISH)
 
 
 @dataclass(frozen=True)
@@ -58,13 +55,15 @@ def available(emb: Embeddings, pairs: list[tuple[str, str]]) -> list[Pair]:
 
 
 def draw_round(emb: Embeddings, round_no: int, n: int = 5) -> list[Pair]:
-    """Round 0 is the lesson's pairs; later rounds draw n other pairs with seed ``round_no``."""
+    """Round 0 is the lesson's pairs; later rounds draw n other pairs with seed ``round_no``; both in the model's
+    own language (kat / hond on andrea-micro-nl, English on MiniLM and the untrained tables)."""
+    lang = model_language(emb)
     if round_no == 0:
-        pairs = available(emb, LESSON_PAIRS)
+        pairs = available(emb, lexicon.lesson_pairs(lang))
         if len(pairs) >= n:
             return pairs[:n]
     rng = np.random.default_rng(round_no)
-    pool = available(emb, MORE_PAIRS)
+    pool = available(emb, lexicon.more_pairs(lang))
     pick = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
     return [pool[i] for i in pick]
 

@@ -3,6 +3,10 @@ model's own most frequent ones (an ANDREA tokenizer lists its segments most freq
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from . import lexicon
 from .errors import QueryError
 from .geometry import resolve_ids
 from .grow.corpus import CLASSES_IN, CORPUS_LANGUAGES, word_in
@@ -31,6 +35,30 @@ def corpus_language(emb: Embeddings) -> str | None:
         if single_token(emb, word_in(lang, "cat")):
             return lang
     return None
+
+
+def model_language(emb: Embeddings) -> str | None:
+    """The language a model's words are in: a built-in grown model's own (andrea-micro-nl: nl), else what its run
+    says (config.json or run.json beside its file: ``corpus_language``), else the corpus language whose cat word it
+    has as one token (MiniLM: en). None when none applies (the untrained tables): their words are English."""
+    lang = lexicon.language_of(emb.key)
+    if lang is not None:
+        return lang
+    if emb.provenance.file:
+        for name in ("config.json", "run.json"):
+            meta = Path(emb.provenance.file).parent / name
+            try:
+                said = json.loads(meta.read_text()).get("corpus_language") if meta.is_file() else None
+            except (OSError, ValueError, AttributeError):
+                said = None
+            if said in lexicon.WORDS:
+                return said
+    return corpus_language(emb)
+
+
+def lesson_word(emb: Embeddings, english: str) -> str:
+    """One of the lesson's words (cat, dog, king …) in the model's own language (English when it has none)."""
+    return lexicon.word(model_language(emb), english)
 
 
 def corpus_classes(emb: Embeddings) -> dict[str, list[str]]:

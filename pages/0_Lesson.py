@@ -6,7 +6,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.i18n import _, tr
 from andrea_viz.lesson import STEPS, params, why
-from andrea_viz.ui.lesson import PRESENT, handout_download, keyboard, presenter_style, reset_quiz
+from andrea_viz.ui.lesson import PRESENT, handout_download, keyboard, presenter_style, reset_quiz, step_models
 
 STEP = "lesson:step"
 N = len(STEPS)
@@ -69,5 +69,5 @@ keyboard()
 
 st.header(f"{k}. {tr(step.title)}" if present else tr(step.title))
 st.markdown(_(step.text, **params()))
-st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step.models))
+st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step_models(step)))
 ui.lesson.DRAW[step.key]()

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.builtin import MICRO, MICRO_START
+from andrea_viz.builtin import micro_name, start_name
 from andrea_viz.compare import ALIGNMENTS, aligned_map, drift, unchanged_rows
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbours
@@ -22,15 +22,16 @@ st.markdown(_(
     "differ by a rotation: Procrustes finds the rotation of A that best fits B before comparing. Snapshots of one "
     "run share their axes, and compared in place a row that never moved shows a drift of exactly 0."))
 
+run = ui.models.run_language()  # the run grown in the reader's language, unless the sidebar's model is another grown run
 ca, cb = st.columns(2)
 with ca:
     st.subheader("A")
-    a = ui.compare.pick("A", MICRO_START)  # by default a real pair: one run's step 0 …
+    a = ui.compare.pick("A", start_name(run))  # by default a real pair: one run's step 0 …
 with cb:
     st.subheader("B")
-    b = ui.compare.pick("B", MICRO)  # … against its final step
+    b = ui.compare.pick("B", micro_name(run))  # … against its final step
 c = st.columns(2)
-one_run = a is not None and b is not None and {a.key, b.key} == {MICRO, MICRO_START}
+one_run = a is not None and b is not None and {a.key, b.key} == {micro_name(run), start_name(run)}
 align = c[0].radio(_("Alignment"), ALIGNMENTS, index=ALIGNMENTS.index("none") if one_run else 0, horizontal=True, key="cmp:align",
                    format_func={"procrustes": _("Procrustes (two runs)"), "none": _("none (one run)")}.get)
 k = c[1].slider(_("Neighbours compared (k)"), 5, 50, 10, key="cmp:k")

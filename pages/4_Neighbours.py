@@ -9,6 +9,7 @@ from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
 from andrea_viz.precision import PRECISIONS, measure
 from andrea_viz.safe_text import md
+from andrea_viz.words import lesson_word
 
 emb = ui.page_setup(__file__)
 METRIC_LABELS = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}
@@ -40,9 +41,10 @@ if q is not None:
 
 st.subheader(_("Analogies: A − B + C"))
 a1, a2, a3, a4 = st.columns([1, 1, 1, 1])
-wa = a1.text_input("A", "king", max_chars=MAX_QUERY_CHARS, help=_("The analogy reads: A is to B as ? is to C"))
-wb = a2.text_input("− B", "man", max_chars=MAX_QUERY_CHARS)
-wc = a3.text_input("+ C", "woman", max_chars=MAX_QUERY_CHARS)
+wa = a1.text_input("A", lesson_word(emb, "king"), max_chars=MAX_QUERY_CHARS,  # in the model's language: koning …
+                   help=_("The analogy reads: A is to B as ? is to C"))
+wb = a2.text_input("− B", lesson_word(emb, "man"), max_chars=MAX_QUERY_CHARS)
+wc = a3.text_input("+ C", lesson_word(emb, "woman"), max_chars=MAX_QUERY_CHARS)
 ka = a4.slider(_("Answers"), 3, 20, 5)
 with ui.explain_errors():
     inputs, _answers = ui.cached(emb, analogy, wa, wb, wc, ka)

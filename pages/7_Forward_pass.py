@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from andrea_viz import ui
+from andrea_viz import lexicon, ui
 from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
                                      forward, kernels_ready, time_backends)
@@ -10,6 +10,7 @@ from andrea_viz.i18n import _, num, short_duration, tr
 from andrea_viz.plots.positions import block_input_heatmaps
 from andrea_viz.positions import order_blindness
 from andrea_viz.safe_text import md
+from andrea_viz.words import model_language
 
 emb = ui.page_setup(__file__)
 T_max = emb.context
@@ -30,7 +31,7 @@ else:
         box.update(label=_("Kernels ready."), state="complete")
 
 c1, c2 = st.columns([3, 1])
-text = c1.text_input(_("A sentence"), "the cat sat on a mat", max_chars=ui.MAX_TEXT_CHARS, help=_("Tokenized by the loaded model's tokenizer."))
+text = c1.text_input(_("A sentence"), lexicon.order_sentence(model_language(emb)), max_chars=ui.MAX_TEXT_CHARS, help=_("Tokenized by the loaded model's tokenizer."))
 available = [s.name for s in statuses if s.available]
 backend = c2.selectbox(_("Backend"), ["auto", *available], key="fwd:backend",
                        help=_("auto: the fastest available, in the order {order}", order=" → ".join(BACKENDS)))
@@ -57,8 +58,9 @@ with ui.explain_errors():
 
 st.subheader(_("Order blindness"))
 o1, o2 = st.columns(2)
-text_a = o1.text_input(_("One order"), "the cat sat on a mat", max_chars=ui.MAX_TEXT_CHARS)
-text_b = o2.text_input(_("Another order of the same words"), "mat a on sat cat the", max_chars=ui.MAX_TEXT_CHARS)
+text_a = o1.text_input(_("One order"), lexicon.order_sentence(model_language(emb)), max_chars=ui.MAX_TEXT_CHARS)
+text_b = o2.text_input(_("Another order of the same words"), lexicon.order_scrambled(model_language(emb)),
+                       max_chars=ui.MAX_TEXT_CHARS)
 with ui.explain_errors():
     check = order_blindness(emb, text_a, text_b)
     b1, b2 = st.columns(2)

@@ -14,7 +14,9 @@ import numpy as np
 from ..model import Embeddings
 from .undertrained import as_tensor
 from ..errors import QueryError
+from .. import lexicon
 from ..geometry import ANISOTROPY_PAIRS, anisotropy, cosine, mean_row, neighbours, resolve
+from ..words import model_language
 
 BLOCK_ROWS = 1024
 
@@ -128,8 +130,7 @@ def word_pair_cosines(emb: Embeddings, pairs, centered: bool = False) -> list[tu
 def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[View]:
     """Raw, mean-centred, and with the ``remove`` dimensions that carry most of the average cosine zeroed:
     each with its anisotropy, the word's k nearest and the lesson's pairs."""
-    from ..quiz import LESSON_PAIRS  # here: quiz imports scipy.stats (about 0.5 s), which the command line never needs
-
+    pairs = lexicon.lesson_pairs(model_language(emb))  # the lesson's pairs in the model's own language (kat / hond)
     stripped = without_dims(emb, stats_of(emb).top(remove))
     out = []
     for name, model, centred in (("raw", emb, False), ("centred", emb, True), ("removed", stripped, False)):
@@ -138,5 +139,5 @@ def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[V
         except QueryError:
             found = []
         out.append(View(name, anisotropy(model, ANISOTROPY_PAIRS, 0, centred), found,
-                        word_pair_cosines(model, LESSON_PAIRS, centred)))
+                        word_pair_cosines(model, pairs, centred)))
     return out

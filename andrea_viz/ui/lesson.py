@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import lexicon
 from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
-from ..geometry import cosine, jaccard, neighbours, resolve
+from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
 from ..handout import handout_html
 from ..i18n import _, language, num, set_language, tex, tr
-from ..lesson import EXAMPLE_IDS, LARGE, SENTENCE, SHAPES, SOURCE_TYING, START, STEPS, TRAINED, nominal_gap, params, row_updates
+from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
+                      row_updates, start_of, trained_of)
 from ..lookup import one_hot_product
 from ..plots import lesson as lesson_plots
 from ..plots import lookup as lookup_plots
@@ -19,15 +21,16 @@ from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
 from ..plots.sizing import params_treemap
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
-from ..quiz import LESSON_PAIRS, make_pair, score_round
+from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
 from ..sizing_claims import block_share
+from ..words import lesson_word
 from . import exercise
 from .cache import cached, figure, get_model
 from ..errors import QueryError
 from ..safe_text import md
 from .errors import explain_errors
-from .models import model_label
+from .models import model_label, run_language
 from .widgets import number_slider, token_chips, token_picker
 from .tables import localized
 
@@ -35,6 +38,16 @@ ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
 QUIZ = "lesson:quiz:"  # prefix of the quiz's sliders and its placed pairs
 REVEALED = "lesson:revealed"
+
+
+def lesson_language() -> str:
+    """The language of the lesson's run and words (andrea_viz.ui.models.run_language)."""
+    return run_language()
+
+
+def step_models(step) -> tuple[str, ...]:
+    """The models a step shows, in the lesson's language."""
+    return models_of(step, lesson_language())
 
 
 def presenting() -> bool:
@@ -73,32 +86,34 @@ def lookup() -> None:
 
 
 def floats() -> None:
-    init, trained = get_model(SHAPES), get_model(TRAINED)
+    lang = lesson_language()
+    run, run0 = trained_of(lang), start_of(lang)  # the step's run in the lesson's language: final and step 0
+    init, trained_emb = get_model(SHAPES), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
     c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
-    c2.markdown("**" + _("After training: {label}", label=model_label(TRAINED)) + "**")
-    c2.plotly_chart(cached(trained, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
-    ru = row_updates(get_model(START), trained)
+    c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
+    c2.plotly_chart(cached(trained_emb, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
+    ru = row_updates(get_model(run0), trained_emb)
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
                   "still exactly their step-0 values (ids {ids}: bytes that never occur in its corpus){same}.",
-                  steps=trained.card.get("step", "?"), n=ru.unmoved.size, V=ru.V, label=model_label(TRAINED),
+                  steps=trained_emb.card.get("step", "?"), n=ru.unmoved.size, V=ru.V, label=model_label(run),
                   ids=shown, same=_(", the very ids its run recorded as never an input") if ru.never_input is not None
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
-    first = get_model(START).token_table
-    rows = []
-    for a, b in (("cat", "dog"), ("cat", "pet"), ("cat", "tuesday"), ("cat", "xylophone")):
-        ia, ib = resolve(trained, a).ids[0], resolve(trained, b).ids[0]
-        rows.append({_("pair"): f"{a} / {b}", _("cosine at step 0"): round(cosine(first[ia], first[ib]), 3),
-                     _("cosine after training"): round(cosine(resolve(trained, a).vector, resolve(trained, b).vector), 3)})
-    c3.dataframe(localized(rows), hide_index=True, width="stretch" if presenting() else "content")
+    with explain_errors():
+        changes = pair_changes(get_model(run0), trained_emb, lang)  # four pairs: cheap, nothing to cache
+        c3.dataframe(localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
+                                 _("cosine after training"): round(c.after, 3)} for c in changes]),
+                     hide_index=True, width="stretch" if presenting() else "content")
+        c3.markdown("**" + _("The unrelated pairs over training:") + "** " + " ".join(
+            tr(c.verdict, escape=md) for c in changes if not c.related))
     if presenting():  # the histograms' titles give both standard deviations
         return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
                  "d = {d_m} ({label}, whose step-0 table ships beside its final one). Training spreads the values "
-                 "and gathers the animals.", std=init.card["init_std"], d=init.d_model, std_m=trained.card["init_std"],
-                 d_m=trained.d_model, label=model_label(TRAINED)))
+                 "and gathers the animals.", std=init.card["init_std"], d=init.d_model, std_m=trained_emb.card["init_std"],
+                 d_m=trained_emb.d_model, label=model_label(run)))
 
 
 def cost() -> None:
@@ -124,18 +139,26 @@ def dot_product() -> None:
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
-        for name in (TRAINED, LARGE):
-            emb = get_model(name)
-            cd = cosine(resolve(emb, "cat").vector, resolve(emb, "dog").vector)
-            ct = cosine(resolve(emb, "cat").vector, resolve(emb, "tuesday").vector)
-            st.markdown(_("**{label}**: cos(cat, dog) = {cd:+.3f}, cos(cat, tuesday) = {ct:+.3f}",
-                          label=model_label(name), cd=cd, ct=ct))
+    rows = []
+    for name in (trained_of(lesson_language()), LARGE):
+        emb = get_model(name)
+        cat = resolve(emb, lesson_word(emb, "cat"))
+        for other in ("dog", "tuesday"):
+            q = resolve(emb, lesson_word(emb, other))
+            rows.append({_("model on screen"): model_label(name), _("pair"): f"{cat.text} / {q.text}",
+                         "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),
+                         _("dot product u·v"): round(dot(cat.vector, q.vector), 3),
+                         _("cosine"): round(cosine(cat.vector, q.vector), 3)})
+    c2.dataframe(localized(rows), hide_index=True, width="stretch")  # beside the arrows: one screen in presenter mode
+    c2.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
+                 "the direction."))
 
 
 def attention() -> None:
-    emb = get_model(TRAINED)
+    lang = lesson_language()
+    emb = get_model(trained_of(lang))
     c1, c2 = st.columns([3, 1])
-    text = c1.text_input(_("A sentence"), SENTENCE, max_chars=120, key="lesson:attn:text")
+    text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}")
     heads = int(emb.card.get("heads") or 1)
     head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head")
     with explain_errors():
@@ -144,13 +167,14 @@ def attention() -> None:
             raise QueryError("the sentence gives no tokens; type a few words")
         st.plotly_chart(cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 330))
         st.caption(_("{label}'s first layer on {n} tokens: h = RMSNorm(x), q = h·W_q, k = h·W_k, both read from its "
-                     ".bin; a score is q_i · k_j / √{dh}.", label=model_label(TRAINED), n=len(ids),
+                     ".bin; a score is q_i · k_j / √{dh}.", label=model_label(emb.key), n=len(ids),
                      dh=emb.d_model // heads))
 
 
 def predict() -> None:
-    emb = get_model(TRAINED)
-    pairs = [make_pair(emb, a, b) for a, b in LESSON_PAIRS]
+    lang = lesson_language()
+    emb = get_model(trained_of(lang))
+    pairs = [make_pair(emb, a, b) for a, b in lexicon.lesson_pairs(lang)]
     placed = st.session_state.setdefault(QUIZ + "placed", set())
 
     def mark(i: int) -> None:
@@ -172,10 +196,11 @@ def predict() -> None:
 
 
 def positions() -> None:
-    emb = get_model(TRAINED)
+    lang = lesson_language()
+    emb = get_model(trained_of(lang))
     c1, c2 = st.columns(2)
-    a = c1.text_input(_("One order"), "the cat sat on a mat", key="lesson:order:a")
-    b = c2.text_input(_("Another order of the same words"), "mat a on sat cat the", key="lesson:order:b")
+    a = c1.text_input(_("One order"), lexicon.order_sentence(lang), key=f"lesson:order:a:{lang}")
+    b = c2.text_input(_("Another order of the same words"), lexicon.order_scrambled(lang), key=f"lesson:order:b:{lang}")
     with explain_errors():
         check = order_blindness(emb, a, b)
         m = st.columns(2)
@@ -187,15 +212,16 @@ def positions() -> None:
 
 
 def learned() -> None:
-    shapes, trained = get_model(SHAPES), get_model(TRAINED)
+    run = trained_of(lesson_language())  # the lesson's language's run
+    shapes, trained_emb = get_model(SHAPES), get_model(run)
     T, d = shapes.context, shapes.d_model
     st.markdown(_("ANDREA-120M's position table: T × d_model = {T:,} × {d} = {n:,} parameters; with the token table, "
                   "{emb:,} embedding parameters.", T=T, d=d, n=T * d, emb=count_shape(ANDREA_120M).embeddings))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(cached(trained, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
-    c2.plotly_chart(cached(trained, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
+    c1.plotly_chart(cached(trained_emb, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
+    c2.plotly_chart(cached(trained_emb, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
     st.caption(_("Left: the learned table of {label} after training; right: the sinusoidal table of the same size, a "
-                 "formula.", label=model_label(TRAINED)))
+                 "formula.", label=model_label(run)))
 
 
 def where() -> None:
@@ -223,16 +249,18 @@ def tied() -> None:
     m[0].metric(_("Untied (ANDREA)"), num(untied.total))
     m[1].metric(_("Tied (GPT-2 style)"), num(tied_pc.total))
     m[2].metric(_("Tying saves"), num(tying_saving(s.V, s.d)))
-    emb = get_model(TRAINED)
-    _q, nin = neighbours(emb, "cat", k=8, space="input")
-    _q, nout = neighbours(emb, "cat", k=8, space="output")
+    run = trained_of(lesson_language())  # the lesson's language's run
+    emb = get_model(run)
+    cat = lesson_word(emb, "cat")
+    _q, nin = neighbours(emb, cat, k=8, space="input")
+    _q, nout = neighbours(emb, cat, k=8, space="output")
     c1, c2 = st.columns(2)
-    c1.markdown("**" + _("Input table: nearest to “cat”") + "**")
+    c1.markdown("**" + _("Input table: nearest to “{word}”", word=md(cat)) + "**")
     c1.write(", ".join(md(n.token) for n in nin))
-    c2.markdown("**" + _("Output table: nearest to “cat”") + "**")
+    c2.markdown("**" + _("Output table: nearest to “{word}”", word=md(cat)) + "**")
     c2.write(", ".join(md(n.token) for n in nout))
     st.caption(_("{label}'s two tables are trained apart: their neighbour lists overlap by Jaccard {j:.2f}.",
-                 label=model_label(TRAINED), j=jaccard([n.id for n in nin], [n.id for n in nout])))
+                 label=model_label(run), j=jaccard([n.id for n in nin], [n.id for n in nout])))
     st.markdown(_("Tying saves {saving} of ANDREA-120M's {total} parameters ({share:.1%}). That it “often helps quality” "
                   "is the finding of {source}: on language models of their time the tied models reached a lower "
                   "perplexity than the untied ones.",
@@ -246,14 +274,17 @@ def tied() -> None:
 
 
 def flow() -> None:
-    emb, shapes = get_model(TRAINED), get_model(SHAPES)
+    lang = lesson_language()
+    run = trained_of(lang)  # the lesson's language's run
+    emb, shapes = get_model(run), get_model(SHAPES)
     a, b = st.columns([1, 1]) if presenting() else (st.container(), st.container())
-    text = a.text_input(_("A sentence"), SENTENCE, max_chars=120, key="lesson:flow:text")
+    text = a.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:flow:text:{lang}")
     with explain_errors():
         ids = tuple(emb.tokenizer.encode(text))[: emb.context]
         if not ids:
             raise QueryError("the sentence gives no tokens; type a few words")
-        default = ids.index(536) if 536 in ids and emb.token(536) == "cat" else len(ids) - 1
+        cat = emb.tokenizer.encode(lexicon.word(lang, "cat"))
+        default = ids.index(cat[0]) if len(cat) == 1 and cat[0] in ids else len(ids) - 1
         t = b.slider(_("Position t"), 0, len(ids) - 1, default, key=f"lesson:flow:t:{len(ids)}")
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
@@ -263,7 +294,7 @@ def flow() -> None:
         c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 300))
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
                      "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
-                     "matrix x.", t=t, label=model_label(TRAINED), id=int(ids[t]), token=md(emb.token(ids[t])),
+                     "matrix x.", t=t, label=model_label(run), id=int(ids[t]), token=md(emb.token(ids[t])),
                      n=len(ids), ids=num(shapes.context), T=shapes.context, d=shapes.d_model))
 
 
@@ -313,8 +344,8 @@ def handout(lang: str) -> str:
     the button is clicked, outside the page's run, so the language is set here again."""
     set_language(lang)
 
-    micro, shapes = get_model(TRAINED), get_model(SHAPES)
-    ids = tuple(micro.tokenizer.encode(SENTENCE))
+    micro, shapes = get_model(trained_of(lang)), get_model(SHAPES)
+    ids = tuple(micro.tokenizer.encode(lexicon.order_sentence(lang)))
     pc = count_shape(ANDREA_120M)
     figs = [cached(shapes, lesson_plots.rows_heatmap, EXAMPLE_IDS), cached(micro, lesson_plots.x_heatmap, ids, 2),
             cached(micro, lesson_plots.attention_of, ids, 0),

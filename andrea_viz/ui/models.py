@@ -12,8 +12,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from .. import i18n
-from ..builtin import BUILTINS, DEFAULT_MODEL, MICRO
+from .. import i18n, lexicon
+from ..builtin import BUILTINS, DEFAULT_MODEL
 from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
 from ..i18n import LANGUAGES, N_, _, num, tr, tr_md
@@ -45,8 +45,26 @@ def model_label(source: str) -> str:
     return _("{name} (your checkpoint)", name=emb.name) if emb else source
 
 
+AUTO = "_model_auto"  # session_state: True while the model is the language's default, not one the user asked for
+
+
+def default_model(lang: str) -> str:
+    """The model a new session starts with: MiniLM in English; in another language the model grown on that
+    language's corpus (andrea-micro-nl …), so that every page that needs a trained table shows the learner's own
+    words. A model named in the address or picked in the sidebar wins."""
+    return DEFAULT_MODEL if lang == i18n.DEFAULT_LANGUAGE else lexicon.model_of(lang)
+
+
+def run_language() -> str:
+    """The language of the grown run (and the lesson's words) a page shows beside the sidebar's model: the sidebar
+    model's own when it is one of the grown micro models (a model in the address or picked in the sidebar wins),
+    else the reader's (andrea-micro-nl and kat in Dutch)."""
+    return lexicon.language_of(st.session_state.get(state.MODEL) or "") or lexicon.lexicon_language(i18n.language())
+
+
 def _copy_back() -> None:
     st.session_state[state.MODEL] = st.session_state[state.MODEL_WIDGET]
+    st.session_state[AUTO] = False
 
 
 POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"), "alibi": N_("ALiBi"),
@@ -66,8 +84,13 @@ def from_folder(rel: str) -> Embeddings:
 
 
 def _model_from_url() -> str:
-    """The model the address names (``?model=`` a built-in or ``folder:<path>``) by url's one rule, else the default."""
-    return url.initial("model", DEFAULT_MODEL, _model_in_address)
+    """The model the address names (``?model=`` a built-in or ``folder:<path>``) by url's one rule; without one (or
+    with one refused), the grown model of the session's language."""
+    wanted = url.initial("model", None, _model_in_address)
+    if wanted is not None:
+        return wanted
+    st.session_state[AUTO] = True
+    return default_model(i18n.language())
 
 
 def _model_in_address(raw: str) -> str:
@@ -110,7 +133,9 @@ def model_picker() -> str:
 
 
 def _copy_language() -> None:
-    st.session_state[state.LANGUAGE] = st.session_state[state.LANGUAGE_WIDGET]
+    lang = st.session_state[state.LANGUAGE] = st.session_state[state.LANGUAGE_WIDGET]
+    if st.session_state.get(AUTO):  # the model was the old language's default: the new language's replaces it
+        st.session_state[state.MODEL] = default_model(lang)
 
 
 def language_picker() -> str:
@@ -203,6 +228,7 @@ def model_card(emb: Embeddings) -> None:
 
 def _choose(source: str) -> None:
     st.session_state[state.MODEL] = source
+    st.session_state[AUTO] = False
 
 
 def offer_trained_example(emb: Embeddings, key: str) -> None:
@@ -213,4 +239,4 @@ def offer_trained_example(emb: Embeddings, key: str) -> None:
     c1.info(_("{label} is untrained: its rows are random directions, so nothing here is close for a reason. "
               "ANDREA-micro was trained in this app: its words form classes, and its untied output table is trained "
               "too.", label=md(model_label(emb.key))), icon=":material/lightbulb:")
-    c2.button(_("Use ANDREA-micro"), key=f"{key}:micro", on_click=_choose, args=(MICRO,))
+    c2.button(_("Use ANDREA-micro"), key=f"{key}:micro", on_click=_choose, args=(lexicon.model_of(i18n.language()),))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import lexicon
 from ..errors import QueryError
 from ..family import FIRST_SEGMENT_ID
 from ..geometry import MAX_QUERY_CHARS, Query, resolve
 from ..i18n import _, num, tr
 from ..model import Embeddings
 from ..safe_text import md, md_code
+from ..words import lesson_word
 from . import url
 from .errors import show_error
 
@@ -24,8 +26,10 @@ def token_chips(pieces, ids) -> str:
 
 
 def default_word(emb: Embeddings, preferred: str = "cat") -> str:
-    """``preferred`` when the model can look it up as a word, else the first segment id of an ANDREA
-    table (#256), else row 0."""
+    """``preferred`` (one of the lesson's words, cat or dog, written in the model's own language: kat on
+    andrea-micro-nl) when the model can look it up as a word, else the first segment id of an ANDREA table (#256),
+    else row 0. A word the model splits is kept: the picker says it is several tokens."""
+    preferred = lesson_word(emb, preferred) if preferred in lexicon.WORDS[lexicon.ENGLISH] else preferred
     try:
         resolve(emb, preferred)
         return preferred

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 import andrea_viz
-from andrea_viz.lesson import SENTENCE, attention_preview, block_weights, nominal_gap, row_updates, x_matrix
+from andrea_viz import lexicon
+from andrea_viz.i18n import tr
+from andrea_viz.lesson import (NEAR_RIGHT_ANGLE, SENTENCE, attention_preview, block_weights, nominal_gap, pair_changes,
+                               row_updates, start_of, trained_of, x_matrix)
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +87,27 @@ def test_the_nominal_120m_splits_into_parts_that_add_up():
     assert round(g["embeddings"], 4) == 0.0606 and round(g["output"], 4) == 0.0541 and round(g["blocks"], 4) == 0.7078
     assert round(g["none"], 4) == 0.1775
     assert math.isclose(g["embeddings"] + g["output"] + g["blocks"] + g["none"], 1.0)
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "pt-BR", "zh-TW"])
+def test_step_2s_pairs_over_training_against_a_slow_cosine_and_said_as_they_are(lang):
+    first, final = andrea_viz.load(start_of(lang)), andrea_viz.load(trained_of(lang))
+    assert first.key != final.key and first.card.get("step") == 0 and final.card.get("step") > 0
+
+    def slow_cos(emb, a, b):
+        (ia,), (ib,) = emb.tokenizer.encode(a), emb.tokenizer.encode(b)
+        u, v = [float(x) for x in emb.token_table[ia]], [float(x) for x in emb.token_table[ib]]
+        return sum(x * y for x, y in zip(u, v, strict=True)) / math.sqrt(sum(x * x for x in u) * sum(y * y for y in v))
+
+    changes = pair_changes(first, final, lang)
+    cat = lexicon.word(lang, "cat")
+    assert [(c.a, c.b, c.related) for c in changes] == [
+        (cat, lexicon.word(lang, "dog"), True), (cat, lexicon.word(lang, "pet"), True),
+        (cat, lexicon.word(lang, "tuesday"), False), (cat, lexicon.word(lang, "xylophone"), False)]
+    for c in changes:
+        assert c.before == pytest.approx(slow_cos(first, c.a, c.b), abs=1e-9)
+        assert c.after == pytest.approx(slow_cos(final, c.a, c.b), abs=1e-9)
+        said = tr(c.verdict)
+        assert f"{c.before:+.3f} → {c.after:+.3f}" in said
+        assert ("closer" in said) == (c.after > c.before)
+        assert ("far apart, as the lesson says" in said) == (not c.related and abs(c.after) <= NEAR_RIGHT_ANGLE)

@@ -1,0 +1,186 @@
+"""The language picks the model and the words: on a default start (no ?model=) in Dutch, Portuguese or Chinese,
+every page that needs a trained table shows that language's grown model and its own words (kat and hond, not cat
+and dog); a model named in the address still wins, with that model's words."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from andrea_viz import lexicon
+from andrea_viz.builtin import load_builtin
+from andrea_viz.geometry import cosine, dot, norm, resolve
+from andrea_viz.i18n import Msg, translate
+from andrea_viz.lesson import STEPS, pair_changes, start_of, trained_of
+from andrea_viz.ui.state import LANGUAGE, MODEL
+
+from .conftest import ROOT, no_exception, plain
+
+OTHER = ["nl", "pt-BR", "zh-TW"]
+
+
+def default_start(page: str, lang: str, model: str | None = None, query: dict | None = None) -> AppTest:
+    """A fresh session opened on ``page`` in ``lang`` with no model chosen (or ``model`` in the address)."""
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at.query_params["lang"] = lang
+    if model is not None:
+        at.query_params["model"] = model
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.switch_page(f"pages/{page}").run()
+    no_exception(at)
+    return at
+
+
+def text_inputs(at: AppTest) -> list[str]:
+    return [t.value for t in at.text_input]
+
+
+def words(lang: str, *names: str) -> list[str]:
+    return [lexicon.word(lang, n) for n in names]
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_dot_products_starts_on_the_languages_model_and_words(lang):
+    at = default_start("3_Dot_products.py", lang)
+    assert at.session_state[MODEL] == lexicon.model_of(lang)
+    cat, dog = words(lang, "cat", "dog")
+    assert text_inputs(at)[:2] == [cat, dog]
+    emb = load_builtin(lexicon.model_of(lang))
+    u, v = resolve(emb, cat).vector, resolve(emb, dog).vector
+    labels = [m.label for m in at.metric]
+    k = labels.index(f"|{cat}|")  # then |v|, cosine, dot product, angle (those labels are translated)
+    assert labels[k + 1] == f"|{dog}|" and len(resolve(emb, cat).ids) == 1
+    value = [float(m.value.replace(",", ".")) for m in at.metric[k:k + 4]]
+    assert value == pytest.approx([norm(u), norm(v), cosine(u, v), dot(u, v)], abs=6e-4)
+    assert cosine(u, v) > 0.5  # the grown model's claim, not English byte soup (cos +0.010 at 89.4°)
+    labels = [s.label for s in at.slider]
+    assert [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)] == [x for x in labels if " / " in x]
+    assert "cat / dog" not in " ".join(labels)
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_neighbours_starts_on_the_languages_word_and_analogy(lang):
+    at = default_start("4_Neighbours.py", lang)
+    shown = text_inputs(at)
+    assert shown[0] == lexicon.word(lang, "cat")
+    assert shown[1:4] == words(lang, "king", "man", "woman")
+    emb = load_builtin(lexicon.model_of(lang))
+    assert all(len(resolve(emb, w).ids) == 1 for w in shown[:4])  # no byte answers: the words are the model's own
+    first = at.dataframe[0].value
+    assert lexicon.word(lang, "cat") not in list(first.iloc[:, 1])  # the query's own row is never counted
+    assert len(first) == 10
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_positions_and_projection_start_on_the_languages_word(lang):
+    at = default_start("6_Positions.py", lang)
+    assert text_inputs(at)[0] == lexicon.word(lang, "cat")
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_projection_starts_on_the_languages_word(lang):
+    at = default_start("5_Projection.py", lang)
+    assert lexicon.word(lang, "cat") in text_inputs(at)
+
+
+def test_forward_pass_starts_on_the_languages_sentence():
+    at = default_start("7_Forward_pass.py", "pt-BR")
+    assert text_inputs(at) == [lexicon.order_sentence("pt-BR")] * 2 + [lexicon.order_scrambled("pt-BR")]
+    emb = load_builtin("andrea-micro-pt-BR")
+    chips = " ".join(m.value for m in at.markdown if "#" in m.value)
+    assert all(f"#{i}" in chips for i in emb.tokenizer.encode(lexicon.order_sentence("pt-BR")))
+
+
+def test_an_untrained_table_offers_the_languages_grown_model():
+    at = default_start("3_Dot_products.py", "zh-TW", model="andrea-12m-init")
+    assert text_inputs(at)[:2] == ["cat", "dog"]  # an untrained table's words are English, split into bytes
+    assert "cat / dog" + translate(" (several tokens)", "zh-TW") in [s.label for s in at.slider]  # said to be split
+    [b] = [b for b in at.button if b.key == "dot:micro"]
+    b.click().run()
+    no_exception(at)
+    assert at.session_state[MODEL] == "andrea-micro-zh-TW" and text_inputs(at)[:2] == ["貓", "狗"]
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_compare_starts_on_the_languages_run(lang):
+    at = default_start("10_Compare.py", lang)
+    assert [at.selectbox(key=f"cmp:{side}:have").value for side in "AB"] == [start_of(lang), trained_of(lang)]
+    assert at.radio(key="cmp:align").value == "none"  # one run: its snapshots share their axes
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_anatomy_pairs_are_the_languages(lang):
+    at = default_start("11_Anatomy.py", lang)
+    assert text_inputs(at)[-1] == lexicon.word(lang, "cat")
+    pairs = [df.value for df in at.dataframe if "cos" in df.value.columns and len(df.value) == 5]
+    assert pairs and list(pairs[0].iloc[:, 0]) == [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)]
+
+
+def test_a_model_in_the_address_wins_with_its_own_words():
+    at = default_start("3_Dot_products.py", "nl", model="andrea-micro")
+    assert at.session_state[MODEL] == "andrea-micro"
+    assert text_inputs(at)[:2] == ["cat", "dog"]
+    assert "cat / dog" in [s.label for s in at.slider]
+    at = default_start("4_Neighbours.py", "nl", model="minilm-l6")
+    assert text_inputs(at)[:4] == ["cat", "king", "man", "woman"]
+
+
+def test_changing_the_language_changes_the_default_model_but_not_a_chosen_one():
+    at = default_start("3_Dot_products.py", "nl")
+    at.selectbox(key="_lang").set_value("pt-BR").run()
+    no_exception(at)
+    assert at.session_state[MODEL] == "andrea-micro-pt-BR" and text_inputs(at)[:2] == ["gato", "cachorro"]
+    at.selectbox(key="_model").set_value("andrea-micro-zh-TW").run()
+    at.selectbox(key="_lang").set_value("nl").run()
+    no_exception(at)
+    assert at.session_state[MODEL] == "andrea-micro-zh-TW" and text_inputs(at)[:2] == ["貓", "狗"]
+
+
+def step_at(at: AppTest, key: str) -> AppTest:
+    at.session_state["lesson:step"] = [s.key for s in STEPS].index(key) + 1
+    at.run()
+    no_exception(at)
+    return at
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_the_lessons_trained_steps_use_the_languages_run_and_words(lang):
+    at = default_start("0_Lesson.py", lang, query={"step": "2"})
+    run, run0 = load_builtin(trained_of(lang)), load_builtin(start_of(lang))
+    cat, dog, tuesday, xylophone = words(lang, "cat", "dog", "tuesday", "xylophone")
+    # step 2: the pairs at step 0 and after training, and what the unrelated ones did, from the shipped tables
+    table = at.dataframe[0].value
+    changes = pair_changes(run0, run, lang)
+    assert list(table.iloc[:, 0]) == [f"{c.a} / {c.b}" for c in changes]
+    assert {f"{cat} / {dog}", f"{cat} / {tuesday}", f"{cat} / {xylophone}"} <= set(table.iloc[:, 0])
+    assert np.allclose(table.iloc[:, 2], [round(c.after, 3) for c in changes])
+    said = " ".join(plain(m.value) for m in at.markdown)
+    for c in changes:
+        if not c.related:
+            assert f"{c.a} / {c.b}" in said
+    # step 5: dot products with the two lengths beside the cosines, on the language's run and on MiniLM
+    at = step_at(at, "dot")
+    rows = at.dataframe[0].value
+    u, v = resolve(run, cat).vector, resolve(run, dog).vector
+    mine = rows[rows.iloc[:, 1] == f"{cat} / {dog}"].iloc[0]
+    assert list(mine.iloc[2:6]) == pytest.approx([norm(u), norm(v), dot(u, v), cosine(u, v)], abs=6e-4)
+    assert "cat / dog" in list(rows.iloc[:, 1])  # MiniLM beside it is English
+    # step 6 and 12: the sentence is the language's own; step 7: the quiz pairs; step 11: the cat word's neighbours
+    at = step_at(at, "attention")
+    assert text_inputs(at)[0] == lexicon.order_sentence(lang)
+    at = step_at(at, "predict")
+    assert [s.label for s in at.slider] == [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)]
+    at = step_at(at, "positions")
+    assert text_inputs(at) == [lexicon.order_sentence(lang), lexicon.order_scrambled(lang)]
+    at = step_at(at, "tied")
+    assert "**" + Msg("Input table: nearest to “{word}”", word=cat).render(lang) + "**" in [m.value for m in at.markdown]
+    at = step_at(at, "flow")
+    assert text_inputs(at)[0] == lexicon.order_sentence(lang)
+    ids = run.tokenizer.encode(lexicon.order_sentence(lang))
+    assert at.slider[0].value == ids.index(run.tokenizer.encode(cat)[0])  # x_t opens on the cat word
+
+
+def test_the_lesson_follows_a_grown_model_in_the_address():
+    at = default_start("0_Lesson.py", "nl", model="andrea-micro", query={"step": "2"})
+    assert at.session_state[LANGUAGE] == "nl"
+    assert "cat / dog" in list(at.dataframe[0].value.iloc[:, 0])
