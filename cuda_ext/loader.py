@@ -20,6 +20,7 @@ import atexit
 import contextlib
 import hashlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -281,7 +282,8 @@ def start_background_build() -> subprocess.Popen | None:
         root = HERE.parent
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)}
         process = subprocess.Popen([sys.executable, "-c", BUILD_COMMAND], cwd=root, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)  # its own group: stopping it stops ninja and the compilers
         for kind in KINDS if _cuda_visible() else ("cpu",):
             directory = build_dir(kind)
             with contextlib.suppress(OSError):
@@ -290,7 +292,7 @@ def start_background_build() -> subprocess.Popen | None:
                     (directory / OWN_LOCK).unlink()  # a killed build's
                 _write_lock(directory, process.pid)
         _background["process"] = process
-        atexit.register(_stop, process)  # a server that stops takes its build with it (the next start builds again)
+        atexit.register(stop_background_build, process)  # a server that stops takes its build with it (the next start builds again)
         return process
 
 
@@ -302,6 +304,10 @@ def _cuda_visible() -> bool:
     return torch.cuda.is_available()
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop_background_build(process: subprocess.Popen) -> None:
+    """End the build process and everything it started (its process group: ninja, the compilers)."""
     if process.poll() is None:
-        process.terminate()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)

@@ -32,6 +32,16 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def end_build(builder: int | None) -> None:
+    """The build the server started and everything under it (its process group's ninja and compilers) end here."""
+    if builder:
+        for pid in [*descendants(builder), builder]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def test_the_first_forward_pass_visit_runs_on_torch_while_the_kernel_builds(browser, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))  # a machine that never built the kernel
     cpu = loader.build_dir("cpu")
@@ -45,11 +55,9 @@ def test_the_first_forward_pass_visit_runs_on_torch_while_the_kernel_builds(brow
             page.get_by_text(translate(BUILDING, "nl")).wait_for()  # said only while the build runs
             metric = page.locator("[data-testid='stMetric']", has_text=translate("Backend used", "nl"))
             assert metric.locator("[data-testid='stMetricValue']").inner_text().strip() == "torch"
+            end_build(builder)  # while the server runs, before its own stop
+            builder = None
     finally:
         page.close()
-        if builder:  # the build the server started, and everything under it, ends with the test
-            for pid in [*descendants(builder), builder]:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        owner, live = loader.lock_owner(cpu)
+        end_build(builder or (owner if live else None))
