@@ -28,16 +28,43 @@ class BackendStatus:
     label: str  # a msgid
 
 
+KERNEL_REASONS = {  # cuda_ext's Reason keys -> the msgid each reaches the screen through
+    "no_torch": N_("torch is not importable: {detail}"),
+    "cpu_torch": N_("no GPU: torch.cuda.is_available() is False (this torch is a CPU build)"),
+    "no_device": N_("no GPU: torch.cuda.is_available() is False (no CUDA device is visible)"),
+    "build_failed": N_("the {kind} kernel could not be built: {detail}"),
+    "building": N_("the {kind} kernel is being built by another process (pid {pid})"),
+    "wait_timeout": N_("waited {seconds:.0f} s for another process (pid {pid}) to build the {kind} kernel; gave up"),
+}
+
+
+def kernel_reason(why) -> Msg | str:
+    """cuda_ext's reason as a Msg of the catalogue (its English sentence stays for the command line)."""
+    key = getattr(why, "key", None)
+    if key in KERNEL_REASONS:
+        return Msg(KERNEL_REASONS[key], **why.fields)
+    return Msg("the compiled kernel is not available: {reason}", reason=str(why)) if why else ""
+
+
 def _kernel_status(name: str) -> tuple[bool, Msg | str]:
-    """A compiled kernel's availability (compiled the first time this process asks; cached after)."""
+    """A compiled kernel's availability (compiled the first time this process asks; cached after). While another
+    process builds it (the server's background build, ``cuda_ext.start_background_build``), not available now,
+    without waiting."""
     import cuda_ext
 
+    if cuda_ext.building(name) and (name == "cpu" or _cuda_visible()):
+        return False, kernel_reason(cuda_ext.Reason("building", kind=name.upper(),
+                                                    pid=cuda_ext.loader.lock_owner(cuda_ext.build_dir(name))[0]))
     mod, why = cuda_ext.load_kernel(name)
-    if mod is None and why.startswith("no GPU"):
-        return False, Msg("no GPU: torch.cuda.is_available() is False ({why})", why=why.rsplit("(", 1)[-1].rstrip(")"))
     if mod is None:
-        return False, Msg("the compiled kernel is not available: {reason}", reason=why)
-    return True, why
+        return False, kernel_reason(why)
+    return True, ""
+
+
+def _cuda_visible() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def _torch_status() -> tuple[bool, Msg | str]:
@@ -75,11 +102,19 @@ def forward_numpy(ids: np.ndarray, wte: np.ndarray, wpe: np.ndarray) -> np.ndarr
 
 
 def kernels_ready() -> bool:
-    """True when this process has already built (or failed to build) both compiled kernels, so asking
-    for the backends' status is instant; False means the first ask compiles them (about a minute)."""
+    """True when asking for the backends' status is instant: this process has already built (or failed to build)
+    both compiled kernels, or another process is building them (then they are shown as being built, and not
+    waited for). False means the first ask builds them here."""
     import cuda_ext
 
-    return all(cuda_ext.is_built(k) for k in ("cpu", "cuda"))
+    return all(cuda_ext.is_built(k) or cuda_ext.building(k) for k in ("cpu", "cuda"))
+
+
+def kernels_building() -> bool:
+    """Another process (the server's background build) is building a compiled kernel now."""
+    import cuda_ext
+
+    return any(cuda_ext.building(k) for k in ("cpu", "cuda"))
 
 
 def _torch_view(a: np.ndarray):

@@ -5,7 +5,7 @@ import streamlit as st
 from andrea_viz import lexicon, ui
 from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
-                                     forward, kernels_ready, time_backends)
+                                     forward, kernels_building, kernels_ready, time_backends)
 from andrea_viz.i18n import _, num, short_duration, tr
 from andrea_viz.plots.positions import block_input_heatmaps
 from andrea_viz.positions import order_blindness
@@ -23,7 +23,11 @@ st.latex(block_input_formula(emb))
 for step in block_input_steps(emb):
     st.markdown("- " + tr(step, escape=md))
 
-if kernels_ready():
+if kernels_building():
+    st.info(_("The compiled kernels are being built in the background (the server started it when it started); "
+              "until they are ready this page runs on torch. Open the page again in a minute or two to use them."))
+    statuses = backend_status()
+elif kernels_ready():
     statuses = backend_status()
 else:
     with st.status(_("Building the compiled kernels (the first time only; about a minute)…"), expanded=False) as box:

@@ -8,7 +8,7 @@ from andrea_viz.family import BYTE_TOKENS, count_params
 from andrea_viz.grow import DEFAULT_PRESET, PRESETS, corpus_text
 from andrea_viz.grow.corpus import CLASS_LABELS, word_in
 from andrea_viz.words import corpus_classes
-from andrea_viz.i18n import _, language, tr
+from andrea_viz.i18n import _, language
 from andrea_viz.plots.timeline import loss_curve
 
 emb = ui.page_setup(__file__)
@@ -22,7 +22,7 @@ st.markdown(_(
 with st.form("grow:form"):
     c = st.columns(4)
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                            format_func={k: tr(p.label) for k, p in PRESETS.items()}.__getitem__)
+                            format_func={k: ui.grow.preset_label(k) for k in PRESETS}.__getitem__)
     steps = c[1].number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, step=100,
                               help=_("Training steps; the preset's own number is a good start."))
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))
@@ -76,5 +76,5 @@ elif job is not None:
     elif tl is not None:
         st.info(_("Only one snapshot was written before the run stopped; train again to watch the table change."))
 else:
-    st.info(_("Choose a preset and press Train: the micro preset takes about half a minute on two cores, and shows "
-              "its progress as it goes."))
+    st.info(_("Choose a preset and press Train: it shows its progress as it goes. {timing}",
+              timing=ui.grow.preset_timing(DEFAULT_PRESET)))

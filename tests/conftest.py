@@ -12,6 +12,10 @@ import pytest
 _MAP_CACHE = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")
 os.environ["ANDREA_VIZ_CACHE_DIR"] = _MAP_CACHE
 atexit.register(shutil.rmtree, _MAP_CACHE, True)
+# The compiled kernel is built where a test needs it (as a first visit did before the server built it in the
+# background), so that no page test meets a build under way; tests/e2e/test_kernel_build_browser.py checks the
+# background build on a server of its own.
+os.environ["ANDREA_VIZ_KERNEL_BUILD"] = "inline"
 
 import andrea_viz  # noqa: E402 (after the cache folder is chosen)
 

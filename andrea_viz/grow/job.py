@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import QueryError
+from .timing import record_run
 from .trainer import GrowResult, train
 
 
@@ -135,6 +136,9 @@ class GrowJob:
         except Exception as exc:  # an unexpected failure is reported, not lost with the thread
             self.crash = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
         finally:
+            r = self.result
+            if r is not None and r.steps_done == r.steps_planned and self.started_at is not None:
+                record_run(r.preset, time.monotonic() - self.started_at, r.steps_done)  # what Grow's page quotes
             self._ended.set()
             if self._on_done is not None:
                 self._on_done(self)

@@ -52,10 +52,10 @@ class Preset:
 
 
 PRESETS = {
-    "micro": Preset("micro", N_("micro: d = 64, 2 layers, T = 32 (about half a minute)"), d=64, L=2, heads=4,
+    "micro": Preset("micro", N_("micro: d = 64, 2 layers, T = 32"), d=64, L=2, heads=4,
                     T=32, batch=32, steps=600, snapshots=9, lr=3e-3, warmup=30, weight_decay=0.1,
                     max_segments=4_096, sentences=6_000),
-    "small": Preset("small", N_("small: d = 128, 4 layers, T = 64 (a few minutes)"), d=128, L=4, heads=4,
+    "small": Preset("small", N_("small: d = 128, 4 layers, T = 64"), d=128, L=4, heads=4,
                     T=64, batch=32, steps=1_500, snapshots=11, lr=2e-3, warmup=60, weight_decay=0.1,
                     max_segments=8_192, sentences=12_000),
 }

@@ -17,8 +17,10 @@ from ..checkpoints import load_path
 from ..errors import CheckpointError
 from ..grow import pool
 from ..grow.job import GrowJob
+from ..grow import PRESETS
 from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
-from ..i18n import _
+from ..grow.timing import expected_seconds, last_run
+from ..i18n import _, tr
 from ..plots import timeline as plots
 from ..timeline import Snapshot, Timeline
 from . import session_files, state
@@ -61,6 +63,23 @@ def start(**kwargs) -> GrowJob:
     st.session_state[JOB] = j = pool.shared().submit(GrowJob(folder.path / "run", **kwargs))
     session_files.at_session_end(j.cancel)
     return j
+
+
+def preset_timing(preset: str) -> str:
+    """What the preset's run took on this server (its last finished run), or that it has not been timed here."""
+    run = last_run(preset)
+    if run is None:
+        return _("No {preset} run has finished on this server yet, so it gives no time for one.", preset=preset)
+    return _("The last {preset} run on this server took {s:.0f} s for {steps:,} steps (about {per:.2f} s a step).",
+             preset=preset, s=run.seconds, steps=run.steps, per=run.seconds / run.steps)
+
+
+def preset_label(preset: str) -> str:
+    """The preset's shape and, once a run of it has finished here, its measured time for its own steps."""
+    seconds = expected_seconds(preset, PRESETS[preset].steps)
+    if seconds is None:
+        return _("{shape} (not yet timed on this server)", shape=tr(PRESETS[preset].label))
+    return _("{shape} (about {s:.0f} s on this server)", shape=tr(PRESETS[preset].label), s=seconds)
 
 
 def timeline() -> Timeline | None:

@@ -10,6 +10,7 @@ from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
 from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
+from ..handout import PAGES as HANDOUT_PAGES
 from ..handout import handout_html
 from ..i18n import _, language, num, set_language, tex, tr
 from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
@@ -340,8 +341,9 @@ def keyboard() -> None:
 
 
 def handout(lang: str) -> str:
-    """The one-page handout in the reader's language: every step's claim and the lesson's figures. Made when
-    the button is clicked, outside the page's run, so the language is set here again."""
+    """The printable handout in the reader's language (``andrea_viz.handout``): the lesson's figures, the exercise
+    and its answers, every step's claim, the charts. Made when the button is clicked, outside the page's run, so
+    the language is set here again."""
     set_language(lang)
 
     micro, shapes = get_model(trained_of(lang)), get_model(SHAPES)
@@ -358,5 +360,6 @@ def handout_download() -> None:
     lang = language()
     st.download_button(_("Handout"), data=lambda: handout(lang), file_name="andrea-embeddings-handout.html",
                        mime="text/html", key="lesson:handout", on_click="ignore",
-                       help=_("An HTML file: every step's claim and the lesson's figures in this language, to print on one page."),
+                       help=_("An HTML file: every figure of the lesson, the exercise with its worked answers and every step's claim in "
+                              "this language, to print on {pages} A4 pages.", pages=HANDOUT_PAGES),
                        type="tertiary")

@@ -23,6 +23,7 @@ from ..registry import page_of
 from ..sizing import human_bytes
 from . import session_files, state, url
 from .cache import get_model, start_umap_compile
+from .kernel_build import start_kernel_build
 from .nav import sidebar_menu
 from .uploads import user_models
 from .uploads import load_checkpoint
@@ -170,6 +171,7 @@ def page_setup(page_file: str) -> Embeddings:
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=FAVICON, layout="wide")
     session_files.keep_sweeping()
     start_umap_compile()
+    start_kernel_build()
     sidebar_menu()
     model_picker()
     language_picker()
