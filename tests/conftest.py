@@ -20,6 +20,13 @@ os.environ["ANDREA_VIZ_KERNEL_BUILD"] = "inline"
 import andrea_viz  # noqa: E402 (after the cache folder is chosen)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/e2e drives Chromium: marked ``browser``, so ``-m "not browser"`` runs the rest."""
+    for item in items:
+        if "/tests/e2e/" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.browser)
+
+
 @functools.cache
 def _model(name: str):
     return andrea_viz.load(name)
