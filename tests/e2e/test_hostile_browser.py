@@ -142,3 +142,14 @@ def test_an_address_word_that_looks_like_a_link_is_shown_as_text_on_neighbours(p
     assert note.first.locator("a").count() == 0
     assert page.evaluate(OFF_SITE_LINKS) == []
     assert exceptions(page) == []
+
+
+def test_math_in_a_folder_name_in_the_address_is_shown_as_typed_not_as_katex(page, app_url):
+    """The folder messages said {rel!r}, which doubled md()'s backslashes and let $…$ through to KaTeX."""
+    name = "$\\color{red}{RED}$"
+    open_page(page, f"{app_url}/?model={quote('folder:' + name, safe='')}")
+    box = page.locator("[data-testid=stAlertContainer]", has_text="could not be opened")
+    box.first.wait_for(timeout=60_000)
+    assert name in box.first.inner_text()
+    assert box.first.locator(".katex, span[style*=color]").count() == 0
+    assert exceptions(page) == []
