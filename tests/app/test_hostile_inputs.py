@@ -14,7 +14,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 from andrea_viz.registry import available_pages
+from andrea_viz.ui import url
 from tests.checkpoint_files.hostile import EVIL, HOSTILE, hostile_folder
+from tests.unit.test_safe_inputs import hostile_markup
 
 from .conftest import ROOT, no_exception, start_app
 
@@ -33,6 +35,7 @@ def bodies(at) -> list[str]:
 
 def assert_inert(at) -> None:
     for body in bodies(at):
+        assert not hostile_markup(body), (hostile_markup(body), body)  # no autolink literal, link, HTML or math
         html = MD.render(body)
         assert EVIL not in "".join(a for a in html.split('"') if a.startswith("http")), body  # no link or image target
         for tag in ("<a ", "<img", "<iframe", "<object", "<script"):
@@ -122,3 +125,80 @@ def test_a_huge_word_or_id_in_the_address_is_refused_quickly(app):
         at.switch_page("pages/4_Neighbours.py").run()
         no_exception(at)
         assert any("cannot use" in w.value for w in at.warning)
+
+
+# every address value the fuzz tries: NUL, a 300-character name, a path of three 250-character folder names, empty,
+# an unknown keyword, a URL, a bare www. host, an e-mail address, math, a link, HTML
+FUZZ = ["\x00", "n" * 300, "/".join(["f" * 250] * 3), "", "bogus", "https://evil.invalid/x", "www.evil.invalid",
+        "a@evil.invalid", "$\\color{red}{RED}$", "[x](https://evil.invalid)", "<b>x</b>"]
+EVERY_PAGE = ("model", "lang")  # read by page_setup on every page
+READS = {"pages/0_Lesson.py": ("step", "present"), "pages/1_Lookup_table.py": ("word",),
+         "pages/4_Neighbours.py": ("word",), "pages/6_Positions.py": ("word",), "pages/11_Anatomy.py": ("word",),
+         "pages/5_Projection.py": ("method", "dims", "n", "seed", "labels", "renderer")}
+
+
+@pytest.fixture
+def reads(monkeypatch) -> set:
+    """The address names the pages ask for (every read goes through url.read, initial's too)."""
+    seen: set[str] = set()
+    real = url.read
+
+    def recording(name, *args, **kwargs):
+        seen.add(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(url, "read", recording)
+    return seen
+
+
+def fuzz_run(page: str, query: dict[str, str]) -> list[str]:
+    """A fresh session opened at ``query`` (on the home page, which reads model and lang), then on ``page``: no
+    exception, nothing live in any markdown body. Returns the warnings and errors both runs showed."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    for name, value in query.items():
+        at.query_params[name] = value
+    said = []
+    for run in (at.run, lambda: at.switch_page(page).run()) if page != "streamlit_app.py" else (at.run,):
+        run()
+        no_exception(at)
+        assert_inert(at)
+        said += [e.value for e in (*at.warning, *at.error)]
+    return said
+
+
+def test_no_address_code_reads_the_query_string_but_url():
+    """Every read of the address goes through url.read's one rule (writes may go to st.query_params)."""
+    import re
+
+    readers = [f"{p.relative_to(ROOT)}:{i}" for p in [*(ROOT / "pages").glob("*.py"), ROOT / "streamlit_app.py",
+                                                      *(ROOT / "andrea_viz").rglob("*.py")]
+               if p.name != "url.py" for i, line in enumerate(p.read_text().splitlines(), 1)
+               if re.search(r"query_params\.get\(|query_params\[[^]]+\](?!\s*=)|query_params\.to_dict", line)]
+    assert readers == [], readers
+
+
+@pytest.mark.parametrize("i, page", list(enumerate(PAGES)))
+def test_every_address_parameter_of_every_page_fuzzed_at_once(i, page, reads):
+    """One session per page with every parameter it reads set to a hostile value at once (each parameter a
+    different one, rotated by page): no exception, nothing live in any markdown body, a sentence for what was
+    refused, and no name read that the fuzz did not set."""
+    names = EVERY_PAGE + READS.get(page, ())
+    query = {n: FUZZ[(i + j) % len(FUZZ)] for j, n in enumerate(names)}
+    query["model"] = "folder:" + query["model"]
+    said = fuzz_run(page, query)
+    assert reads <= set(names), reads - set(names)
+    assert len(said) >= len(names) - 1, said  # each refused with a sentence (a word may be shown as text instead)
+
+
+@pytest.mark.parametrize("value", FUZZ)
+@pytest.mark.parametrize("page, query", [("streamlit_app.py", {"model": "folder:{}", "lang": "{}"}),
+                                         ("pages/0_Lesson.py", {"model": "{}", "step": "{}", "present": "{}"}),
+                                         ("pages/4_Neighbours.py", {"word": "{}"})])
+def test_each_hostile_value_in_the_address_is_refused_or_shown_as_text(page, query, value):
+    """Every fuzz value in turn in a page's own parameters (``model`` as ``folder:<value>`` and as itself): no
+    exception, nothing live; a value the page cannot use is refused with a sentence."""
+    said = fuzz_run(page, {name: pattern.replace("{}", value) for name, pattern in query.items()})
+    if page != "pages/4_Neighbours.py":  # a word is a word: Neighbours shows it (as text) or says it is unknown
+        assert len(said) >= len(query), said  # one sentence for each value refused

@@ -124,3 +124,32 @@ def test_a_sessions_upload_is_deleted_from_disk_when_the_session_ends(browser, t
             time.sleep(0.2)
         assert not homes[0].exists()
     assert not Path(BASE / str(pid)).exists() or not any((BASE / str(pid)).iterdir())
+
+
+OFF_SITE_LINKS = """() => [...document.querySelectorAll('a[href]')].map(a => a.href)
+  .filter(h => new URL(h, location.href).host !== location.host && h.includes('EVIL'))""".replace("EVIL", EVIL)
+
+
+@pytest.mark.parametrize("word", ["https://evil.invalid/x", "www.evil.invalid", "a@evil.invalid"])
+def test_an_address_word_that_looks_like_a_link_is_shown_as_text_on_neighbours(page, app_url, word):
+    """remark-gfm makes autolink literals of the text after escapes are undone: the note that repeats the word must
+    show it, readable, and no <a> may point off-site."""
+    open_page(page, f"{app_url}/Neighbours?word={quote(word, safe='')}")
+    note = page.locator("[data-testid=stCaptionContainer]", has_text="evil")  # the note that repeats the word
+    note.first.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert word in note.first.inner_text().replace("\u2060", "")  # the word as typed (the joiners are invisible)
+    assert note.first.locator("a").count() == 0
+    assert page.evaluate(OFF_SITE_LINKS) == []
+    assert exceptions(page) == []
+
+
+def test_math_in_a_folder_name_in_the_address_is_shown_as_typed_not_as_katex(page, app_url):
+    """The folder messages said {rel!r}, which doubled md()'s backslashes and let $…$ through to KaTeX."""
+    name = "$\\color{red}{RED}$"
+    open_page(page, f"{app_url}/?model={quote('folder:' + name, safe='')}")
+    box = page.locator("[data-testid=stAlertContainer]", has_text="could not be opened")
+    box.first.wait_for(timeout=60_000)
+    assert name in box.first.inner_text()
+    assert box.first.locator(".katex, span[style*=color]").count() == 0
+    assert exceptions(page) == []
