@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .i18n import Msg
 from .model import Embeddings
 from .os_errors import os_error_msg
 
@@ -242,11 +243,16 @@ def _check_meta(meta, key: str) -> dict:
         if not all(isinstance(k, str) and _scalar(v) for k, v in params.items()):
             raise Refused("its header's note has parameters that are not plain values")
         try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(note["msgid"]) if f is not None]
+            parts = [(f, spec) for _, f, spec, _ in string.Formatter().parse(note["msgid"]) if f is not None]
         except ValueError as e:
             raise Refused(f"its header's note is not a message template ({e})") from None
-        if not all(f.isidentifier() and f in params for f in fields):
+        if not all(f.isidentifier() and f in params and "{" not in (spec or "") for f, spec in parts):
             raise Refused("its header's note names fields that are not its own parameters")
+        try:
+            template = note["msgid"]
+            str(Msg(template, **params))  # drawn on the page later: it must format now
+        except (ValueError, TypeError, KeyError, IndexError) as e:
+            raise Refused(f"its header's note does not format ({e})") from None
     return meta
 
 

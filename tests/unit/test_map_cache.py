@@ -264,6 +264,8 @@ PLANTED = {
     "note a list": lambda p, v: {"meta": {**_meta(p), "note": ["x"]}},
     "note reaching attributes": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{a.__class__}", "params": {"a": 1}}}},
     "note field not given": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{missing}", "params": {}}}},
+    "note that cannot format": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{a:,}", "params": {"a": "x"}}}},
+    "note with a nested field": lambda p, v: {"meta": {**_meta(p), "note": {"msgid": "{a:{b.real}}", "params": {"a": 1, "b": 2}}}},
     "missing trust_mean": lambda p, v: {"meta": {k: x for k, x in _meta(p).items() if k != "trust_mean"}},
     "missing seconds": lambda p, v: {"meta": {k: x for k, x in _meta(p).items() if k != "seconds"}},
     "meta not JSON": lambda p, v: {"meta": "{'key': not json"},
