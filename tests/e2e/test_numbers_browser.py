@@ -1,0 +1,37 @@
+"""Numbers in Debian Chromium in Dutch: a fractional slider's own value (the thumb and its ends) written with a
+decimal comma, the tick labels of the Positions page's log axis written by the formatter, and no status box
+icon drawn from a colour emoji font."""
+
+import re
+
+from .conftest import exceptions, open_page, screenshot, wait_idle
+
+
+def test_dot_products_slider_values_in_dutch(page, app_url):
+    open_page(page, f"{app_url}/Dot_products?lang=nl")
+    length = page.locator("[data-testid='stSlider']", has_text="|u|")
+    thumb = length.get_by_role("slider")
+    thumb.wait_for(timeout=30_000)
+    assert length.locator("[data-testid='stSliderThumbValue']").inner_text() == "1,0"
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    length.locator("[data-testid='stSliderThumbValue']", has_text="1,1").wait_for(timeout=30_000)  # the moved value
+    ends = length.locator("[data-testid='stSliderTickBar']").inner_text().split()
+    assert ends == ["0,1", "2,0"], ends
+    quiz = page.locator("[data-testid='stSlider']", has_text="/")
+    values = quiz.locator("[data-testid='stSliderThumbValue']").all_inner_texts()
+    assert values and all(v == "0,50" for v in values), values
+    assert exceptions(page) == []
+    screenshot(page, "dot_products_sliders_nl")
+
+
+def test_positions_log_axis_and_rope_in_dutch(page, app_url):
+    open_page(page, f"{app_url}/Positions?lang=nl")
+    chart = page.locator("[data-testid='stPlotlyChart']", has_text="‖position_embedding[t]‖")
+    chart.locator(".ytick text").first.wait_for(timeout=60_000)
+    ticks = chart.locator(".ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
+    assert ticks and all(re.fullmatch(r"\d+(,\d+)?|\d{1,3}(\.\d{3})+", t) for t in ticks), ticks
+    values = [float(t.replace(".", "").replace(",", ".")) for t in ticks]  # read the Dutch way
+    assert values == sorted(set(values)), ticks  # up the axis, each label its own value: never 0,1 … "2", "5" … 1
+    assert exceptions(page) == []
