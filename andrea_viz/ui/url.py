@@ -74,7 +74,7 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
 def refused(name: str, raw: str) -> None:
     """Say that an address value was not used (the page goes on with its default)."""
     st.warning(_("The address gives {name}={value}, which this page cannot use; it shows its default instead.",
-                 name=md(name), value=md(raw, limit=40)), icon="⚠️")
+                 name=md(name), value=md(raw, limit=40)), icon=":material/warning:")
 
 
 def keep(**values: Any) -> None:
