@@ -3,6 +3,8 @@ for the model the step names (andrea_viz.lesson). Every number is computed here 
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from .. import lexicon
@@ -106,7 +108,8 @@ def floats() -> None:
         c3.dataframe(localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
                                  _("cosine after training"): round(c.after, 3)} for c in changes]),
                      hide_index=True, width="stretch" if presenting() else "content")
-        said = " ".join(tr(c.verdict, escape=md) for c in changes if not c.related)
+        said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
+                                [tr(c.verdict, escape=md) for c in changes if not c.related])
         c3.markdown(said if presenting() else "**" + _("The unrelated pairs over training:") + "** " + said)
     if presenting():  # the histograms' titles give both standard deviations
         return
