@@ -218,20 +218,16 @@ class PairChange:
     @property
     def verdict(self) -> Msg:
         """What the pair did, said as it is (the words "far apart" only when the cosine ends near 0 or below)."""
-        moved = (Msg("moved closer in training") if self.after > self.before else Msg("moved apart in training"))
-        if not self.related:
-            if abs(self.after) <= NEAR_RIGHT_ANGLE:
-                return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}, and ends nearly at a right angle: far "
-                           "apart, as the lesson says.", a=self.a, b=self.b, before=self.before, after=self.after,
-                           moved=moved)
-            if self.after < -NEAR_RIGHT_ANGLE:
-                return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: they end pointing away from each other.",
-                           a=self.a, b=self.b, before=self.before, after=self.after, moved=moved)
-            return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: this small model does not put them far apart, "
-                       "although the lesson says unrelated words end far apart.", a=self.a, b=self.b,
-                       before=self.before, after=self.after, moved=moved)
-        return Msg("{a} / {b}: cosine {before:+.3f} → {after:+.3f}, {moved}.", a=self.a, b=self.b, before=self.before,
-                   after=self.after, moved=moved)
+        moved = Msg("moved closer") if self.after > self.before else Msg("moved apart")
+        values = {"a": self.a, "b": self.b, "before": self.before, "after": self.after, "moved": moved}
+        if self.related:
+            return Msg("{a} / {b}: cosine {before:+.3f} → {after:+.3f}, {moved}.", **values)
+        if abs(self.after) <= NEAR_RIGHT_ANGLE:
+            return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: nearly at a right angle, far apart as the "
+                       "lesson says.", **values)
+        if self.after < -NEAR_RIGHT_ANGLE:
+            return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: pointing away from each other.", **values)
+        return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: not far apart on this small model.", **values)
 
 
 def _pair_cos(u: np.ndarray, v: np.ndarray) -> float:

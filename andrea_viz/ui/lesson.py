@@ -3,6 +3,8 @@ for the model the step names (andrea_viz.lesson). Every number is computed here 
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from .. import lexicon
@@ -107,8 +109,9 @@ def floats() -> None:
         c3.dataframe(localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
                                  _("cosine after training"): round(c.after, 3)} for c in changes]),
                      hide_index=True, width="stretch" if presenting() else "content")
-        c3.markdown("**" + _("The unrelated pairs over training:") + "** " + " ".join(
-            tr(c.verdict, escape=md) for c in changes if not c.related))
+        said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
+                                [tr(c.verdict, escape=md) for c in changes if not c.related])
+        c3.markdown(said if presenting() else "**" + _("The unrelated pairs over training:") + "** " + said)
     if presenting():  # the histograms' titles give both standard deviations
         return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
@@ -146,9 +149,9 @@ def dot_product() -> None:
         cat = resolve(emb, lesson_word(emb, "cat"))
         for other in ("dog", "tuesday"):
             q = resolve(emb, lesson_word(emb, other))
-            rows.append({_("model on screen"): model_label(name), _("pair"): f"{cat.text} / {q.text}",
-                         "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),
-                         _("dot product u·v"): round(dot(cat.vector, q.vector), 3),
+            rows.append({_("model on screen"): name, _("pair"): f"{cat.text} / {q.text}",  # names: narrow enough to
+                         "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),  # show every column
+                         "u·v": round(dot(cat.vector, q.vector), 3),
                          _("cosine"): round(cosine(cat.vector, q.vector), 3)})
     c2.dataframe(localized(rows), hide_index=True, width="stretch")  # beside the arrows: one screen in presenter mode
     c2.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
