@@ -5,7 +5,9 @@ Method choices (``python -m andrea_viz bench-geometry`` prints today's times and
 openTSNE's Barnes-Hut with exact affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy)
 and the FFT gradient; UMAP is umap-learn on the cosine metric with 120 epochs from a PCA start, which keeps
 about the trustworthiness of its default 200 epochs in clearly less time once numba has compiled. With a
-seed, umap-learn runs single-threaded, which makes it reproducible.
+seed, umap-learn runs single-threaded, which makes it reproducible. A UMAP map of more than
+``map_process.CHILD_ABOVE`` points is laid out in a child process, one at a time per server (``map_process``), so
+that umap-learn's epochs never hold the server's interpreter lock.
 """
 
 from __future__ import annotations
