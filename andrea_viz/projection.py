@@ -5,7 +5,9 @@ Method choices (``python -m andrea_viz bench-geometry`` prints today's times and
 openTSNE's Barnes-Hut with exact affinities up to TSNE_EXACT_MAX points, then approximate neighbours (Annoy)
 and the FFT gradient; UMAP is umap-learn on the cosine metric with 120 epochs from a PCA start, which keeps
 about the trustworthiness of its default 200 epochs in clearly less time once numba has compiled. With a
-seed, umap-learn runs single-threaded, which makes it reproducible.
+seed, umap-learn runs single-threaded, which makes it reproducible. A UMAP map of more than
+``map_process.CHILD_ABOVE`` points is laid out in a child process, one at a time per server (``map_process``), so
+that umap-learn's epochs never hold the server's interpreter lock.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .i18n import N_, Msg, tr
 from .knn import cell_knn_graph, knn_graph
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings, f32
-from . import umap_compile
+from . import map_process, umap_compile
 
 WORD_GROUPS: dict[str, list[str]] = {
     "animals": ["cat", "dog", "horse", "cow", "pig", "sheep", "lion", "tiger", "bear", "wolf", "fox", "rabbit",
@@ -336,14 +338,18 @@ class _UmapProgress:
         pass
 
 
-def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Projection:
+def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None,
+             in_child: bool | None = None) -> Projection:
     """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible); up to
     UMAP_PCA_FIRST points on the exact neighbour graph (``knn.knn_graph``), above on the approximate one
     (``knn.cell_knn_graph``) over the first PCA_INPUT_DIMS principal components (as t-SNE always is); umap-learn's
     own search (pynndescent's NN-descent) is never used. ``progress(fraction, text)``: the stages, the graph's
-    blocks, then every epoch."""
-    import warnings
+    blocks, then every epoch.
 
+    Above ``map_process.CHILD_ABOVE`` points (``in_child`` None), or when ``in_child`` says so, the layout runs in a
+    child process, one at a time per server (``map_process``): umap-learn's epochs hold the interpreter's lock, which
+    in the server stalls every other page. The PCA first (BLAS, which lets go of the lock) stays here, so the child
+    gets at most PCA_INPUT_DIMS columns of a large table."""
     n = X.shape[0]
     if n <= UMAP_NEIGHBOURS:
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
@@ -353,35 +359,17 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                                                                            "background: once per machine"))) \
             and not umap_is_warm():
         report(0.02, Msg("compiling UMAP's numba code: once per machine"))
-    umap_compile.enable_disk_cache()  # after the server's compiling process ended: its code is on disk now
-    import umap
-
     n_dims = X.shape[1]
     if n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS:
         report(0.03, Msg("PCA to {k} dimensions first", k=PCA_INPUT_DIMS))
         X = pca_fit_sampled(X, PCA_INPUT_DIMS, seed=seed,
                             progress=lambda f: report(0.03 + 0.07 * f, Msg("PCA to {k} dimensions first",
                                                                            k=PCA_INPUT_DIMS)))
-    report(0.1, Msg("nearest neighbours in the full space"))
     exact = n <= UMAP_PCA_FIRST
-    graph = {}
-    if exact and n >= UMAP_ALL_DISTANCES_BELOW:  # below, umap-learn computes every distance itself
-        graph["precomputed_knn"] = knn_graph(
-            X, UMAP_NEIGHBOURS, progress=lambda f: report((1 + 2 * f) / 10, Msg("nearest neighbours in the full space "
-                                                                               "(exact): {f:.0%}", f=f)))
-    elif n >= UMAP_ALL_DISTANCES_BELOW:
-        graph["precomputed_knn"] = cell_knn_graph(
-            X, UMAP_NEIGHBOURS, seed=seed, progress=lambda f: report((1 + 2 * f) / 10, Msg(
-                "nearest neighbours (approximate, cell by cell): {f:.0%}", f=f)))
-    with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
-        warnings.simplefilter("ignore")
-        sink = _UmapProgress(report)
-        model = umap.UMAP(n_components=dims, metric="cosine", n_neighbors=UMAP_NEIGHBOURS, n_epochs=UMAP_EPOCHS,
-                          init="pca", random_state=seed, verbose=progress is not None,
-                          tqdm_kwds={"file": sink, "mininterval": 0.25}, **graph)
-        with contextlib.redirect_stdout(sink):  # verbose prints: epoch counts, read for progress
-            coords = model.fit_transform(X)
-    umap_compile.compiled_now()
+    if map_process.CHILD_ABOVE < n if in_child is None else in_child:
+        coords = map_process.layout_in_child(X, dims, seed, exact, report)
+    else:
+        coords = umap_layout(X, dims, seed, report, exact)
     report(1.0, Msg("done"))
     if exact:
         note = Msg("umap-learn, cosine metric, {k} neighbours found exactly, {epochs} epochs from a PCA start, seed "
@@ -397,6 +385,37 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                    d=X.shape[1], rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
                    epochs=UMAP_EPOCHS, seed=seed)
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
+
+
+def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Msg], None], exact: bool) -> np.ndarray:
+    """UMAP's part of ``umap_map`` (in the server, or in its child process): the neighbour graph (``exact``: every
+    cosine, else cell by cell), then umap-learn's fuzzy graph and layout. Returns (N, dims) coordinates."""
+    import warnings
+
+    n = X.shape[0]
+    umap_compile.enable_disk_cache()  # after the server's compiling process ended: its code is on disk now
+    import umap
+
+    report(0.1, Msg("nearest neighbours in the full space"))
+    graph = {}
+    if exact and n >= UMAP_ALL_DISTANCES_BELOW:  # below, umap-learn computes every distance itself
+        graph["precomputed_knn"] = knn_graph(
+            X, UMAP_NEIGHBOURS, progress=lambda f: report((1 + 2 * f) / 10, Msg("nearest neighbours in the full space "
+                                                                               "(exact): {f:.0%}", f=f)))
+    elif n >= UMAP_ALL_DISTANCES_BELOW:
+        graph["precomputed_knn"] = cell_knn_graph(
+            X, UMAP_NEIGHBOURS, seed=seed, progress=lambda f: report((1 + 2 * f) / 10, Msg(
+                "nearest neighbours (approximate, cell by cell): {f:.0%}", f=f)))
+    with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
+        warnings.simplefilter("ignore")
+        sink = _UmapProgress(report)
+        model = umap.UMAP(n_components=dims, metric="cosine", n_neighbors=UMAP_NEIGHBOURS, n_epochs=UMAP_EPOCHS,
+                          init="pca", random_state=seed, verbose=True,
+                          tqdm_kwds={"file": sink, "mininterval": 0.25}, **graph)
+        with contextlib.redirect_stdout(sink):  # verbose prints: epoch counts, read for progress
+            coords = model.fit_transform(X)
+    umap_compile.compiled_now()
+    return np.asarray(coords, dtype=np.float32)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .children import reap_when_done
 from .knn import knn_graph
 from .map_cache import cache_dir
 
@@ -262,6 +263,7 @@ def start_compile_process() -> subprocess.Popen | None:
         if numba_folder() is None or compiled_on_disk():
             return None
         _state["process"] = _spawn()
+        reap_when_done(_state["process"], "andrea-umap-compile-reaper")  # waited for when it ends: no <defunct> left
         atexit.register(_stop, _state["process"])  # a server that stops takes its compile with it (the next restarts it)
         return _state["process"]
 

@@ -8,7 +8,7 @@ from andrea_viz.family import BYTE_TOKENS, count_params
 from andrea_viz.grow import DEFAULT_PRESET, PRESETS, corpus_text
 from andrea_viz.grow.corpus import CLASS_LABELS, word_in
 from andrea_viz.words import corpus_classes
-from andrea_viz.i18n import _, language
+from andrea_viz.i18n import _, language, tr
 from andrea_viz.plots.timeline import loss_curve
 
 emb = ui.page_setup(__file__)
@@ -50,16 +50,10 @@ elif job is not None and job.running:
 elif job is not None and job.left:
     st.info(_("You left the queue; press Train to queue again."))
 elif job is not None:
-    if job.error is not None:
-        ui.show_error(job.error)
-    elif job.crash is not None:
-        st.error(_("Training failed: {reason}", reason=job.crash), icon=":material/warning:")
     info = ui.grow.manifest()
     tl = ui.grow.timeline()
-    if info and not info.get("finished"):
-        st.warning(_("Training stopped at step {done:,} of {planned:,}; the {n} snapshots written so far are kept.",
-                     done=info.get("steps_done", 0), planned=info.get("steps_planned", 0),
-                     n=len(info.get("snapshots", []))), icon=":material/stop_circle:")
+    ui.grow.run_ended()
+    ui.grow.how_it_ended(job, info)
     if info.get("losses"):
         cfg = info["config"]
         total = count_params(cfg["vocab_size"], cfg["d_model"], cfg["context"], cfg["layers"]).total
@@ -76,5 +70,8 @@ elif job is not None:
     elif tl is not None:
         st.info(_("Only one snapshot was written before the run stopped; train again to watch the table change."))
 else:
+    lost = ui.grow.lost_to_restart()
+    if lost is not None:
+        st.warning(tr(lost), icon=":material/restart_alt:")
     st.info(_("Choose a preset and press Train: it shows its progress as it goes. {timing}",
               timing=ui.grow.preset_timing(DEFAULT_PRESET)))

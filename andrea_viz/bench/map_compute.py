@@ -9,6 +9,11 @@ and cached, each run a fresh ``python -m andrea_viz project … --method umap --
 The progress lines each run prints (stderr) are timed as they come: the fewest moves of the bar in a run that
 computes, and the longest it stood still (from the start, between moves, to the end).
 
+The lock probe: the same whole-table map computed in the bench's own process through ``project_model`` (the server's
+path; above ``map_process.CHILD_ABOVE`` points its layout runs in a child process) while a thread of that process
+sleeps 10 ms again and again: the longest it took to wake is the longest stall every other page of a server would
+have seen (umap-learn's epochs in the server held the lock 1-4.7 s each on the 128k table).
+
 Trustworthiness (scikit-learn's, 10 neighbours, cosine in d dimensions) is scored on a seeded 5,000-row sample of
 each map. The 128k table is made by the command (seeded) as a safetensors file in a temporary folder.
 """
@@ -21,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -117,6 +123,53 @@ def measure_maps(source: str, repeats: int, work: Path) -> dict:
             "moves": min(moved)}
 
 
+class GilProbe:
+    """A thread that sleeps 10 ms again and again and keeps the longest time it took to wake (``longest``, seconds):
+    while another thread holds the interpreter's lock it cannot wake. Use as a context manager."""
+
+    def __init__(self, nap: float = 0.01):
+        self.nap, self.longest, self.wakes = nap, 0.0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gil-probe", daemon=True)
+
+    def _run(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(self.nap)
+            now = time.perf_counter()
+            self.longest, self.wakes, last = max(self.longest, now - last), self.wakes + 1, now
+
+    def __enter__(self) -> GilProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def lock_stall(source: str, cache: Path) -> tuple[float, float]:
+    """(seconds, the longest stall of this process's interpreter lock) of the whole-table UMAP map of ``source``
+    computed here through ``project_model`` (the map cache in ``cache``, its maps removed first: computed, not read)."""
+    from ..projection import project_model  # scikit-learn and umap-learn behind it: loaded only to probe
+
+    for p in cache.glob("map-*.npz"):
+        p.unlink()
+    before = os.environ.get("ANDREA_VIZ_CACHE_DIR")
+    os.environ["ANDREA_VIZ_CACHE_DIR"] = str(cache)
+    try:
+        emb = load(source)
+        t = time.perf_counter()
+        with GilProbe() as probe:
+            project_model(emb, "umap", n="all")
+        return time.perf_counter() - t, probe.longest
+    finally:
+        if before is None:
+            os.environ.pop("ANDREA_VIZ_CACHE_DIR", None)
+        else:
+            os.environ["ANDREA_VIZ_CACHE_DIR"] = before
+
+
 def run(repeats: int = 1, big: bool = True) -> list[dict]:
     """Measure and print the table; returns one row per table."""
     rows = []
@@ -140,4 +193,10 @@ def run(repeats: int = 1, big: bool = True) -> list[dict]:
             print(f"| {label} | {med['cold']:.1f} s | {med['first']:.1f} s | {med['code cached']:.1f} s | "
                   f"{med['map cached']:.2f} s | {med['cold'] / med['map cached']:.0f}× | {m['trustworthiness']:.3f} | "
                   f"{m['moves']} moves, {m['still']:.1f} s |", flush=True)
+        print("\n| table | map through project_model in this process | longest stall of its interpreter lock |")
+        print("|---|---|---|")
+        for source, label in sources:
+            seconds, stall = lock_stall(source, work / "cache")
+            rows[[r["table"] for r in rows].index(label)]["lock stall"] = stall
+            print(f"| {label} | {seconds:.1f} s | {stall:.2f} s |", flush=True)
     return rows

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..children import killed_by, reap
 from ..errors import QueryError
 from .timing import record_run
+from .snapshots import list_snapshots
 from .trainer import GrowResult, train
 
 
@@ -56,6 +58,8 @@ class GrowJob:
         self.started_at: float | None = None
         self.left = False  # taken out of the queue before it ran
         self.limits: dict | None = None  # the torch threads and niceness the training ran under, as it reported them
+        self.exitcode: int | None = None  # the training process's, once it was reaped
+        self.killed: str | None = None  # the signal that ended it without a word (SIGKILL: out of memory, kill -9)
         self._stop = threading.Event()
         self._ended = threading.Event()
         self._lock = threading.Lock()
@@ -121,10 +125,8 @@ class GrowJob:
                     raise ChildCrash(payload)
         finally:
             stop.set()
-            child.join(10)
-            if child.is_alive():
-                child.kill()
             recv.close()
+            self.exitcode = reap(child)  # waited for however it ended: no <defunct> process left behind
 
     def _run(self) -> None:
         try:
@@ -133,6 +135,7 @@ class GrowJob:
             self.error = exc
         except ChildCrash as exc:
             self.crash = str(exc)
+            self.killed = killed_by(self.exitcode)
         except Exception as exc:  # an unexpected failure is reported, not lost with the thread
             self.crash = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
         finally:
@@ -178,6 +181,11 @@ class GrowJob:
         """A copy of the progress, safe to draw while the thread goes on."""
         with self._lock:
             return Progress(self.progress.step, self.progress.steps, list(self.progress.losses))
+
+    def last_snapshot(self) -> int | None:
+        """The step of the last snapshot written to the run's folder (the last one kept), or None when there is none."""
+        steps = [step for step, _ in list_snapshots(self.folder)] if self.folder.is_dir() else []
+        return max(steps) if steps else None
 
     def wait(self, timeout: float | None = None) -> bool:
         """Until the job has ended (run to its end, stopped, or left the queue); False at the timeout."""

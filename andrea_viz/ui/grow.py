@@ -4,12 +4,25 @@ and Explore (a copy of the chosen snapshot that stays until another is explored)
 Trainings run in the server's pool (``grow.pool.shared()``): a press of Train may wait in its queue, and the page
 shows how many are ahead. Folders are the session's own (``session_files``): removed when a new run replaces them, and when the session
 ends, after its running training is cancelled.
+
+A server that restarts loses every session and their folders (``session_files`` removes those of a server that is no
+longer running). So that a learner whose run was lost is told, each run has an id in the page's address
+(``?grow_run=…``) and a small record in a folder that outlives the server (RECORDS, under the temporary folder):
+which server process ran it, and whether it had ended. A page that arrives with an id whose record names another
+server process, and has no run of its own, says the run is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
 import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
 
 import streamlit as st
 
@@ -20,10 +33,10 @@ from ..grow.job import GrowJob
 from ..grow import PRESETS
 from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
 from ..grow.timing import expected_seconds, last_run
-from ..i18n import _, tr
+from ..i18n import Msg, _, tr
 from ..plots import timeline as plots
 from ..timeline import Snapshot, Timeline
-from . import session_files, state
+from . import session_files, state, url
 from .errors import show_error
 from .fragments import fragment
 from .uploads import user_models
@@ -33,6 +46,12 @@ JOB, RUN, EXPLORED, TIMELINE = "grow:job", "grow:run", "grow:explored", "grow:ti
 POLL_SECONDS = float(os.environ.get("ANDREA_VIZ_POLL_SECONDS", "2"))
 # a training that waits longer than this in the queue says so (and can always be left)
 QUEUE_LIMIT_SECONDS = float(os.environ.get("ANDREA_VIZ_QUEUE_LIMIT_SECONDS", "300"))
+RUN_PARAM = "grow_run"  # the address's name for this session's run id
+RUN_ID = re.compile(r"[0-9a-f]{32}")
+RECORDS = Path(tempfile.gettempdir()) / "andrea_viz_runs"  # one small JSON per run; outlives a server restart
+RECORD_DAYS = 7  # records older than this are removed when a new run is recorded
+SERVER = uuid.uuid4().hex  # this server process: a record naming another one was written before a restart
+LOST = "grow:lost"  # session_state: what this session's address said of a run lost to a restart (or None)
 
 
 class SessionFolder:
@@ -62,6 +81,7 @@ def start(**kwargs) -> GrowJob:
     st.session_state[RUN] = folder
     st.session_state[JOB] = j = pool.shared().submit(GrowJob(folder.path / "run", **kwargs))
     session_files.at_session_end(j.cancel)
+    _record_run()
     return j
 
 
@@ -80,6 +100,119 @@ def preset_label(preset: str) -> str:
     if seconds is None:
         return _("{shape} (not yet timed on this server)", shape=tr(PRESETS[preset].label))
     return _("{shape} (about {s:.0f} s on this server)", shape=tr(PRESETS[preset].label), s=seconds)
+
+
+def _record_file(run_id: str) -> Path:
+    return RECORDS / f"{run_id}.json"
+
+
+def _private_records() -> bool:
+    """RECORDS exists (made 0700 if missing), belongs to this user and nobody else may write it."""
+    try:
+        RECORDS.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = RECORDS.stat()
+    except OSError:
+        return False
+    return (not hasattr(os, "getuid") or info.st_uid == os.getuid()) and not info.st_mode & 0o022
+
+
+def _write_record(run_id: str, ended: bool) -> None:
+    if not _private_records():
+        return
+    with contextlib.suppress(OSError):
+        fd, tmp = tempfile.mkstemp(prefix=".run-", dir=RECORDS)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"server": SERVER, "ended": ended, "at": time.time()}, f)
+        os.replace(tmp, _record_file(run_id))
+
+
+def _read_record(run_id: str) -> dict | None:
+    if not RUN_ID.fullmatch(run_id) or not _private_records():
+        return None
+    try:
+        with open(_record_file(run_id), encoding="utf-8") as f:
+            record = json.loads(f.read(4096))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _forget_record(run_id: str | None) -> None:
+    if run_id and RUN_ID.fullmatch(run_id):
+        with contextlib.suppress(OSError):
+            _record_file(run_id).unlink()
+
+
+def _prune_records() -> None:
+    old = time.time() - RECORD_DAYS * 86_400
+    for p in RECORDS.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if p.stat().st_mtime < old:
+                p.unlink()
+
+
+def _record_run() -> None:
+    """A new run: its id in the address and its record on disk (the last run's record removed); the record goes when
+    the session ends."""
+    _forget_record(st.query_params.get(RUN_PARAM))
+    run_id = uuid.uuid4().hex
+    _write_record(run_id, ended=False)
+    with contextlib.suppress(OSError):
+        _prune_records()
+    url.keep(**{RUN_PARAM: run_id})
+    st.session_state[LOST] = None
+    session_files.at_session_end(lambda: _forget_record(run_id))
+
+
+def run_ended() -> None:
+    """This session's run has ended (finished, stopped or failed): its record says so, once."""
+    run_id = st.query_params.get(RUN_PARAM)
+    record = _read_record(run_id) if run_id else None
+    if record is not None and record.get("server") == SERVER and not record.get("ended"):
+        _write_record(run_id, ended=True)
+
+
+def lost_to_restart() -> Msg | None:
+    """When this session has no run and its address names one that a server process before this one ran: the sentence
+    that says it was lost with the restart, and how to go on; else None."""
+    if job() is not None:
+        return None
+    if LOST not in st.session_state:
+        run_id = st.query_params.get(RUN_PARAM)
+        record = _read_record(run_id) if run_id else None
+        lost = None
+        if record is not None and record.get("server") != SERVER:
+            lost = (Msg("The training you ran here had ended, but the server has restarted since and its snapshots "
+                        "are gone. Train it again to explore them.") if record.get("ended") else
+                    Msg("The training you started was stopped when the server restarted; its snapshots are gone. "
+                        "Start it again."))
+        st.session_state[LOST] = lost
+    return st.session_state[LOST]
+
+
+def how_it_ended(j: GrowJob, info: dict) -> None:
+    """What became of an ended run, in sentences: its library error, a process the system killed (the step it reached
+    and the last snapshot kept), another failure, or a stop before the end (the step reached and the last snapshot
+    kept)."""
+    reached, kept = j.snapshot().step, j.last_snapshot()
+    if j.error is not None:
+        show_error(j.error)
+    elif j.killed is not None:
+        st.error(_("The training was stopped by the system (out of memory or killed) at step {step:,}; the last "
+                   "snapshot kept is step {kept:,}.", step=reached, kept=kept) if kept is not None else
+                 _("The training was stopped by the system (out of memory or killed) at step {step:,}, before its "
+                   "first snapshot: nothing was kept.", step=reached), icon=":material/warning:")
+        return
+    elif j.crash is not None:
+        st.error(_("Training failed: {reason}", reason=j.crash), icon=":material/warning:")
+    if info and not info.get("finished"):
+        done = max(int(info.get("steps_done", 0)), reached)
+        planned = info.get("steps_planned", 0)
+        st.warning(_("Training stopped at step {done:,} of {planned:,}; the last snapshot kept is step {kept:,} "
+                     "({n:,} snapshots kept in all).", done=done, planned=planned, kept=kept,
+                     n=len(info.get("snapshots", []))) if kept is not None else
+                   _("Training stopped at step {done:,} of {planned:,}, before its first snapshot: nothing was kept.",
+                     done=done, planned=planned), icon=":material/stop_circle:")
 
 
 def timeline() -> Timeline | None:

@@ -164,3 +164,44 @@ def test_the_pool_size_and_threads_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("ANDREA_VIZ_MAX_TRAININGS", "0")
     assert TrainingPool().size == 1
     assert pool.shared() is pool.shared()
+
+
+def zombies() -> list:
+    import psutil
+
+    out = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                out.append(child.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_a_finished_training_leaves_no_zombie_process(tmp_path):
+    job = TrainingPool(size=1, threads=1).submit(GrowJob(tmp_path / "run", steps=3, seed=1, snapshot_at=[0, 3]))
+    assert job.wait(120) and not (job.error or job.crash)
+    assert zombies() == []  # the training process was waited for when it ended
+    assert job.exitcode == 0 and job.killed is None
+
+
+def test_a_training_killed_by_the_system_says_the_step_it_reached_and_the_last_snapshot_kept(tmp_path):
+    import signal
+
+    import psutil
+
+    job = TrainingPool(size=1, threads=1).submit(GrowJob(tmp_path / "run", steps=5000, seed=1, snapshot_at=[0, 5, 5000]))
+    try:
+        assert until(lambda: job.snapshot().step >= 8, timeout=180)  # past the snapshot of step 5
+        children = [c for c in psutil.Process().children() if c.status() != psutil.STATUS_ZOMBIE
+                    and "spawn_main" in " ".join(c.cmdline())]
+        assert len(children) == 1
+        os.kill(children[0].pid, signal.SIGKILL)  # as the kernel's out-of-memory killer does
+        assert job.wait(60)
+    finally:
+        job.cancel()
+        job.wait(60)
+    assert job.exitcode == -9 and job.killed == "SIGKILL" and job.result is None
+    assert job.last_snapshot() == 5 and job.snapshot().step >= 8
+    assert zombies() == []
