@@ -6,6 +6,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.i18n import _, tr
 from andrea_viz.lesson import STEPS, params, why
+from andrea_viz.ui import presenter
 from andrea_viz.ui.lesson import PRESENT, handout_download, keyboard, presenter_style, reset_quiz, step_models
 
 STEP = "lesson:step"
@@ -58,7 +59,8 @@ nav = st.container(horizontal=True, vertical_alignment="center")
 nav.button(_("← Back"), on_click=go, args=(-1,), disabled=k == 1, key="lesson:back", width="content")
 st.session_state["lesson:menu"] = k
 nav.selectbox(_("Step"), range(1, N + 1), key="lesson:menu", on_change=from_menu, label_visibility="collapsed",
-              format_func={i: f"{i}. {tr(s.title)}" for i, s in enumerate(STEPS, 1)}.__getitem__, width=320)
+              format_func={i: f"{i}. {tr(s.title)}" for i, s in enumerate(STEPS, 1)}.__getitem__,
+              width=presenter.MENU_WIDTH[present])
 nav.button(_("Next →"), on_click=go, args=(1,), disabled=k == N, key="lesson:next", type="primary", width="content")
 nav.toggle(_("Presenter mode"), key=PRESENT, help=_("For a projector: one heading, larger type, ← and → keys."))
 if nav.button(_("Reset this lesson"), key="lesson:reset", width="content", type="tertiary"):
@@ -67,7 +69,13 @@ with nav:
     handout_download()
 keyboard()
 
-st.header(f"{k}. {tr(step.title)}" if present else tr(step.title))
+if present:  # the heading's line holds the language picker (the sidebar's is hidden), taking no line of its own
+    head = st.container(horizontal=True, vertical_alignment="center", gap="medium", key="lesson-head")
+    head.header(f"{k}. {tr(step.title)}", width="stretch")
+    with head:
+        presenter.language_on_screen()
+else:
+    st.header(tr(step.title))
 st.markdown(_(step.text, **params()))
 st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step_models(step)))
 ui.lesson.DRAW[step.key]()

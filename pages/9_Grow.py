@@ -28,7 +28,7 @@ with st.form("grow:form"):
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))
     source = c[3].radio(_("Corpus"), ["generated", "upload"], format_func={"generated": _("generated (word classes)"),
                                                                             "upload": _("my own .txt")}.get)
-    upload = st.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow:corpus",
+    upload = ui.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow:corpus",
                               help=_("Used when the corpus is “my own .txt”. Its words are segmented by Harris's "
                                      "successor variety; its most frequent words are followed below."))
     submitted = st.form_submit_button(_("Train"), type="primary")

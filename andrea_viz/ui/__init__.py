@@ -10,12 +10,13 @@ from .models import current_model, model_card, model_label, offer_trained_exampl
 from .report import checkpoint_report
 from .tables import localized
 from .timeline import timeline_view
+from .uploader_text import file_uploader
 from .widgets import MAX_TEXT_CHARS, number_slider, token_chips, token_picker
 
 frame_guard.install()  # every response from now on says that only the app may frame it (frame_guard's docstring)
 
 __all__ = ["cached", "cached_with_progress", "checkpoint_report", "compare", "current_model", "exercise",
-           "explain_errors", "figure", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "nav",
+           "explain_errors", "figure", "file_uploader", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "nav",
            "offer_trained_example", "page_setup", "remember", "show_error", "state", "timeline_view", "token_picker", "token_chips", "MAX_TEXT_CHARS",
            "number_slider",
            "tr", "uploads", "url"]

@@ -13,6 +13,7 @@ from ..safe_text import in_code
 from . import uploads
 from .errors import show_error
 from .models import model_label, model_options
+from .uploader_text import file_uploader
 from .cache import get_model
 
 
@@ -29,8 +30,8 @@ def pick(side: str, default: str) -> Embeddings | None:
                                   label_visibility="collapsed")
             return uploads.user_models()[choice] if choice in uploads.user_models() else get_model(choice)
         if source == "upload":
-            ups = st.file_uploader(_("Checkpoint for {side} (with its config JSON or tokenizer, if it has them)",
-                                     side=side), key=f"cmp:{side}:file", accept_multiple_files=True)
+            ups = file_uploader(_("Checkpoint for {side} (with its config JSON or tokenizer, if it has them)",
+                               side=side), key=f"cmp:{side}:file", accept_multiple_files=True)
             slot = f"compare:{side}"
             names = tuple(sorted((u.name, u.size) for u in ups))
             if ups and st.session_state.get(f"cmp:{side}:name") != names:

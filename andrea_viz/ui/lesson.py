@@ -315,6 +315,7 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], hea
 [data-testid="stMainBlockContainer"] h2 { padding: 0.2rem 0 0.2rem 0; font-size: 1.6rem; }
 [data-testid="stMarkdownContainer"] p { margin-bottom: 0.3rem; }
 [data-testid="stVerticalBlock"] { gap: 0.45rem; }
+.st-key-lesson-head { margin: -0.3rem 0; }
 </style>"""
 
 KEYS_JS = """<script>

@@ -19,6 +19,7 @@ from ..safe_text import md
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
 from . import session_files, state
 from .errors import show_error
+from .uploader_text import file_uploader
 
 UPLOAD_ERROR = "_upload_error"  # session_state: why the last upload could not be read, shown once
 CHUNK = 2**20  # 1 MB: the copy to disk adds next to nothing to the memory an upload already takes
@@ -169,11 +170,11 @@ def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
     hands the script a copy of each) die with its locals instead of living on in the page's globals."""
-    ups = st.file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
+    ups = file_uploader(_("Checkpoint file (and the files beside it, if any)"), key=uploader_key("ckpt:file"),
                    accept_multiple_files=True,
                    help=_("Up to 1.4 GB (a whole ANDREA-120M .bin with Adam state). Add its config JSON, "
                           "harris_segments.json or meta.pkl when it has them. Larger files: use the folder."))
-    toks = st.file_uploader(_("Tokenizer (optional)"), type=list(TOKENIZER_SUFFIXES), key=uploader_key("ckpt:tok"),
+    toks = file_uploader(_("Tokenizer (optional)"), type=list(TOKENIZER_SUFFIXES), key=uploader_key("ckpt:tok"),
                     accept_multiple_files=True,
                     help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "

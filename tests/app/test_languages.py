@@ -124,6 +124,13 @@ def everything_shown(at: AppTest) -> list[str]:
     return [s for s in out if s]
 
 
+def untranslated_shown(at: AppTest, lang: str) -> list[str]:
+    """Strings on screen that are, whole, a msgid the language translates otherwise ("Train", "Seed", "Backend"):
+    short ones too, which english_left leaves to this."""
+    cat = catalogue(lang)
+    return sorted({s for s in everything_shown(at) if cat.get(s, s) != s})
+
+
 def english_words_shown(at: AppTest, lang: str) -> dict[str, str]:
     """English words (of any length) on a page in another language, each with the first string it is in."""
     english = english_words(lang)
@@ -160,6 +167,7 @@ def test_every_page_speaks_the_language(lang, english_titles):
         no_exception(at)
         assert at.title[0].value == translate(english_titles[p.path], lang) != english_titles[p.path], p.path
         assert english_left(at, lang) == [], p.path
+        assert untranslated_shown(at, lang) == [], p.path
         assert english_words_shown(at, lang) == {}, p.path
         if decimal_comma(lang):  # no 0.137 beside 0,0361 (196.608, grouped the Dutch way, is a Dutch number)
             english_decimals = [c for d in at.get("dataframe") for row in table_display(d) for c in row

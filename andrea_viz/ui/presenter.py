@@ -1,0 +1,25 @@
+"""Presenter mode's own controls (the Lesson page on a projector): the sidebar is hidden there, so the language is
+picked on screen, beside the step menu, whose titles are shown whole."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..i18n import LANGUAGES, language
+from . import state
+
+PICKER = "lesson:language"
+PICKER_LABEL = "Language · 語言 · Taal · Idioma"  # the sidebar's label: written in all four languages on purpose
+MENU_WIDTH = {False: 320, True: 440}  # px: in presenter mode the longest title (46 characters) whole
+
+
+def _take_language() -> None:
+    st.session_state[state.LANGUAGE] = st.session_state[PICKER]
+
+
+def language_on_screen() -> None:
+    """The language picker in the page itself (presenter mode hides the sidebar's): the session's language, changed
+    for every page as the sidebar's picker changes it."""
+    st.session_state[PICKER] = language()
+    st.selectbox(PICKER_LABEL, list(LANGUAGES), key=PICKER, format_func=LANGUAGES.__getitem__,
+                 on_change=_take_language, label_visibility="collapsed", width=210)
