@@ -104,8 +104,10 @@ def bert_writer(tokens, types):
 
 
 def wpm_reference(text: str, phantom_tokens: list[str], unk: int) -> list[int]:
-    """llama.cpp's WPM tokenizer, slowly: words split at spaces and punctuation, lower-cased; each word is '▁' + word,
-    cut greedily into the longest tokens of the phantom vocabulary; a word that cannot be cut is one unknown token."""
+    """llama.cpp's WPM tokenizer, slowly: the text in NFD, control characters dropped, words split at spaces, and each
+    punctuation mark (and ASCII symbol) a word of its own, lower-cased; each word is '▁' + word, cut greedily into the
+    longest tokens of the phantom vocabulary; a word that cannot be cut is one unknown token. (Accents are kept as
+    combining marks, where Hugging Face's BertNormalizer strips them: the sample sentences are unaccented.)"""
     ids = {t: i for i, t in reversed(list(enumerate(phantom_tokens)))}
     words, word = [], ""
     for ch in unicodedata.normalize("NFD", text):
@@ -114,7 +116,7 @@ def wpm_reference(text: str, phantom_tokens: list[str], unk: int) -> list[int]:
             words, word = words + [word], ""
         elif cat.startswith("P") or (ord(ch) < 0x7F and cat.startswith("S")):
             words, word = words + [word, ch], ""
-        elif cat != "Mn" and cat != "Cc":
+        elif cat != "Cc":
             word += ch.lower()
     out = []
     for w in [w for w in words + [word] if w]:
@@ -155,6 +157,12 @@ def test_a_bert_gguf_in_phantom_space_form_tokenizes_as_its_wordpiece_original(t
     assert bi.norm[2] == pytest.approx(1e-7) and not bi.norm[3] and bi.scale is None
     said = " ".join(str(m) for m in block_input_steps(emb))
     assert "token-type" in said and "LayerNorm" in said
+    ids = np.array([emb.tokenizer.encode("the cat sat on the mat")])
+    x = info["table"][ids[0]].astype(np.float64) + info["positions"][: ids.shape[1]] + info["types"][0]
+    for t in range(x.shape[0]):  # llama.cpp's BERT input, row by row: LayerNorm(tok + pos + type_0)
+        c = x[t] - x[t].mean()
+        x[t] = c / math.sqrt((c * c).mean() + 1e-7) * info["norm"][0] + info["norm"][1]
+    assert np.allclose(andrea_viz.forward(emb, ids, backend="numpy").x[0], x, atol=1e-5)
 
 
 def test_a_wordpiece_vocabulary_already_in_its_original_form_is_left_as_it_is(tmp_path):
@@ -238,7 +246,7 @@ def test_sentencepiece_ggufs_tokenize_as_their_original_and_gemma_scales_by_sqrt
     tokens, scores, types = makers.spm_vocab(400)
     hf = spm_hf_tokenizer(tokens, scores)
     gemma = arch == "gemma"
-    write(tmp_path / f"{arch}.gguf", arch, len(tokens), d=16, tokenizer=spm_writer(tokens, scores, types),
+    info = write(tmp_path / f"{arch}.gguf", arch, len(tokens), d=16, tokenizer=spm_writer(tokens, scores, types),
           rope_key=not gemma)  # the converter writes no gemma.rope.* key
     emb = andrea_viz.load(tmp_path / f"{arch}.gguf")
     for s in ["the cat sat", "tuesday dog", "kitten", "the cat, é!"]:
@@ -247,6 +255,8 @@ def test_sentencepiece_ggufs_tokenize_as_their_original_and_gemma_scales_by_sqrt
     said = " ".join(str(m) for m in block_input_steps(emb))
     if gemma:
         assert emb.block_input.scale == pytest.approx(math.sqrt(16)) and "√d" in said
+        ids = np.array([emb.tokenizer.encode("the cat")])
+        assert np.allclose(andrea_viz.forward(emb, ids, backend="numpy").x[0], info["table"][ids[0]] * 4.0, atol=1e-5)
     else:
         assert emb.block_input.plain
     assert "RoPE" in said
