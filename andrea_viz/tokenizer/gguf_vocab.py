@@ -140,19 +140,21 @@ def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
 
 
 def is_phantom(tokens: list[str]) -> bool:
-    """Whether a WordPiece vocabulary is in llama.cpp's phantom-space form: word starts carry ``▁`` and no token
-    carries ``##`` (an original WordPiece vocabulary has ``##`` continuations and no ``▁``)."""
-    return not any(t.startswith("##") for t in tokens) and any(t.startswith(SPACE) for t in tokens)
+    """Whether a WordPiece vocabulary is in llama.cpp's phantom-space form: more tokens start with ``▁`` than with
+    ``##`` (an original WordPiece vocabulary has thousands of ``##`` continuations and no ``▁``; a phantom one has a
+    ``##`` only where the original had ``####``)."""
+    return sum(t.startswith(SPACE) for t in tokens) > sum(t.startswith("##") for t in tokens)
 
 
 def wordpiece_from_phantom(tokens: list[str], types: list[int] | None) -> list[str]:
     """The original WordPiece pieces of a phantom-space vocabulary, id for id: ``▁return`` -> ``return``, ``turn`` ->
-    ``##turn``; a control token (type 3), or a bracketed one (``[unused0]``, as older converters kept them), as it is."""
+    ``##turn``, an empty token ``##`` (which the converter cut to nothing); a control token (type 3), or a bracketed
+    one (``[unused0]``, as older converters kept them), as it is."""
     out = []
     for i, t in enumerate(tokens):
         if t.startswith(SPACE):
             out.append(t[1:])
-        elif (types is not None and types[i] == CONTROL) or (t.startswith("[") and t.endswith("]")) or not t:
+        elif (types is not None and types[i] == CONTROL) or (t.startswith("[") and t.endswith("]")):
             out.append(t)
         else:
             out.append("##" + t)

@@ -165,6 +165,19 @@ def test_a_bert_gguf_in_phantom_space_form_tokenizes_as_its_wordpiece_original(t
     assert np.allclose(andrea_viz.forward(emb, ids, backend="numpy").x[0], x, atol=1e-5)
 
 
+def test_the_phantom_form_is_undone_id_for_id():
+    from andrea_viz.tokenizer.gguf_vocab import is_phantom, wordpiece_from_phantom
+
+    tokens, types = hf_vocab(minilm_tokenizer())
+    phantom_tokens = [phantom(t, k) for t, k in zip(tokens, types, strict=True)]
+    assert is_phantom(phantom_tokens) and not is_phantom(tokens)
+    assert wordpiece_from_phantom(phantom_tokens, types) == tokens  # all 30,522, with or without the token types
+    assert wordpiece_from_phantom(phantom_tokens, None) == tokens
+    odd = ["[PAD]", "##", "####", "a", "##a", "[unused0]"]
+    odd_types = [CONTROL] + [NORMAL] * 5
+    assert wordpiece_from_phantom([phantom(t, k) for t, k in zip(odd, odd_types, strict=True)], odd_types) == odd
+
+
 def test_a_wordpiece_vocabulary_already_in_its_original_form_is_left_as_it_is(tmp_path):
     info = makers.gguf_model(tmp_path / "b.gguf", V=120, d=32, arch="bert", tokenizer="bert", positions=40)
     emb = andrea_viz.load(tmp_path / "b.gguf")
