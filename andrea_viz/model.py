@@ -11,6 +11,7 @@ import numpy as np
 from .errors import CheckpointError
 from .i18n import Msg, N_
 from .tokenizer import Tokenizer
+from .tokenizer.visible import visible
 
 POSITION_KINDS = ("learned", "sinusoidal", "rope", "alibi", "relative", "none")
 DERIVED_COPY_MAX = 2**28  # bytes: a derived (V, d) copy (the unit rows) is kept only for tables up to this size
@@ -274,7 +275,8 @@ class Embeddings:
         return self.token_table.size * 4 <= DERIVED_COPY_MAX  # the copy is float32 whatever the table's dtype
 
     def token(self, token_id: int) -> str:
-        return self.tokenizer.token(int(token_id))
+        """How one id is drawn everywhere (tables, chips, plots): the tokenizer's piece, whitespace made visible."""
+        return visible(self.tokenizer.token(int(token_id)))
 
     def memo(self, key: tuple, compute):
         """A derived array computed once per model (the tables never change)."""

@@ -24,6 +24,7 @@ from .folder import shard_of
 from .tables import Found, build, choose_tables, token_rows
 
 HEAD_BYTES = 64
+CONFIG_BESIDE = ("safetensors", "torch", "zip")  # what save_pretrained writes: a config.json beside it is read with it
 SAFETY_NET: Counter[str] = Counter()  # per format: reads where a foreign exception, not a reader's own sentence, left
 
 
@@ -144,6 +145,8 @@ def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine:
         fmt = sniff(path)
         found.format = Msg(fmt.name)
         fmt.read(path, found)
+        if fmt.key in CONFIG_BESIDE:
+            hf_folder.config_beside(path, found, confine)
     shard = shard_of(path.name) if path.is_file() else None
     if shard is not None:
         found.warnings.append(Msg("{name} is shard {i} of {n} of a sharded checkpoint: it holds only part of the model; "

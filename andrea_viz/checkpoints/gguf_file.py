@@ -12,6 +12,11 @@ time into one float32 table. The tests check this reading against ``GGUFReader``
 GGUF lists shapes innermost first: ``token_embd.weight`` is ``[d, V]`` in the file and a (V, d) table
 here. ``output.weight`` is absent when the head is tied. The tokenizer lives in the metadata
 (``tokenizer.ggml.*``).
+
+What block 1 receives follows llama.cpp's graph per architecture (``steps``): the learned ``position_embd``
+rows, else RoPE when the metadata has ``<arch>.rope.*`` keys or the architecture is Gemma's (its converter
+writes no rope key); Gemma multiplies the token rows by √d; BERT-family files add row 0 of
+``token_types.weight`` and put the sum through the LayerNorm ``token_embd_norm``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 from ..errors import CheckpointError
 from ..i18n import Msg
 from ..tokenizer.gguf_vocab import field, tokenizer_from_gguf
+from .architectures import Norm, Recipe
 from .tables import Found
 
 MAGIC = b"GGUF"
@@ -39,6 +45,11 @@ DEFAULT_ALIGNMENT = 32
 ROW_BLOCK_BYTES = 8 * 2**20  # quantized bytes dequantized at a time: the temporaries stay near 100 MB
 # architectures with no output head: a missing output.weight means no head, not a tied one
 ENCODER_ARCHS = ("bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3", "t5encoder", "modern-bert")
+# llama.cpp's Gemma graphs scale the lookup by √d and rotate positions, though the converter writes no gemma.rope.* key
+SQRT_D_ARCHS = ("gemma", "gemma2", "gemma3", "gemma3n", "gemma-embedding")
+TOKEN, OUTPUT, POSITION = "token_embd.weight", "output.weight", "position_embd.weight"
+TOKEN_TYPES, NORM = "token_types.weight", "token_embd_norm"
+DEFAULT_NORM_EPS = 1e-12  # BERT's layer_norm_eps, which llama.cpp's converter writes as <arch>.attention.layer_norm_epsilon
 
 
 def looks_like(head: bytes, size: int = 0) -> bool:
@@ -272,7 +283,8 @@ def read(path: Path, found: Found) -> None:
         found.tied_hint = arch not in ENCODER_ARCHS
         if found.tied_hint:
             found.notes.append(Msg("no output.weight: llama.cpp then uses token_embd.weight as the output projection"))
-    if "position_embd.weight" not in types and any(k.startswith(f"{arch}.rope.") for k in meta):
+    found.steps = steps(arch, meta, found.shapes)
+    if found.steps.position_kind == "rope":
         found.position_kind_hint = "rope"
     try:
         found.tokenizer = tokenizer_from_gguf(meta, path.name)
@@ -280,9 +292,35 @@ def read(path: Path, found: Found) -> None:
         found.tokenizer_reason = exc.msg
 
 
+def steps(arch: str, meta: dict, shapes: dict[str, tuple[int, ...]]) -> Recipe:
+    """What llama.cpp's graph for ``arch`` does between the lookup and block 1, named by the file's tensors."""
+    tied = OUTPUT not in shapes and arch not in ENCODER_ARCHS
+    d = shapes[TOKEN][1] if len(shapes.get(TOKEN, ())) == 2 else field(meta, f"{arch}.embedding_length", int)
+    out: dict = {}
+    if POSITION in shapes:
+        rows = shapes[POSITION][0]
+        out.update(position=POSITION, position_kind="learned",
+                   position_reason=Msg("learned: {name}, one row per position 0 to {T1}", name=POSITION, T1=rows - 1))
+    elif arch in SQRT_D_ARCHS or any(k.startswith(f"{arch}.rope.") for k in meta):
+        out.update(position_kind="rope", position_reason=Msg(
+            "RoPE: llama.cpp rotates queries and keys inside attention for the architecture {arch}; nothing is added "
+            "to x", arch=arch))
+    if arch in SQRT_D_ARCHS and d:
+        out["scale"] = math.sqrt(d)
+    if TOKEN_TYPES in shapes:
+        out["token_type"] = TOKEN_TYPES
+    if f"{NORM}.weight" in shapes:
+        eps = meta.get(f"{arch}.attention.layer_norm_epsilon")
+        out["norm"] = Norm(f"{NORM}.weight", f"{NORM}.bias" if f"{NORM}.bias" in shapes else None,
+                           float(eps) if isinstance(eps, int | float) else DEFAULT_NORM_EPS)
+    return Recipe(model_type=arch, model_class=f"llama.cpp {arch}", token=(TOKEN,),
+                  output=() if tied or OUTPUT not in shapes else (OUTPUT,), tied=tied, **out)
+
+
 def _stored_note(found: Found, tensor: Tensor, path: Path) -> np.ndarray:
     if type_name(tensor.qtype) != "F32":
         found.notes.append(Msg("{tensor} is stored as {type} ({bits:.2f} bits per weight); dequantized to float32 by "
                                "gguf.quants.dequantize", tensor=tensor.name, type=type_name(tensor.qtype),
                                bits=bits_per_weight(tensor.qtype)))
-    return tensor.read(path)
+    table = tensor.read(path)
+    return table.reshape(-1) if len(tensor.dims) == 1 else table  # a norm's weight is (d,), as found.shapes says

@@ -37,6 +37,42 @@ def read(folder: Path, found: Found) -> None:
     cfg = read_config(folder)
     model_type = cfg.get("model_type", "unknown")
     found.format = Msg("Hugging Face folder ({model_type})", model_type=str(model_type))
+    read_weights(folder, found)
+    read_step(folder, found)
+    apply_config(cfg, found)
+
+
+def config_beside(path: Path, found: Found, confine: Path | None = None) -> None:
+    """A lone weights file (``model.safetensors``, ``pytorch_model.bin``: an upload with its companions, or a file
+    picked in a folder) read with the Hugging Face ``config.json`` beside it, as the folder would be: the tables
+    transformers' class names, tied or not (``save_pretrained`` leaves a tied head out of the file). A config.json
+    that names no model_type, lies outside ``confine``, or whose class takes its token table from a tensor the file
+    lacks, is left unread, with a note."""
+    p = path.parent / "config.json"
+    if not p.is_file() or (confine is not None and confine.resolve() not in p.resolve().parents):
+        return
+    try:
+        cfg = read_config(path.parent)
+    except CheckpointError:
+        cfg = {}
+    if not isinstance(cfg.get("model_type"), str):
+        return
+    trial = Found(format=found.format, file=found.file, shapes=dict(found.shapes))
+    apply_config(cfg, trial)
+    rec = trial.recipe
+    if rec is not None and architectures.resolve_key(rec.token, rec.shapes.get(rec.token[0]), found.shapes,
+                                                     set()) is None:
+        found.notes.append(Msg("config.json beside {name} describes a model whose token table ({table}) is not in the "
+                               "file; it was left unread", name=path.name, table=rec.token[0]))
+        return
+    apply_config(cfg, found)
+    found.notes.append(Msg("read with the config.json beside {name}", name=path.name))
+
+
+def apply_config(cfg: dict, found: Found) -> None:
+    """What config.json says about the tensors already collected: layers, heads, family, init, the recipe, tying,
+    positions."""
+    model_type = cfg.get("model_type", "unknown")
     if "num_hidden_layers" in cfg or "n_layer" in cfg:
         found.config["layers"] = cfg.get("num_hidden_layers", cfg.get("n_layer"))
     if "num_attention_heads" in cfg or "n_head" in cfg:
@@ -44,6 +80,22 @@ def read(folder: Path, found: Found) -> None:
     found.config["family"] = FAMILIES.get(model_type, str(model_type))
     if isinstance(cfg.get("initializer_range"), float):  # the init the model's own code used
         found.config["init_std"] = cfg["initializer_range"]
+    if cfg:
+        found.recipe, why = architectures.recipe(cfg, found.shapes)
+        if why is not None:
+            found.assumptions.append(why)
+    archs = " ".join(cfg.get("architectures") or [])
+    tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
+    found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
+    found.position_kind_hint = "rope" if model_type in ROPE_TYPES or "rope_theta" in cfg else None
+    if cfg:
+        found.notes.append(Msg("config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = "
+                               "{tie}", model_type=str(model_type), archs=archs or "—",
+                               tie=str(cfg.get("tie_word_embeddings", "—"))))
+
+
+def read_weights(folder: Path, found: Found) -> None:
+    """The folder's weights: model.safetensors, pytorch_model.bin, the shards of an index, or a variant."""
     index = next((folder / n for n in INDEX_FILES if (folder / n).is_file()), None)
     variants = sorted(p for p in folder.glob("model.*.safetensors") if not SHARD.match(p.name))  # save_pretrained(variant=)
     variant_index = sorted(folder.glob("model.safetensors.index.*.json")) + sorted(
@@ -72,19 +124,6 @@ def read(folder: Path, found: Found) -> None:
     else:
         raise CheckpointError("{name}/ has no weights: expected model.safetensors, pytorch_model.bin or a sharded index "
                               "beside config.json", name=folder.name)
-    read_step(folder, found)
-    if cfg:
-        found.recipe, why = architectures.recipe(cfg, found.shapes)
-        if why is not None:
-            found.assumptions.append(why)
-    archs = " ".join(cfg.get("architectures") or [])
-    tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
-    found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)
-    found.position_kind_hint = "rope" if model_type in ROPE_TYPES or "rope_theta" in cfg else None
-    if cfg:
-        found.notes.append(Msg("config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = "
-                               "{tie}", model_type=str(model_type), archs=archs or "—",
-                               tie=str(cfg.get("tie_word_embeddings", "—"))))
 
 
 CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")  # what transformers' Trainer writes

@@ -80,6 +80,7 @@ class Found:
     tokenizer_reason: Msg | None = None  # why a tokenizer that was given or found could not be used
     tokenizer: Tokenizer | None = None  # one the file itself carries (GGUF's metadata)
     recipe: Recipe | None = None  # transformers' own view of the model (a folder with a config.json it knows)
+    steps: Recipe | None = None  # without a recipe: the steps around the lookup a format's own rules name (GGUF)
 
     def add(self, name: str, shape: tuple[int, ...], dtype: str, read: Callable[[], np.ndarray]) -> None:
         self.shapes[name] = tuple(int(s) for s in shape)
@@ -174,7 +175,8 @@ def choose_tables(found: Found) -> Choice:
     out, out_why = _pick(found, OUTPUT_KEYS)
     if out is not None and found.shapes[out][1:] != (d,):
         out, out_why = None, None
-    return Choice(tok, tok_why, pos, pos_why, out, out_why)
+    extras = {n: n for n in found.steps.extra_names if n in found.shapes} if found.steps else {}
+    return Choice(tok, tok_why, pos, pos_why, out, out_why, extras=extras)
 
 
 def to_float32(a: np.ndarray, name: str, found: Found) -> np.ndarray:
@@ -362,16 +364,18 @@ def build(found: Found, choice: Choice, tokenizer: Tokenizer | None, name: str, 
     )
     shared = tied and choice.output is not None  # the output table's tensor is the token table's, stored again
     rec = found.recipe
+    steps = rec or found.steps
     kind = position_kind(found, wpe is not None)
     card = Card(**{k: v for k, v in found.config.items() if k in ("layers", "heads", "family", "init_std",
                                                                  "context_length", "stored_type")},
                 step=found.step, total_params=rec.total_params if rec and rec.total_params else total_params(found, wte.size if shared else 0),
-                **(recipe_card(rec, choice) if rec else {}))
+                **(recipe_card(rec, choice) if rec else {"position_reason": steps.position_reason} if steps and
+                   (wpe is not None or steps.position_kind == kind != "none") else {}))
     return Embeddings(name=name, token_table=wte, position_table=wpe, position_kind=kind,
                       output_table=out, tied=tied,
                       tokenizer=tokenizer or IdTokenizer(wte.shape[0], found.tokenizer_reason),
                       provenance=provenance, key=key, card=card,
-                      block_input=block_input_of(found, choice) if rec else BlockInput())
+                      block_input=block_input_of(found, choice, steps) if steps else BlockInput())
 
 
 def recipe_card(rec: Recipe, choice: Choice) -> dict:
@@ -387,9 +391,9 @@ def recipe_card(rec: Recipe, choice: Choice) -> dict:
     return out
 
 
-def block_input_of(found: Found, choice: Choice) -> BlockInput:
-    """The extra steps of the model's own embedding module, with their weights read from the file."""
-    rec = found.recipe
+def block_input_of(found: Found, choice: Choice, rec: Recipe) -> BlockInput:
+    """The extra steps of the model's own embedding module (``rec``: transformers' recipe, or the format's own rules),
+    with their weights read from the file."""
 
     def get(name: str | None) -> np.ndarray | None:
         key = choice.extras.get(name) if name else None

@@ -11,8 +11,9 @@ from pathlib import Path
 from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
 from ..safe_pickle import load_plain
+from .visible import MARKS
 
-STAND_INS = {" ": "␠", "\n": "↵", "\t": "⇥", "\r": "␍"}
+STAND_INS = MARKS  # a space, newline, tab or return drawn as every whitespace token is (visible.py)
 
 
 def shown_char(ch: str) -> str:

@@ -7,7 +7,10 @@
 - ``llama``: SentencePiece BPE as llama.cpp runs it: spaces become ``▁`` (one is put in front when
   ``add_space_prefix``, the default), the adjacent pair with the highest score is merged first, and a
   piece left outside the vocabulary falls back to its ``<0xNN>`` byte tokens;
-- ``bert``: WordPiece (``##`` continuations, lower-cased) through the ``tokenizers`` package;
+- ``bert``: WordPiece (``##`` continuations, lower-cased) through the ``tokenizers`` package. llama.cpp's converter
+  (``convert_hf_to_gguf.py``, ``BertModel.set_vocab``) stores it in its "phantom space" form: a word-start piece
+  ``return`` as ``▁return``, a continuation ``##turn`` as ``turn``, control tokens (``[CLS]``) as they are; that
+  form is undone here (``wordpiece_from_phantom``), so the ids are llama.cpp's and the pieces the original's;
 - any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` /
   ``Ġ`` form), with no encoding of longer text.
 """
@@ -136,6 +139,28 @@ def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
     return _hf_tokenizer(tok, tokens, "gpt2", source)
 
 
+def is_phantom(tokens: list[str]) -> bool:
+    """Whether a WordPiece vocabulary is in llama.cpp's phantom-space form: more tokens start with ``▁`` than with
+    ``##`` (an original WordPiece vocabulary has thousands of ``##`` continuations and no ``▁``; a phantom one has a
+    ``##`` only where the original had ``####``)."""
+    return sum(t.startswith(SPACE) for t in tokens) > sum(t.startswith("##") for t in tokens)
+
+
+def wordpiece_from_phantom(tokens: list[str], types: list[int] | None) -> list[str]:
+    """The original WordPiece pieces of a phantom-space vocabulary, id for id: ``▁return`` -> ``return``, ``turn`` ->
+    ``##turn``, an empty token ``##`` (which the converter cut to nothing); a control token (type 3), or a bracketed
+    one (``[unused0]``, as older converters kept them), as it is."""
+    out = []
+    for i, t in enumerate(tokens):
+        if t.startswith(SPACE):
+            out.append(t[1:])
+        elif (types is not None and types[i] == CONTROL) or (t.startswith("[") and t.endswith("]")):
+            out.append(t)
+        else:
+            out.append("##" + t)
+    return out
+
+
 def bert_wordpiece(tokens: list[str], unknown: str, source: str):
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
@@ -186,5 +211,6 @@ def tokenizer_from_gguf(meta: dict, source: str):
         return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
                             unknown_id=unk)
     if model == "bert" and unk is not None:
-        return bert_wordpiece(tokens, tokens[unk], source)
+        pieces = wordpiece_from_phantom(tokens, types) if is_phantom(tokens) else tokens
+        return bert_wordpiece(pieces, pieces[unk], source)
     return GgufVocab(tokens, model, source, unk)

@@ -193,3 +193,84 @@ def test_a_failed_upload_keeps_the_previous_one_and_a_replaced_upload_is_deleted
     (key_b, b), = at.session_state[USER_MODELS].items()
     assert b.vocab_size == 40 and Path(b.provenance.file).is_file()
     assert not folder_a.exists()  # replaced: deleted
+
+
+def tiny_gpt2(folder: Path):
+    """A GPT-2 built by transformers from a small GPT2Config and saved by save_pretrained (which leaves the tied head,
+    lm_head.weight, out of model.safetensors), with a byte-level BPE tokenizer.json trained here."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator(["the cat sat on the mat", "an embedding layer maps token ids to rows"] * 20,
+                            vocab_size=300, min_frequency=1, show_progress=False)
+    torch.manual_seed(0)
+    V = tok.get_vocab_size()
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=V, n_positions=32, n_embd=16, n_layer=1, n_head=2, bos_token_id=0,
+                                       eos_token_id=0))
+    model.save_pretrained(folder)
+    tok.save(str(folder / "tokenizer.json"))
+    return model, tok
+
+
+def test_a_lone_gpt2_weights_file_is_read_with_the_config_beside_it(tmp_path):
+    """(a) the folder, (b) its model.safetensors picked alone, (c) the three files as an upload spools them: tied;
+    the same file with no config.json beside it has no head."""
+    import io
+    import shutil
+
+    import numpy as np
+    from safetensors import safe_open
+
+    from andrea_viz.checkpoints import load_path
+    from andrea_viz.ui import uploads
+
+    model, tok = tiny_gpt2(tmp_path / "gpt2")
+    with safe_open(str(tmp_path / "gpt2" / "model.safetensors"), "np") as f:
+        assert "lm_head.weight" not in set(f.keys())  # what save_pretrained writes for a tied head
+    wte = model.transformer.wte.weight.detach().numpy()
+    folder = andrea_viz_load(tmp_path / "gpt2")
+    lone = load_path(tmp_path / "gpt2" / "model.safetensors", confine=tmp_path / "gpt2")
+
+    class Upload(io.BytesIO):
+        def __init__(self, path):
+            super().__init__(path.read_bytes())
+            self.name, self.size = path.name, path.stat().st_size
+
+    spooled = uploads.spool_many([Upload(tmp_path / "gpt2" / n) for n in ("config.json", "model.safetensors",
+                                                                          "tokenizer.json")])
+    try:
+        assert spooled.name == "model.safetensors"
+        upload_emb = load_path(spooled, name=spooled.name, confine=spooled.parent)
+    finally:
+        shutil.rmtree(spooled.parent)
+    for emb in (folder, lone, upload_emb):
+        assert emb.output_kind == "tied" and emb.tied and emb.output_table is None
+        assert np.array_equal(emb.token_table, wte) and emb.position_kind == "learned"
+        assert emb.tokenizer.encode("the cat sat") == tok.encode("the cat sat").ids
+        assert emb.card["total_params"] == sum(p.numel() for p in model.parameters())
+    assert "read with the config.json beside model.safetensors" in lone.provenance.text()
+    (tmp_path / "alone").mkdir()
+    shutil.copy(tmp_path / "gpt2" / "model.safetensors", tmp_path / "alone")
+    assert load_path(tmp_path / "alone" / "model.safetensors").output_kind == "none"  # nothing says it is tied
+
+
+def andrea_viz_load(path):
+    import andrea_viz
+
+    return andrea_viz.load(path)
+
+
+def test_the_tied_gpt2_upload_with_its_config_and_tokenizer_says_tied(app, tmp_path):
+    tiny_gpt2(tmp_path)
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+        at.get("file_uploader")[0].upload(name, (tmp_path / name).read_bytes(), "application/octet-stream")
+    at.run()
+    button(at, "Read the upload").click().run()
+    no_exception(at)
+    assert not at.error
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Format:** safetensors" in text and "(learned), output tied" in text, text
+    assert "output none" not in text

@@ -41,7 +41,7 @@ def test_meta_pkl_is_found_where_sample_py_looks_and_characters_show_as_themselv
     meta = pickle.loads((tmp_path / "data" / "shakespeare_char" / "meta.pkl").read_bytes())
     assert emb.tokenizer.vocab_size == meta["vocab_size"] == emb.vocab_size
     assert emb.tokenizer.lookup("speak") == [meta["stoi"][c] for c in "speak"]
-    assert emb.token(meta["stoi"][" "]) == "␠" and emb.token(meta["stoi"]["\n"]) == "↵"
+    assert emb.token(meta["stoi"][" "]) == "␣" and emb.token(meta["stoi"]["\n"]) == "⏎"
     assert emb.token(meta["stoi"]["\t"]) == "⇥" and emb.token(meta["stoi"]["F"]) == "F"
     assert "where nanoGPT's sample.py looks" in emb.provenance.text()
     assert len(neighbours(emb, "e", k=3)[1]) == 3

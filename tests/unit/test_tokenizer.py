@@ -29,3 +29,36 @@ def test_no_tokenizer_says_ids_are_needed():
     with pytest.raises(QueryError, match="give token ids such as #42"):
         IdTokenizer(10).lookup("cat")
     assert IdTokenizer(10).token(3) == "#3"
+
+
+def test_whitespace_only_tokens_are_drawn_visibly():
+    from andrea_viz.tokenizer.visible import visible
+
+    assert [visible(t) for t in (" ", "\n", "\t", "  ", "\n\n", " \n\t", "\r", "\u00a0")] == \
+        ["␣", "⏎", "⇥", "␣␣", "⏎⏎", "␣⏎⇥", "␍", "␣"]
+    assert [visible(t) for t in ("", " cat", "cat ", "a b", "##ing", "▁")] == ["", " cat", "cat ", "a b", "##ing", "▁"]
+
+
+def test_a_byte_level_models_space_newline_and_tab_tokens_show_as_marks_in_its_neighbours(tmp_path):
+    """GPT-2's Ġ, Ċ and ĉ decode to a bare space, newline and tab: every place that draws a token (Embeddings.token,
+    the pieces of a query, the neighbours) shows ␣, ⏎ and ⇥ instead of a blank."""
+    import numpy as np
+    from safetensors.numpy import save_file
+    from tokenizers import ByteLevelBPETokenizer
+
+    import andrea_viz
+    from andrea_viz.geometry import neighbours
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator(["the cat\n\tsat on  the mat\n"] * 10, vocab_size=280, min_frequency=2, show_progress=False)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    V = tok.get_vocab_size()
+    space, newline, tab = (tok.token_to_id(t) for t in ("\u0120", "\u010a", "\u0109"))
+    table = np.random.default_rng(0).standard_normal((V, 8)).astype(np.float32)
+    table[[newline, tab]] = table[space] + 0.01 * np.arange(1, 3, dtype=np.float32)[:, None]  # space's nearest
+    save_file({"wte.weight": table}, str(tmp_path / "model.safetensors"))
+    emb = andrea_viz.load(tmp_path / "model.safetensors")
+    assert emb.tokenizer.token(space) == " "  # the tokenizer's own piece is the text
+    assert (emb.token(space), emb.token(newline), emb.token(tab)) == ("␣", "⏎", "⇥")
+    q, hits = neighbours(emb, f"#{space}", k=2)
+    assert q.pieces == ("␣",) and {h.token for h in hits} == {"⏎", "⇥"}
