@@ -315,7 +315,7 @@ def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = Non
         if is_reserved[i]:
             moved = not rows_equal(np.asarray(t.token_table[i], np.float64), np.asarray(b.token_table[i], np.float64),
                                    narrow, scale)
-            if new != old or (moved and drift[i] > 2 * typical):
+            if (new is not None and new != old) or (moved and drift[i] > 2 * typical):  # no tokenizer: rows only
                 reserved.append({"id": i, "base_token": old, "token": new, "moved": moved})
             continue
         if old is not None and new is not None and old != new:

@@ -100,6 +100,10 @@ def pairs(tmp_path_factory):
         return build
 
     tuned("mvn", resize(True))
+    model = transformers.AutoModelForCausalLM.from_pretrained(base)
+    model.resize_token_embeddings(len(WORDS) + 4, mean_resizing=True)
+    model.save_pretrained(root / "ids_only")  # config.json and weights alone: audited by ids
+    out["ids_only"] = (base, str(root / "ids_only"), None)
     tuned("normal", resize(False))
 
     def zeros(m, t):
@@ -214,6 +218,33 @@ def test_added_rows_trained_after_their_resize_are_moved_and_the_untied_head_gre
     base, tuned, _ = pairs["trained_new_rows"]
     r = audit_checkpoints(base, tuned)
     assert {x["moved"] for x in r["added_rows"]} == {None}
+
+
+def test_a_folder_of_config_and_weights_alone_is_audited_by_ids(pairs):
+    r = _audit(pairs, "ids_only")
+    assert [(x["id"], x["token"], x["init"], x["moved"]) for x in r["added_rows"]] == [
+        (i, None, "mvn", False) for i in range(66, 70)]
+    assert _findings(r) == {"added_rows": 4}
+
+
+def slow_copy_source(row: np.ndarray, table: np.ndarray) -> int | None:
+    """The first row of ``table`` equal to ``row``, one row at a time."""
+    for j in range(table.shape[0]):
+        if np.allclose(row, table[j], rtol=1e-5, atol=1e-12 + 1e-6 * np.median(np.linalg.norm(table, axis=1))
+                       / np.sqrt(table.shape[1])):
+            return j
+    return None
+
+
+def test_copy_detection_matches_a_row_by_row_reference():
+    rng = np.random.default_rng(3)
+    table = rng.normal(0, 0.02, (80, D)).astype(np.float32)
+    s = table_stats(table, 0.02)
+    for j in (0, 17, 79):
+        method, why = classify_init(table[j].astype(np.float64), s)
+        assert (method, str(why)) == ("copy", f"equal to base row #{slow_copy_source(table[j], table)}")
+    near = table[5].astype(np.float64) + 1e-3
+    assert slow_copy_source(near, table) is None and classify_init(near, s)[0] != "copy"
 
 
 def test_mean_resizing_in_bf16_rounds_to_the_mean():
