@@ -226,9 +226,10 @@ def loader_verdicts(config_tied: bool, bytes_tied: bool, head_in_file: bool) -> 
     """What each loader does with a folder whose config says ``config_tied`` and whose file holds ``bytes_tied``.
 
     transformers (src/transformers/modeling_utils.py, ``PreTrainedModel.tie_weights`` with ``_tied_weights_keys``):
-    when config.tie_word_embeddings is true the output embedding is pointed at the input embedding after loading, so
-    a different lm_head in the file is replaced ("reties"); when false and the file has no lm_head, the head is
-    missing from the checkpoint and newly initialised with a warning ("warns").
+    4.x pointed the output embedding at the input embedding whenever config.tie_word_embeddings was true, silently
+    replacing a different lm_head; 5.x (installed here, checked in tests/unit/test_audit.py) finds both tensors
+    present with different values, does NOT tie them and warns ("warns"); an untied config over a file with no
+    lm_head gets a newly initialised head and a MISSING line in its load report ("warns").
     vLLM (vllm/model_executor/models/llama.py: ``if config.tie_word_embeddings: self.lm_head =
     self.lm_head.tie_weights(self.model.embed_tokens)`` and ``skip_prefixes=["lm_head."]`` in ``load_weights``): a
     tied config skips the file's lm_head ("drops_head"); an untied config over a file without lm_head is reconciled
@@ -241,7 +242,7 @@ def loader_verdicts(config_tied: bool, bytes_tied: bool, head_in_file: bool) -> 
     if config_tied == bytes_tied or (not config_tied and head_in_file):
         return {"transformers": "keeps", "vllm": "keeps", "llama_cpp": "keeps"}
     if config_tied:  # the file holds a head that differs from the token table
-        return {"transformers": "reties", "vllm": "drops_head", "llama_cpp": "keeps"}
+        return {"transformers": "warns", "vllm": "drops_head", "llama_cpp": "keeps"}
     return {"transformers": "warns", "vllm": "reties", "llama_cpp": "reties"}  # untied config, no head in the file
 
 

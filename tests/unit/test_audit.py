@@ -285,12 +285,22 @@ def test_padding_rows_ids_without_row_and_removed_rows(pairs):
 
 def test_tie_state_by_config_and_by_bytes_and_what_each_loader_does(pairs):
     r = _audit(pairs, "config_tied_bytes_untied")
-    assert r["tie"] == {"config": "tied", "bytes": "untied", "transformers": "reties", "vllm": "drops_head",
+    assert r["tie"] == {"config": "tied", "bytes": "untied", "transformers": "warns", "vllm": "drops_head",
                         "llama_cpp": "keeps"}
     assert _findings(r) == {}
+    # what the installed transformers really does with it: keeps the file's two different tables (and warns)
+    from safetensors import safe_open
+
+    folder = pairs["config_tied_bytes_untied"][1]
+    m = transformers.AutoModelForCausalLM.from_pretrained(folder)
+    with safe_open(str(Path(folder) / "model.safetensors"), framework="pt") as f:
+        assert torch.equal(m.lm_head.weight, f.get_tensor("lm_head.weight"))
+    assert not torch.equal(m.lm_head.weight, m.get_input_embeddings().weight)
     r = _audit(pairs, "config_untied_bytes_tied")
     assert r["tie"] == {"config": "untied", "bytes": "tied", "transformers": "warns", "vllm": "reties",
                         "llama_cpp": "reties"}
+    m = transformers.AutoModelForCausalLM.from_pretrained(pairs["config_untied_bytes_tied"][1])
+    assert not torch.equal(m.lm_head.weight, m.get_input_embeddings().weight)  # a new head, not the token table
 
 
 def test_bad_pairs_get_one_sentence(pairs, tmp_path):
