@@ -10,8 +10,9 @@ Init methods of an added row, checked in this order against the base table B (V 
 - ``zeros``: the row is 0;
 - ``copy``: equal to a row of B;
 - ``mean``: equal to μ (transformers' ``mean_resizing=True`` when Σ is not positive definite, or any bf16 sample);
-- ``mvn``: a sample of N(μ, 10⁻⁹·Σ), transformers' ``mean_resizing=True`` (PR #33325): its squared Mahalanobis
-  distance under 10⁻⁹·Σ, divided by d, is near 1 (a χ²(d) / d);
+- ``mvn``: a sample of N(μ, 10⁻⁹·Σ), transformers' ``mean_resizing=True`` (PR #33325): Σ_j (r_j − μ_j)² /
+  (10⁻⁹·Σ_jj), divided by d, is near 1 (its expectation is exactly 1; only Σ's diagonal is needed, so no d × d
+  matrix is formed), where any other init is 10⁵ or more times that;
 - ``description_mean``: equal to the mean of the rows of its own string's pieces in the base tokenizer;
 - ``normal``: N(0, σ) with σ the model's ``initializer_range`` (``mean_resizing=False`` runs ``_init_weights``): the
   row's mean is near 0 and its squared norm near d·σ²;
@@ -34,7 +35,7 @@ from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
 from .i18n import Msg
 from .loading import load
-from .model import Embeddings, f32
+from .model import Embeddings, f32, row_blocks
 from .tokenizer import HFTokenizer, IdTokenizer, Tokenizer
 
 AUDIT_KEYS = ("added_rows", "added_output_rows", "removed_rows", "renamed_rows", "reserved_reused", "padding_rows",
@@ -106,31 +107,47 @@ def open_audit_side(source: str | Path) -> AuditSide:
 
 @dataclass
 class TableStats:
-    """What the init checks need of a base table, computed once."""
+    """What the init checks need of a base table, computed once in blocks of rows (never a widened copy of it)."""
 
-    table: np.ndarray  # (V, d) float64
-    mean: np.ndarray
+    table: np.ndarray  # (V, d) as stored
+    mean: np.ndarray  # (d,) float64
+    variance: np.ndarray  # (d,) float64: Σ's diagonal, divided by V as transformers divides
     scale: float  # the median row norm / √d: a typical coordinate's size
     median_norm: float
-    mvn_whiten: np.ndarray | None  # L⁻¹ with 1e-9·Σ = L Lᵀ, None when Σ is not positive definite
     init_std: float | None
     narrow: bool  # stored in bf16 / fp16: exact checks allow that rounding
 
 
 def table_stats(table: np.ndarray, init_std: float | None) -> TableStats:
     narrow = table.dtype != np.float32 and table.dtype != np.float64
-    t = np.asarray(table, np.float64)
-    mean = t.mean(axis=0)
-    norms = np.linalg.norm(t, axis=1)
+    V, d = table.shape
+    total, squares, norms = np.zeros(d), np.zeros(d), []
+    for b in row_blocks(table):
+        b = b.astype(np.float64)
+        total += b.sum(axis=0)
+        squares += np.einsum("ij,ij->j", b, b)
+        norms.append(np.sqrt(np.einsum("ij,ij->i", b, b)))
+    mean = total / max(V, 1)
+    variance = np.maximum(squares / max(V, 1) - mean ** 2, 0.0)
+    norms = np.concatenate(norms) if norms else np.zeros(0)
     median_norm = float(np.median(norms)) if norms.size else 0.0
-    centred = t - mean
-    cov = centred.T @ centred / max(t.shape[0], 1)  # as transformers computes it (divided by V)
-    try:
-        whiten = np.linalg.inv(np.linalg.cholesky(MVN_EPSILON * cov))
-    except np.linalg.LinAlgError:
-        whiten = None  # transformers then writes the plain mean
-    return TableStats(table=t, mean=mean, scale=median_norm / np.sqrt(max(t.shape[1], 1)), median_norm=median_norm,
-                      mvn_whiten=whiten, init_std=init_std, narrow=narrow)
+    return TableStats(table=table, mean=mean, variance=variance, scale=median_norm / np.sqrt(max(d, 1)),
+                      median_norm=median_norm, init_std=init_std, narrow=narrow)
+
+
+def nearest_rows(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """(n,) the id of each row's nearest table row (squared distance |t|² − 2 t·r + |r|², in blocks of rows)."""
+    r = np.asarray(rows, np.float64)
+    best, where = np.full(r.shape[0], np.inf), np.zeros(r.shape[0], np.int64)
+    start = 0
+    for b in row_blocks(table):
+        b = b.astype(np.float64)
+        d2 = np.einsum("ij,ij->i", b, b)[:, None] - 2 * b @ r.T  # (block, n); |r|² is the same for every t
+        j = np.argmin(d2, axis=0)
+        better = d2[j, np.arange(r.shape[0])] < best
+        best[better], where[better] = d2[j, np.arange(r.shape[0])][better], j[better] + start
+        start += b.shape[0]
+    return where
 
 
 def _close(a: np.ndarray, b: np.ndarray, s: TableStats) -> bool:
@@ -143,28 +160,25 @@ def rows_equal(a: np.ndarray, b: np.ndarray, narrow: bool, scale: float) -> bool
 
 
 def classify_init(row: np.ndarray, s: TableStats, pieces: list[int] | None = None,
-                  skip: int | None = None) -> tuple[str, Msg]:
+                  nearest: int | None = None) -> tuple[str, Msg]:
     """(method, evidence) for one added row; ``pieces``: the base tokenizer's ids of the new token's own string
-    (for ``description_mean``); ``skip``: a base id not to count as a copy source (the row itself)."""
+    (for ``description_mean``); ``nearest``: the base row nearest to it, when already found for many rows at once."""
     r = np.asarray(row, np.float64)
     if not np.any(r):
         return "zeros", Msg("every value is 0")
-    d2 = np.einsum("ij,ij->i", s.table - r, s.table - r)
-    if skip is not None and skip < d2.size:
-        d2[skip] = np.inf
-    if d2.size:
-        j = int(np.argmin(d2))
-        if _close(r, s.table[j], s):
+    if s.table.shape[0]:
+        j = int(nearest_rows(r[None], s.table)[0]) if nearest is None else nearest
+        if _close(r, np.asarray(s.table[j], np.float64), s):
             return "copy", Msg("equal to base row #{id}", id=j)
     if _close(r, s.mean, s):
         return "mean", Msg("equal to the base table's mean row")
-    if s.mvn_whiten is not None:
-        m2 = float(np.sum((s.mvn_whiten @ (r - s.mean)) ** 2)) / r.size
+    if np.all(s.variance > 0):
+        m2 = float(np.sum((r - s.mean) ** 2 / (MVN_EPSILON * s.variance))) / r.size
         if MVN_BAND[0] <= m2 <= MVN_BAND[1]:
             return "mvn", Msg("a sample of N(mean, 1e-9·Σ): squared Mahalanobis distance / d = {m:.2f} (about 1 expected)",
                               m=m2)
     if pieces:
-        desc = s.table[pieces].mean(axis=0)
+        desc = np.asarray(s.table[pieces], np.float64).mean(axis=0)
         if _close(r, desc, s):
             return "description_mean", Msg("equal to the mean of base rows {ids}", ids=", ".join(f"#{i}" for i in pieces))
     if s.init_std:
@@ -206,10 +220,13 @@ def _added(base_table: np.ndarray, tuned_table: np.ndarray, tuned: AuditSide, ba
     """One entry per row of ``tuned_table`` past the base's rows; ``start``: the same table at step 0, if known."""
     s = table_stats(base_table, init_std)
     rows = []
-    for i in range(base_table.shape[0], tuned_table.shape[0]):
+    first = base_table.shape[0]
+    seen_all = np.asarray((start if start is not None else tuned_table)[first:], np.float64)
+    nearest = nearest_rows(seen_all, base_table) if seen_all.size and first else None
+    for i in range(first, tuned_table.shape[0]):
         token = _token(tuned, i)
-        seen = np.asarray(start[i] if start is not None else tuned_table[i], np.float64)
-        method, why = classify_init(seen, s, _pieces(base, token))
+        seen = seen_all[i - first]
+        method, why = classify_init(seen, s, _pieces(base, token), None if nearest is None else int(nearest[i - first]))
         if start is not None:
             moved = not _close(np.asarray(tuned_table[i], np.float64), seen, s)
         else:
