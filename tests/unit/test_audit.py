@@ -328,6 +328,14 @@ def test_the_command_prints_one_json_object_and_exits_0_with_findings(pairs):
     run = subprocess.run([sys.executable, "-m", "andrea_viz", "audit", base, tuned, "--lang", "nl"], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0 and "gereserveerde rijen hergebruikt: 1" in run.stdout, run.stdout + run.stderr
+    claims = Path(tuned).parent / "claims_more"
+    if not claims.exists():
+        _save(_model("gpt2"), _tokenizer(WORDS), claims)
+        _edit_config(str(claims), vocab_size=80)
+    run = subprocess.run([sys.executable, "-m", "andrea_viz", "audit", base, str(claims), "--json"], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 2 and run.stdout == ""
+    assert "config.json says vocab_size = 80 but the token table has only 66 rows" in run.stderr
 
 
 def test_the_report_names_every_finding(pairs):
