@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .anatomy.commands import add_parsers as add_anatomy
+from .audit import audit_checkpoints, audit_report
 from .bench import classroom
 from .bench import drift as bench_drift
 from .bench import forward as bench_forward
@@ -245,6 +246,15 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    result = audit_checkpoints(args.base, args.tuned, init=args.step0)
+    if args.json:  # one JSON object on stdout; evidence sentences in English
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        return 0
+    print("\n".join(line.render(args.lang) for line in audit_report(result)))
+    return 0
+
+
 def _cmd_precision(args: argparse.Namespace) -> int:
     emb = load(args.source, tokenizer=args.tokenizer)
     dtypes = args.dtypes if args.dtypes is not None else ([] if args.against else list(PRECISIONS))
@@ -444,6 +454,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=20, help="how many tokens to list, largest drift first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_drift)
+
+    p = sub.add_parser("audit", help="a fine-tune against its base: rows added (and how each was initialised), removed, "
+                       "renamed, reserved rows reused, padding rows, ids without a row, tie state")
+    p.add_argument("base", help="the base checkpoint (built-in name or path)")
+    p.add_argument("tuned", help="the fine-tuned checkpoint")
+    p.add_argument("--step0", help="the tuned model right after its resize, before training: says which rows moved")
+    p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the report's language")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser("precision", help="what bf16, fp16, int8, Q8_0, Q4_0 (or a GGUF file) keep of each token's "
                                          "nearest neighbours")
