@@ -3,7 +3,8 @@
 umap-learn's numba code holds the interpreter's lock for the whole of each layout epoch (1-4.7 s each for the
 128k-token table), so in the server every other learner's page stalls meanwhile. Above CHILD_ABOVE points the layout
 (neighbour graph, fuzzy graph, epochs) runs in a process of its own, started with ``spawn`` (never ``fork`` of a
-threaded server), as Grow's trainings do (``grow/job.py``). The points go to it, and its coordinates come back, as
+threaded server), as Grow's trainings do (``grow/job.py``), the PCA first of a wide table included (parts of
+scikit-learn's fit hold the lock too). The points go to it, and its coordinates come back, as
 ``.npy`` files in a private temporary folder (0700, removed afterwards); its progress comes through a pipe and moves
 the page's bar as before. The server runs one such process at a time (a 2-core server has one core to give it); a
 second map waits its turn in order and its bar says how many are ahead. The child is always reaped (``children``);
@@ -82,9 +83,10 @@ class Turns:
 TURNS = Turns()  # the process's one queue: the server's
 
 
-def layout_in_child(X: np.ndarray, dims: int, seed: int, exact: bool,
-                    report: Callable[[float, Msg], None], turns: Turns = TURNS) -> np.ndarray:
-    """``projection.umap_layout(X, dims, seed, report, exact)`` in a child process, when its turn comes: (N, dims)
+def layout_in_child(X: np.ndarray, dims: int, seed: int, exact: bool, report: Callable[[float, Msg], None],
+                    turns: Turns = TURNS, pca_first: bool = False) -> np.ndarray:
+    """``projection.umap_layout(X, dims, seed, report, exact)`` in a child process (after ``projection.reduce_first``
+    when ``pca_first``), when its turn comes: (N, dims)
     float32 coordinates. A library error of the child is raised here as it was; a child that ends without its
     result (killed by the system, out of memory) raises a QueryError that says so."""
     with turns.turn(lambda ahead: report(0.1, Msg("waiting for the server's other map to finish: {n:,} ahead of "
@@ -92,15 +94,15 @@ def layout_in_child(X: np.ndarray, dims: int, seed: int, exact: bool,
         folder = Path(tempfile.mkdtemp(prefix="andrea_umap_"))  # 0700: this user's alone
         try:
             np.save(folder / "points.npy", np.ascontiguousarray(X, dtype=np.float32))
-            return _watch_child(folder, dims, seed, exact, report)
+            return _watch_child(folder, dims, seed, exact, pca_first, report)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _watch_child(folder: Path, dims: int, seed: int, exact: bool, report: Callable[[float, Msg], None]) -> np.ndarray:
+def _watch_child(folder: Path, dims: int, seed: int, exact: bool, pca_first: bool, report: Callable[[float, Msg], None]) -> np.ndarray:
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_lay_out_in_child, args=(str(folder), dims, seed, exact, send), name="andrea-umap", daemon=True)
+    child = ctx.Process(target=_lay_out_in_child, args=(str(folder), dims, seed, exact, pca_first, send), name="andrea-umap", daemon=True)
     child.start()
     send.close()  # the child holds the only sending end: its end ends the pipe
     done = False
@@ -137,17 +139,17 @@ def _watch_child(folder: Path, dims: int, seed: int, exact: bool, report: Callab
     return np.load(folder / "coords.npy")
 
 
-def _lay_out_in_child(folder: str, dims: int, seed: int, exact: bool, send) -> None:
+def _lay_out_in_child(folder: str, dims: int, seed: int, exact: bool, pca_first: bool, send) -> None:
     """The child: read the points, lay them out, write the coordinates; progress, then "done" or the failure."""
     try:
-        from .projection import umap_layout  # projection imports this module: a cycle at import time
+        from .projection import reduce_first, umap_layout  # projection imports this module: a cycle at import time
 
-        X = np.load(Path(folder) / "points.npy")
+        X = np.load(Path(folder) / "points.npy", mmap_mode="r")  # a 128k × 4,096 table is read as the PCA needs it
 
         def report(fraction: float, text: Msg) -> None:
             send.send(("progress", float(fraction), text.msgid, dict(text.params)))
 
-        coords = umap_layout(X, dims, seed, report, exact)
+        coords = umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact)
         np.save(Path(folder) / "coords.npy", np.asarray(coords, dtype=np.float32))
         send.send(("done",))
     except QueryError as exc:

@@ -347,9 +347,8 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     blocks, then every epoch.
 
     Above ``map_process.CHILD_ABOVE`` points (``in_child`` None), or when ``in_child`` says so, the layout runs in a
-    child process, one at a time per server (``map_process``): umap-learn's epochs hold the interpreter's lock, which
-    in the server stalls every other page. The PCA first (BLAS, which lets go of the lock) stays here, so the child
-    gets at most PCA_INPUT_DIMS columns of a large table."""
+    child process, one at a time per server (``map_process``), the PCA first included: umap-learn's epochs and parts
+    of scikit-learn's PCA hold the interpreter's lock, which in the server stalls every other page."""
     n = X.shape[0]
     if n <= UMAP_NEIGHBOURS:
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
@@ -360,16 +359,12 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
             and not umap_is_warm():
         report(0.02, Msg("compiling UMAP's numba code: once per machine"))
     n_dims = X.shape[1]
-    if n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS:
-        report(0.03, Msg("PCA to {k} dimensions first", k=PCA_INPUT_DIMS))
-        X = pca_fit_sampled(X, PCA_INPUT_DIMS, seed=seed,
-                            progress=lambda f: report(0.03 + 0.07 * f, Msg("PCA to {k} dimensions first",
-                                                                           k=PCA_INPUT_DIMS)))
+    pca_first = n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS
     exact = n <= UMAP_PCA_FIRST
     if map_process.CHILD_ABOVE < n if in_child is None else in_child:
-        coords = map_process.layout_in_child(X, dims, seed, exact, report)
+        coords = map_process.layout_in_child(X, dims, seed, exact, report, pca_first=pca_first)
     else:
-        coords = umap_layout(X, dims, seed, report, exact)
+        coords = umap_layout(reduce_first(X, seed, report) if pca_first else X, dims, seed, report, exact)
     report(1.0, Msg("done"))
     if exact:
         note = Msg("umap-learn, cosine metric, {k} neighbours found exactly, {epochs} epochs from a PCA start, seed "
@@ -382,9 +377,18 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
         note = Msg("umap-learn on the first {d} principal components of {rows:,} of the points ({n:,} are more than "
                    "{most:,}), cosine metric, {k} neighbours found approximately (cell by cell), {epochs} epochs from a "
                    "PCA start, seed {seed}",
-                   d=X.shape[1], rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
+                   d=PCA_INPUT_DIMS, rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
                    epochs=UMAP_EPOCHS, seed=seed)
     return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
+
+
+def reduce_first(X: np.ndarray, seed: int, report: Callable[[float, Msg], None]) -> np.ndarray:
+    """A large map's points on their first PCA_INPUT_DIMS principal components (``pca_fit_sampled``), the bar moved
+    from 3% to 10% as it goes."""
+    report(0.03, Msg("PCA to {k} dimensions first", k=PCA_INPUT_DIMS))
+    return pca_fit_sampled(X, PCA_INPUT_DIMS, seed=seed,
+                           progress=lambda f: report(0.03 + 0.07 * f, Msg("PCA to {k} dimensions first",
+                                                                          k=PCA_INPUT_DIMS)))
 
 
 def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Msg], None], exact: bool) -> np.ndarray:

@@ -170,3 +170,19 @@ def test_the_servers_compile_process_is_reaped_when_it_ends(tmp_path, monkeypatc
         time.sleep(0.05)
     assert started.returncode == 0
     assert not zombies()
+
+
+def test_a_wide_tables_pca_first_runs_in_the_child_and_gives_the_map_made_here(monkeypatch):
+    from andrea_viz import projection
+    from andrea_viz.projection import umap_map
+
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((1_200, 8)) @ rng.standard_normal((8, 120)) + 0.1 * rng.standard_normal((1_200, 120)))
+    X = X.astype(np.float32)
+    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)  # read here: the child is told to run the PCA first
+    seen = []
+    there = umap_map(X, 2, seed=2, in_child=True, progress=lambda f, m: seen.append(m.msgid))
+    here = umap_map(X, 2, seed=2, in_child=False)
+    assert "PCA to {k} dimensions first" in seen and "principal components" in there.note.msgid
+    assert there.note == here.note and np.array_equal(there.coords, here.coords)
+    assert not map_children() and not zombies()
