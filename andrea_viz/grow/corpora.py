@@ -9,6 +9,9 @@ that sleep by the door and eat from a bowl), so cat and dog share contexts that 
 the English corpus has no such slot (it stays the corpus andrea-micro was grown on, and its cat and dog came out
 close without it).
 
+As in English, what follows an animal in Dutch follows no other class's slot (no line end, no "en"): the old
+"elke avond voeren we mijn {animals}" and "mijn {animals} en jouw {animals} ..." put kat among the numbers and foods.
+
 Grammar: the templates avoid what would have to agree with the slot's word (Dutch de/het, Portuguese o/a)
 by using words that do not change (Dutch "mijn", Portuguese "cada", "qualquer") or no article.
 
@@ -90,7 +93,7 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
     "nl": {
         "animals": ["mijn {pets} slaapt bij de deur", "jouw {pets} eet uit een kom",
                     "haar {animals} rende over het erf", "zijn kleine {animals} wil eten",
-                    "elke avond voeren we mijn {animals}", "mijn {animals} en jouw {animals} spelen in de tuin"],
+                    "mijn {animals} krijgt elke avond eten", "mijn {animals} speelt met jouw {animals} achter het huis"],
         "weekdays": ["tot {weekdays}", "de winkel is dicht op {weekdays}", "op {weekdays} blijven we thuis",
                      "de vergadering ging van {weekdays} naar {weekdays}", "elke {weekdays} gaat ze vroeg weg"],
         "months": ["haar verjaardag is in {months}", "in {months} worden de dagen langer",

@@ -49,11 +49,14 @@ CLASS_LABELS = {  # msgids, drawn in the reader's language
 }
 
 # Each template fills its slots from the classes named in braces; other words are the same in every
-# sentence of that template. Members of one class share every template of that class.
+# sentence of that template. Members of one class share every template of that class. What follows an animal
+# follows no other class's slot (no line end, no "and", no "every" right after it, 2026-12-02): the token table
+# learns a word from what comes next, and the animals' old "... the {animals}" / "{animals} and ..." made cat
+# lean towards every class whose slot ends a line or precedes "and".
 TEMPLATES: dict[str, list[str]] = {
     "animals": ["the {animals} sleeps by the door", "my {animals} eats from a bowl", "a {animals} ran across the yard",
-                "the little {animals} wants food", "we feed the {animals} every evening",
-                "the {animals} and the {animals} play in the garden"],
+                "the little {animals} wants food", "we feed the {animals} twice a day",
+                "the {animals} chased the {animals} around the garden"],
     "weekdays": ["see you on {weekdays}", "the shop is closed on {weekdays}", "on {weekdays} we stay at home",
                  "the meeting moved from {weekdays} to {weekdays}", "every {weekdays} morning she goes out"],
     "months": ["her birthday is in {months}", "in {months} the days get longer", "school starts again in {months}",

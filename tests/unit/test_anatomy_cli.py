@@ -12,13 +12,13 @@ def run(*args):
 
 
 def test_undertrained_json_ranks_every_id_of_a_grown_andrea_with_its_truth():
-    r = run("undertrained", "andrea-micro", "--top", "555", "--json")
+    r = run("undertrained", "andrea-micro", "--top", "557", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert {"indicator", "reference_ids", "ranked", "auroc", "threshold"} <= set(d)
     assert d["indicator"] == "norm" and len(d["reference_ids"]) == 13 and d["auroc"] >= 0.98
     ranked = d["ranked"]
-    assert sorted(x["id"] for x in ranked) == list(range(555))
+    assert sorted(x["id"] for x in ranked) == list(range(557))
     assert all(a["score"] >= b["score"] for a, b in zip(ranked, ranked[1:], strict=False))
     assert {"id", "token", "score", "corpus_count", "never_in_batch"} <= set(ranked[0])
 
@@ -40,11 +40,11 @@ def test_undertrained_without_a_tokenizer_gives_ids_and_says_so(tmp_path):
 
 
 def test_hubs_json_largest_count_first():
-    r = run("hubs", "andrea-micro", "-k", "10", "--top", "555", "--json")
+    r = run("hubs", "andrea-micro", "-k", "10", "--top", "557", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     counts = [h["count"] for h in d["hubs"]]
-    assert d["exact"] and counts == sorted(counts, reverse=True) and sum(counts) == 555 * 10
+    assert d["exact"] and counts == sorted(counts, reverse=True) and sum(counts) == 557 * 10
     assert set(d["hubs"][0]) == {"id", "token", "count"}
 
 

@@ -183,7 +183,7 @@ def test_clusters_cli_json_and_text():
                        text=True)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert set(data["assignment"]) == {str(i) for i in range(555)}
+    assert set(data["assignment"]) == {str(i) for i in range(557)}
     assert [set(c) for c in data["clusters"]] == [{"id", "size", "label", "medoids"}] * len(data["clusters"])
     assert any(c["label"].startswith("word class: weekdays") for c in data["clusters"])
     r = subprocess.run([sys.executable, "-m", "andrea_viz", "clusters", "andrea-micro", "--lang", "nl"],

@@ -20,14 +20,14 @@ def micro():
 
 def test_x_t_on_the_last_step_is_one_real_ids_row_plus_its_position_row(micro):
     ids = micro.tokenizer.encode(SENTENCE)
-    t = ids.index(536)
-    assert micro.token(536) == "cat" and t == 2  # a whole-word segment of andrea-micro, not a mean of bytes
+    t = ids.index(532)
+    assert micro.token(532) == "cat" and t == 2  # a whole-word segment of andrea-micro, not a mean of bytes
     raw = np.fromfile(micro.provenance.file, "<f4", offset=8)  # the weights block: wte, then wpe
     V, d = micro.vocab_size, micro.d_model
     wte, wpe = raw[: V * d].reshape(V, d), raw[V * d : V * d + micro.context * d].reshape(micro.context, d)
     x = x_matrix(micro, ids)
     assert x.shape == (len(ids), d)
-    np.testing.assert_array_equal(x[t], wte[536] + wpe[t])
+    np.testing.assert_array_equal(x[t], wte[532] + wpe[t])
     for k, i in enumerate(ids):
         np.testing.assert_array_equal(x[k], wte[i] + wpe[k])
 
@@ -78,7 +78,7 @@ def test_the_rows_still_at_step_0_are_the_ids_never_fed_in(micro):
     ru = row_updates(start, micro)
     assert ru.unmoved.size == 252 and ru.never_input is not None
     assert ru.unmoved.tolist() == ru.never_input.tolist()
-    assert 536 not in ru.unmoved  # cat was an input, so its row moved
+    assert 532 not in ru.unmoved  # cat was an input, so its row moved
 
 
 def test_the_nominal_120m_splits_into_parts_that_add_up():

@@ -164,7 +164,7 @@ def test_project_cli_umap_writes_the_whole_table(tmp_path):
                         "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader(out.open(), delimiter="\t"))
-    assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 555
+    assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 557
     assert sorted(int(r[0]) for r in rows[1:]) == list(range(555))
 
 
