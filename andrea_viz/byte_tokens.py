@@ -1,0 +1,23 @@
+"""Byte tokens said with what they are: an ANDREA table's ``<0x20>`` is "␣ (space byte)", ``<0x0A>`` "⏎ (newline
+byte)", any other ``<0xC8>`` "<0xC8> (byte)"; every other token is shown as it is."""
+
+from __future__ import annotations
+
+import re
+
+from .i18n import _
+
+BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def shown_token(token: str) -> str:
+    """``token`` for a reader: a byte token with its meaning in the current language, any other token unchanged."""
+    m = BYTE.fullmatch(token)
+    if m is None:
+        return token
+    value = int(m.group(1), 16)
+    if value == 0x20:
+        return _("␣ (space byte)")
+    if value == 0x0A:
+        return _("⏎ (newline byte)")
+    return _("{token} (byte)", token=token)
