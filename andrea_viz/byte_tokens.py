@@ -10,12 +10,19 @@ from .i18n import _
 BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
-def shown_token(token: str) -> str:
-    """``token`` for a reader: a byte token with its meaning in the current language, any other token unchanged."""
+SHORT = {0x20: "␣", 0x0A: "⏎"}
+
+
+def shown_token(token: str, short: bool = False) -> str:
+    """``token`` for a reader: a byte token with its meaning in the current language, any other token unchanged.
+    ``short``: the space and newline bytes as their sign alone (a chart's crowded axis, whose other axis says them
+    whole)."""
     m = BYTE.fullmatch(token)
     if m is None:
         return token
     value = int(m.group(1), 16)
+    if short:
+        return SHORT.get(value, token)
     if value == 0x20:
         return _("␣ (space byte)")
     if value == 0x0A:

@@ -47,6 +47,7 @@ def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.
     """Three small heatmaps: q·k/√d_head, the causal mask, and the softmax of the allowed scores."""
     a = attention_preview(emb, ids, head)
     labels = [f"{k}: {plot(shown_token(emb.token(i)))}" for k, i in enumerate(ids)]
+    short = [f"{k}: {plot(shown_token(emb.token(i), short=True))}" for k, i in enumerate(ids)]  # the turned x labels
     lim = float(np.abs(a.scores).max()) or 1.0
     z = (a.scores, a.mask.astype(float), a.weights)
     scales = (DIVERGING, [[0, "#ffffff"], [1, "#555555"]], "Blues")
@@ -56,7 +57,7 @@ def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.
     data, axes, notes = [], {}, []
     for k in range(3):
         s = "" if k == 0 else str(k + 1)
-        data.append(go.Heatmap(z=z[k], x=labels, y=labels, colorscale=scales[k], zmin=ranges[k][0], zmax=ranges[k][1],
+        data.append(go.Heatmap(z=z[k], x=short, y=labels, colorscale=scales[k], zmin=ranges[k][0], zmax=ranges[k][1],
                                showscale=False, xaxis="x" + s, yaxis="y" + s,
                                hovertemplate="%{y} → %{x}<br>" + hover[k] + "<extra></extra>"))
         axes["xaxis" + s] = {"domain": PANELS[k], "anchor": "y" + s, "type": "category", "tickangle": -60,

@@ -93,7 +93,7 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                       "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, opts]},
                                   {"label": _("❚❚ Pause"), "method": "animate",
                                    "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": 0, "x": 0.2, "len": 0.8, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
+        sliders=[{"active": 0, "x": 0.25, "len": 0.75, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
                   "currentvalue": {"prefix": "θ = ", "suffix": "°"},
                   "steps": [{"label": str(t), "method": "animate",
                              "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}

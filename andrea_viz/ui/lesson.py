@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from .. import lexicon
@@ -105,15 +106,25 @@ def lookup() -> None:
     c[2].metric(_("Numbers the lookup reads"), num(emb.d_model))
 
 
+def values_histogram(where, emb, key: str) -> None:
+    """A table's values against its init curve. In presenter mode the spread (the chart's subtitle) is written above
+    the chart, where it can wrap: at 18 px it is wider than a third of the screen."""
+    fig = cached(emb, lookup_plots.values_of, True)
+    if presenting():
+        where.markdown(md(fig.layout.title.subtitle.text))
+        fig = go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45})
+    draw(where, fig, key=key, height=h(420, 250))
+
+
 def floats() -> None:
     lang = lesson_language()
     run, run0 = trained_of(lang), start_of(lang)  # the step's run in the lesson's language: final and step 0
     init, trained_emb = get_model(SHAPES), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
-    draw(c1, cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
+    values_histogram(c1, init, "lesson:values:init")
     c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
-    draw(c2, cached(trained_emb, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
+    values_histogram(c2, trained_emb, "lesson:values:trained")
     ru = row_updates(get_model(run0), trained_emb)
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
@@ -179,14 +190,16 @@ def attention() -> None:
     lang = lesson_language()
     emb = get_model(trained_of(lang))
     c1, c2 = st.columns([3, 1])
-    text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}")
+    text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}",
+                         label_visibility="collapsed" if presenting() else "visible")
     heads = int(emb.card.get("heads") or 1)
-    head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head")
+    head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head",
+                        label_visibility="collapsed" if presenting() else "visible")
     with explain_errors():
         ids = tuple(emb.tokenizer.encode(text))[: emb.context]
         if not ids:
             raise QueryError("the sentence gives no tokens; type a few words")
-        draw(st, cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 330))
+        draw(st, cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 310))
         st.caption(_("{label}'s first layer on {n} tokens: h = RMSNorm(x), q = h·W_q, k = h·W_k, both read from its "
                      ".bin; a score is q_i · k_j / √{dh}.", label=model_label(emb.key), n=len(ids),
                      dh=emb.d_model // heads))

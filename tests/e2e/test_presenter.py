@@ -1,7 +1,7 @@
 """Presenter mode on a 1,280 × 720 projector, in Chromium, one server, steps opened by address (?step=N&lang=X):
 every step in four languages with a language picker on screen, the step menu's title whole, nothing wider than the
-screen and no visible text (Streamlit's or a chart's SVG) under 18 px; the angle animation's Play/Pause cover no
-text."""
+screen or taller than it, and no visible text (Streamlit's or a chart's SVG) under 18 px; the angle animation's
+Play/Pause cover no text."""
 
 import pytest
 
@@ -17,6 +17,7 @@ FITS_JS = """(sel) => {
   return {value: e.value, whole: e.scrollWidth <= e.clientWidth + 1, shown: e.getBoundingClientRect().width > 0};
 }"""
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
+TALLER_JS = "() => document.querySelector('[data-testid=stMain]').scrollHeight - window.innerHeight"
 PLOTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => {
   const p = c.querySelector('.js-plotly-plot');
   return p && p._fullLayout && p.querySelector('.main-svg');
@@ -68,6 +69,7 @@ def test_presenter_mode_fits_a_projector(browser, app_url, lang):
             assert picker["shown"] and picker["value"] == LANGUAGES[lang], picker
             page.screenshot(path=str(SHOTS / f"presenter-{lang}-step{k:02d}.png"))
             assert page.evaluate(OVERFLOW_JS) <= 0, (k, lang)
+            assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
             assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
     finally:
         page.close()

@@ -58,6 +58,7 @@ def test_byte_tokens_are_said_with_what_they_are(lang, space, newline, other):
         assert shown_token("<0x20>") == space
         assert shown_token("<0x0A>") == newline
         assert shown_token("<0xC8>") == other
+        assert shown_token("<0x20>", short=True) == "␣" and shown_token("<0xC8>", short=True) == "<0xC8>"
         assert shown_token("cat") == "cat" and shown_token("<0x2>") == "<0x2>" and shown_token(" <0x20>") == " <0x20>"
     finally:
         i18n.set_language("en")
@@ -76,6 +77,6 @@ def test_the_animation_controls_hang_below_the_axes():
     lay = turning_animation().layout
     menu, slider = lay.updatemenus[0], lay.sliders[0]
     assert menu.yanchor == "top" and slider.yanchor == "top" and menu.y <= -0.25 and slider.y <= -0.25
-    assert slider.x >= 0.2  # right of the Play/Pause buttons
+    assert slider.x >= 0.25  # right of the Play/Pause buttons, clear of them
     plot_height = lay.height - lay.margin.t - lay.margin.b
     assert lay.margin.b >= -menu.y * plot_height + 80  # room for the controls under the plot
