@@ -325,9 +325,9 @@ def flow() -> None:
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
         c1, c2 = st.columns([1, 1])
-        draw(c1, cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 270)), key="lesson:sum",
-             height=h(620, 270))
-        draw(c2, cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 270))
+        draw(c1, cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 330)), key="lesson:sum",
+             height=h(620, 330))
+        draw(c2, cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 330))
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
                      "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
                      "matrix x.", t=t, label=model_label(run), id=int(ids[t]), token=md(shown_token(emb.token(ids[t]))),
