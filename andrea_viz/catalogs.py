@@ -44,6 +44,7 @@ SAME_IN_LANGUAGE = {
         'vectors.tsv (Embedding Projector)', '{n:,} ({size} in fp32)', 'θ = {theta:.0f}°:  u·v = {dot:+.3f}',
         'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}', '{first} {then}', '{note}. {hint}',
         '{a:,} + {b:,} = {n:,} parameters',
+        '{token} (byte)',
     }),
     "pt-BR": frozenset({
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
@@ -56,6 +57,7 @@ SAME_IN_LANGUAGE = {
         'trainer_state.json: global_step = {step:,}', 'vectors.tsv (Embedding Projector)',
         'θ = {theta:.0f}°:  u·v = {dot:+.3f}', 'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}',
         '{first} {then}', '{note}. {hint}',
+        '{token} (byte)',
     }),
 }
 

@@ -77,5 +77,8 @@ if present:  # the heading's line holds the language picker (the sidebar's is hi
 else:
     st.header(tr(step.title))
 st.markdown(_(step.text, **params()))
-st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step_models(step)))
+if present:  # one short line on a projector: the models' names (their reasons in the normal view and the handout)
+    st.caption(_("On screen: {labels}", labels=" · ".join(ui.model_label(m) for m in step_models(step))))
+else:
+    st.caption(" ".join(_("On screen: {label}: {why}", label=ui.model_label(m), why=why(m)) for m in step_models(step)))
 ui.lesson.DRAW[step.key]()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..byte_tokens import shown_token
 from ..i18n import _
 from ..lesson import attention_preview, x_matrix
 from ..safe_text import plot
@@ -29,7 +30,7 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
 def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330) -> go.Figure:
     """x, (T, d): one row per position, token row + position row; the row at t outlined."""
     x = x_matrix(emb, ids)
-    labels = [f"{k}: {plot(emb.token(i))}" for k, i in enumerate(ids)]
+    labels = [f"{k}: {plot(shown_token(emb.token(i)))}" for k, i in enumerate(ids)]
     lim = float(np.percentile(np.abs(x), 99.5)) or 1.0
     fig = go.Figure(go.Heatmap(z=x, y=labels, colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
                                hovertemplate=_("%{y} · dim %{x}: %{z:.3f}") + "<extra></extra>"))
@@ -45,7 +46,8 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
 def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.Figure:
     """Three small heatmaps: q·k/√d_head, the causal mask, and the softmax of the allowed scores."""
     a = attention_preview(emb, ids, head)
-    labels = [f"{k}: {plot(emb.token(i))}" for k, i in enumerate(ids)]
+    labels = [f"{k}: {plot(shown_token(emb.token(i)))}" for k, i in enumerate(ids)]
+    short = [f"{k}: {plot(shown_token(emb.token(i), short=True))}" for k, i in enumerate(ids)]  # the turned x labels
     lim = float(np.abs(a.scores).max()) or 1.0
     z = (a.scores, a.mask.astype(float), a.weights)
     scales = (DIVERGING, [[0, "#ffffff"], [1, "#555555"]], "Blues")
@@ -55,7 +57,7 @@ def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.
     data, axes, notes = [], {}, []
     for k in range(3):
         s = "" if k == 0 else str(k + 1)
-        data.append(go.Heatmap(z=z[k], x=labels, y=labels, colorscale=scales[k], zmin=ranges[k][0], zmax=ranges[k][1],
+        data.append(go.Heatmap(z=z[k], x=short, y=labels, colorscale=scales[k], zmin=ranges[k][0], zmax=ranges[k][1],
                                showscale=False, xaxis="x" + s, yaxis="y" + s,
                                hovertemplate="%{y} → %{x}<br>" + hover[k] + "<extra></extra>"))
         axes["xaxis" + s] = {"domain": PANELS[k], "anchor": "y" + s, "type": "category", "tickangle": -60,

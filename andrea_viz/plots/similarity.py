@@ -37,8 +37,11 @@ def arrows(p: PlanePair) -> go.Figure:
                        showlegend=False, hoverinfo="skip"),
             _arrow(p.u, BLUE, "u"), _arrow(p.v, ORANGE, "v")]
     lim = 1.15 * max(p.norm_u, p.norm_v, 0.5)
-    fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.2}, **_square_axes(lim)))
+    fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"}, **_square_axes(lim)))
     return layout(fig, _("θ = {theta:.0f}°:  u·v = {dot:+.3f}", theta=p.theta_deg, dot=p.dot), height=470)
+
+
+CONTROLS_Y = -0.3  # paper units: Play/Pause and the angle slider hang below the x axes' tick labels and titles
 
 
 def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> go.Figure:
@@ -85,18 +88,20 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                 "title": {"text": _("angle θ between u and v (degrees)")}},
         yaxis2={"anchor": "x2", "range": [-m, m], "title": {"text": _("value")}},
         shapes=shapes, annotations=notes,
-        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": -0.12, "xanchor": "left",
+        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": CONTROLS_Y, "xanchor": "left",
+                      "yanchor": "top", "pad": {"t": 0, "r": 10},
                       "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, opts]},
                                   {"label": _("❚❚ Pause"), "method": "animate",
                                    "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": 0, "x": 0.12, "len": 0.88, "y": -0.05, "currentvalue": {"prefix": "θ = ", "suffix": "°"},
+        sliders=[{"active": 0, "x": 0.25, "len": 0.75, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
+                  "currentvalue": {"prefix": "θ = ", "suffix": "°"},
                   "steps": [{"label": str(t), "method": "animate",
                              "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
                             for t in angles]}],
         legend={"x": 0.585, "y": 0.04, "xanchor": "left", "yanchor": "bottom", "bgcolor": "rgba(255,255,255,0.85)"},
     ), frames=frames)
-    layout(fig, _("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}", theta=0, dot=p0.dot, cos=1.0), height=520)
-    fig.update_layout(margin={"b": 130, "t": 90})
+    layout(fig, _("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}", theta=0, dot=p0.dot, cos=1.0), height=600)
+    fig.update_layout(margin={"b": 200, "t": 90})  # the controls below both axes' ticks and titles, covering none
     return fig
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ..family import ParamCount
-from ..i18n import N_, _, tr
+from ..i18n import N_, _, num, tr
 from .style import layout
 
 PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
@@ -17,6 +17,19 @@ PART_COLORS = {
     "attention (wq, wk, wv, wo)": "#1f77b4",
     "MLP (fc1, fc2)": "#2ca02c",
 }
+PART_SWATCHES = {"token table": "red", "position table": "orange", "output table": "violet",  # Streamlit's colour
+                 "attention (wq, wk, wv, wo)": "blue", "MLP (fc1, fc2)": "green"}  # names nearest PART_COLORS
+
+
+def parts_key(pc: ParamCount) -> str:
+    """The treemap's key as a Markdown table: every part with its colour, its parameters and its share of the
+    model, so that a slice too small for its label (the position table, 0.8% of ANDREA-120M) is still named."""
+    rows = [f"| | {_('part')} | {_('parameters')} | % |", "|:-:|:--|--:|--:|"]
+    for name, n in (("token table", pc.token), ("position table", pc.position), ("output table", pc.output),
+                    ("attention (wq, wk, wv, wo)", pc.attention), ("MLP (fc1, fc2)", pc.mlp)):
+        if n:
+            rows.append(f"| :{PART_SWATCHES[name]}[■] | {tr(PART_LABELS[name])} | {num(n)} | {num(n / pc.total, '.1%')} |")
+    return "\n".join(rows)
 
 
 def params_treemap(pc: ParamCount, title: str) -> go.Figure:

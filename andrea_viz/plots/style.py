@@ -85,3 +85,47 @@ def log_axis(lo: float, hi: float) -> dict:
     if len(ticks) < 2:  # a narrow range: its two ends, rounded to two significant digits
         ticks = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
     return {"type": "log", "tickmode": "array", "tickvals": ticks, "ticktext": [log_tick_text(v) for v in ticks]}
+
+
+PRESENT_FONT = 18  # px: the smallest text a class reads on a 1,280 × 720 projector
+
+
+def _bump_fonts(node, size: int) -> None:
+    """Every ``…font`` dict under ``node`` (font, tickfont, textfont, title's font, …) at least ``size`` px."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.endswith("font") and isinstance(value, dict):
+                if not isinstance(value.get("size"), (int, float)) or value["size"] < size:
+                    value["size"] = size
+            _bump_fonts(value, size)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            _bump_fonts(item, size)
+
+
+def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
+    """A copy of a finished figure for presenter mode: the layout's font, every axis's ticks and title, legends,
+    annotations, sliders, buttons and traces' text at least ``size`` px; text that would have to shrink below it to
+    fit (a treemap's small slice, a bar's label) is hidden rather than drawn small. The figure itself (often cached)
+    stays as it is."""
+    d = fig.to_dict()
+    lay = d.setdefault("layout", {})
+    font = lay.setdefault("font", {})
+    font["size"] = max(size, font.get("size") or 0)
+    lay["uniformtext"] = {"minsize": size, "mode": "hide"}
+    lay.setdefault("legend", {}).setdefault("font", {})
+    for annotation in lay.get("annotations", []):
+        annotation.setdefault("font", {})
+    _bump_fonts(lay, size)
+    for trace in d.get("data", []):
+        _bump_fonts(trace, size)
+    big = go.Figure(d, skip_invalid=False)
+    # every axis, those the figure left to plotly too: Streamlit's theme sets their ticks and titles under 18 px
+    big.for_each_xaxis(lambda axis: _bump_axis(axis, size))
+    big.for_each_yaxis(lambda axis: _bump_axis(axis, size))
+    return big
+
+
+def _bump_axis(axis, size: int) -> None:
+    axis.update(tickfont={"size": max(size, axis.tickfont.size or 0)},
+                title={"font": {"size": max(size, axis.title.font.size or 0)}})

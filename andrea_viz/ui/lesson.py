@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from .. import lexicon
+from ..byte_tokens import shown_token
 from ..angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
 from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
@@ -22,7 +24,8 @@ from ..plots import lesson as lesson_plots
 from ..plots import lookup as lookup_plots
 from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
-from ..plots.sizing import params_treemap
+from ..plots.sizing import params_treemap, parts_key
+from ..plots.style import for_projector
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
@@ -62,6 +65,21 @@ def h(normal: int, present: int) -> int:
     return present if presenting() else normal
 
 
+def draw(where, fig, **kw) -> None:
+    """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
+    (andrea_viz.plots.style.for_projector)."""
+    where.plotly_chart(for_projector(fig) if presenting() else fig, **kw)
+
+
+def table(where, data, **kw) -> None:
+    """A table drawn in ``where``: in presenter mode as HTML (st.table), whose text the presenter style sets at 18 px,
+    where st.dataframe draws on a canvas at its own small size."""
+    if presenting():
+        where.table(data, hide_index=True)
+    else:
+        where.dataframe(data, hide_index=True, **kw)
+
+
 def reset_quiz() -> None:
     """The guesses and the reveal go together: leaving the step forgets both."""
     for k in [k for k in st.session_state if str(k).startswith(QUIZ) or k == REVEALED]:
@@ -70,7 +88,7 @@ def reset_quiz() -> None:
 
 def lookup() -> None:
     emb = get_model(SHAPES)
-    st.plotly_chart(cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
+    draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
     i = EXAMPLE_IDS[-1]
     if not presenting():
         q = token_picker(emb, key="lesson:lookup", preferred="cat")
@@ -79,7 +97,7 @@ def lookup() -> None:
         i = q.ids[0]
         st.markdown(_("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=md(q.text), ids=list(q.ids),
                       id=i, V=emb.vocab_size, d=emb.d_model))
-        st.plotly_chart(cached(emb, lookup_plots.row_of, i), key="lesson:row")
+        draw(st, cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)
     c[0].metric(_("max |one-hot·E − E[id]|"), num(check.max_abs_diff, "g"),
@@ -88,15 +106,25 @@ def lookup() -> None:
     c[2].metric(_("Numbers the lookup reads"), num(emb.d_model))
 
 
+def values_histogram(where, emb, key: str) -> None:
+    """A table's values against its init curve. In presenter mode the spread (the chart's subtitle) is written above
+    the chart, where it can wrap: at 18 px it is wider than a third of the screen."""
+    fig = cached(emb, lookup_plots.values_of, True)
+    if presenting():
+        where.markdown(md(fig.layout.title.subtitle.text))
+        fig = go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45})
+    draw(where, fig, key=key, height=h(420, 250))
+
+
 def floats() -> None:
     lang = lesson_language()
     run, run0 = trained_of(lang), start_of(lang)  # the step's run in the lesson's language: final and step 0
     init, trained_emb = get_model(SHAPES), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
     c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
-    c1.plotly_chart(cached(init, lookup_plots.values_of, True), key="lesson:values:init", height=h(420, 250))
+    values_histogram(c1, init, "lesson:values:init")
     c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
-    c2.plotly_chart(cached(trained_emb, lookup_plots.values_of, True), key="lesson:values:trained", height=h(420, 250))
+    values_histogram(c2, trained_emb, "lesson:values:trained")
     ru = row_updates(get_model(run0), trained_emb)
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
@@ -106,9 +134,8 @@ def floats() -> None:
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
     with explain_errors():
         changes = pair_changes(get_model(run0), trained_emb, lang)  # four pairs: cheap, nothing to cache
-        c3.dataframe(localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
-                                 _("cosine after training"): round(c.after, 3)} for c in changes]),
-                     hide_index=True, width="stretch" if presenting() else "content")
+        table(c3, localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
+                              _("cosine after training"): round(c.after, 3)} for c in changes]), width="content")
         said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
                                 [tr(c.verdict, escape=md) for c in changes if not c.related])
         c3.markdown(said if presenting() else "**" + _("The unrelated pairs over training:") + "** " + said)
@@ -123,8 +150,8 @@ def floats() -> None:
 def cost() -> None:
     s = ANDREA_120M
     pc = count_shape(s)
-    st.dataframe(localized([{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
-                  {_("quantity"): _("parameters"), _("value"): num(pc.token)}]), hide_index=True, width="content")
+    table(st, localized([{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
+                         {_("quantity"): _("parameters"), _("value"): num(pc.token)}]), width="content")
     st.markdown(_("{arithmetic}: about {share_n:.1%} of the nominal {size} in ANDREA-120M's name, and {share_c:.1%} of "
                   "the {total} that its layout computes.", arithmetic=product_arithmetic(s.V, s.d),
                   share_n=pc.token / s.nominal, size=num(s.nominal / 1e6, "g") + "M", share_c=pc.token / pc.total,
@@ -139,7 +166,7 @@ def dot_product() -> None:
     theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
     p = plane_pair(1.0, 1.0, theta)
     c1, c2 = st.columns([1, 1])
-    c1.plotly_chart(figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 300))
+    draw(c1, figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 270))
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
@@ -153,23 +180,26 @@ def dot_product() -> None:
                          "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),  # show every column
                          "u·v": round(dot(cat.vector, q.vector), 3),
                          _("cosine"): round(cosine(cat.vector, q.vector), 3)})
-    c2.dataframe(localized(rows), hide_index=True, width="stretch")  # beside the arrows: one screen in presenter mode
-    c2.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
-                 "the direction."))
+    table(c2, localized(rows), width="stretch")  # beside the arrows: one screen in presenter mode
+    note = c1 if presenting() else c2  # in presenter mode under the arrows: the step stays on one screen
+    note.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
+                   "the direction."))
 
 
 def attention() -> None:
     lang = lesson_language()
     emb = get_model(trained_of(lang))
     c1, c2 = st.columns([3, 1])
-    text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}")
+    text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}",
+                         label_visibility="collapsed" if presenting() else "visible")
     heads = int(emb.card.get("heads") or 1)
-    head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head")
+    head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head",
+                        label_visibility="collapsed" if presenting() else "visible")
     with explain_errors():
         ids = tuple(emb.tokenizer.encode(text))[: emb.context]
         if not ids:
             raise QueryError("the sentence gives no tokens; type a few words")
-        st.plotly_chart(cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 330))
+        draw(st, cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 310))
         st.caption(_("{label}'s first layer on {n} tokens: h = RMSNorm(x), q = h·W_q, k = h·W_k, both read from its "
                      ".bin; a score is q_i · k_j / √{dh}.", label=model_label(emb.key), n=len(ids),
                      dh=emb.d_model // heads))
@@ -196,7 +226,7 @@ def predict() -> None:
     if st.session_state.get(REVEALED) and not missing:
         score = score_round(guesses, pairs)
         (st.success if score.points >= 70 else st.warning)(tr(score.message))
-        st.plotly_chart(similarity_plots.quiz_reveal(pairs, guesses), key="lesson:reveal-chart", height=h(420, 300))
+        draw(st, similarity_plots.quiz_reveal(pairs, guesses), key="lesson:reveal-chart", height=h(420, 300))
 
 
 def positions() -> None:
@@ -211,8 +241,8 @@ def positions() -> None:
         m[0].metric(_("Without positions: same rows after sorting?"), _("yes") if check.same_rows_without_positions
                     else _("no"))
         m[1].metric(_("With positions: largest difference after sorting"), num(check.max_diff_with_positions, ".4f"))
-    st.dataframe(localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(get_model(SHAPES))]),
-                 hide_index=True, width="stretch")
+    table(st, localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)}
+                         for row in schemes(get_model(SHAPES))]), width="stretch")
 
 
 def learned() -> None:
@@ -222,16 +252,18 @@ def learned() -> None:
     st.markdown(_("ANDREA-120M's position table: T × d_model = {T:,} × {d} = {n:,} parameters; with the token table, "
                   "{emb:,} embedding parameters.", T=T, d=d, n=T * d, emb=count_shape(ANDREA_120M).embeddings))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(cached(trained_emb, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
-    c2.plotly_chart(cached(trained_emb, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
+    draw(c1, cached(trained_emb, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
+    draw(c2, cached(trained_emb, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
     st.caption(_("Left: the learned table of {label} after training; right: the sinusoidal table of the same size, a "
                  "formula.", label=model_label(run)))
 
 
 def where() -> None:
     pc = count_shape(ANDREA_120M)
-    st.plotly_chart(figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap",
-                    height=h(420, 300))
+    c1, c2 = st.columns([3, 2], vertical_alignment="center")
+    draw(c1, figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap",
+         height=h(420, 300))
+    c2.markdown(parts_key(pc))  # every part named, the slices too small for their label too
     g = nominal_gap()
     st.markdown(_("**The nominal 120M, part by part:** embeddings {emb:.2%} + output table {out:.2%} + blocks {blocks:.2%} "
                   "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not {nominal}.",
@@ -260,9 +292,9 @@ def tied() -> None:
     _q, nout = neighbours(emb, cat, k=8, space="output")
     c1, c2 = st.columns(2)
     c1.markdown("**" + _("Input table: nearest to “{word}”", word=md(cat)) + "**")
-    c1.write(", ".join(md(n.token) for n in nin))
+    c1.write(", ".join(md(shown_token(n.token)) for n in nin))
     c2.markdown("**" + _("Output table: nearest to “{word}”", word=md(cat)) + "**")
-    c2.write(", ".join(md(n.token) for n in nout))
+    c2.write(", ".join(md(shown_token(n.token)) for n in nout))
     st.caption(_("{label}'s two tables are trained apart: their neighbour lists overlap by Jaccard {j:.2f}.",
                  label=model_label(run), j=jaccard([n.id for n in nin], [n.id for n in nout])))
     st.markdown(_("Tying saves {saving} of ANDREA-120M's {total} parameters ({share:.1%}). That it “often helps quality” "
@@ -293,12 +325,12 @@ def flow() -> None:
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
         c1, c2 = st.columns([1, 1])
-        c1.plotly_chart(cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 300)), key="lesson:sum",
-                        height=h(620, 300))
-        c2.plotly_chart(cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 300))
+        draw(c1, cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 330)), key="lesson:sum",
+             height=h(620, 330))
+        draw(c2, cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 330))
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
                      "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
-                     "matrix x.", t=t, label=model_label(run), id=int(ids[t]), token=md(emb.token(ids[t])),
+                     "matrix x.", t=t, label=model_label(run), id=int(ids[t]), token=md(shown_token(emb.token(ids[t]))),
                      n=len(ids), ids=num(shapes.context), T=shapes.context, d=shapes.d_model))
 
 
@@ -316,7 +348,10 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], hea
 [data-testid="stMarkdownContainer"] p { margin-bottom: 0.3rem; }
 [data-testid="stVerticalBlock"] { gap: 0.45rem; }
 .st-key-lesson-head { margin: -0.3rem 0; }
-</style>"""
+[data-testid="stMain"] :not(svg, svg *, .katex, .katex *, h1, h2, h3, [data-testid="stMetricValue"],
+[data-testid="stMetricValue"] *) { font-size: max(18px, 1em) !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
+</style>"""  # the last rules: no text of Streamlit's under 18 px (captions, metric labels, tables, code chips)
 
 KEYS_JS = """<script>
 const doc = window.parent.document;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..byte_tokens import shown_token
 from .. import lexicon
 from ..errors import QueryError
 from ..family import FIRST_SEGMENT_ID
@@ -20,8 +21,9 @@ MAX_TEXT_CHARS = 2_000  # a sentence typed to be tokenized
 
 
 def token_chips(pieces, ids) -> str:
-    """Markdown for tokens as chips, each a code span holding the token as it is (escaped) and its id."""
-    chips = "  ".join(f"{md_code(p)} #{i}" for p, i in zip(pieces[:MAX_CHIPS], ids, strict=False))
+    """Markdown for tokens as chips, each a code span holding the token (escaped; a byte token with what it is:
+    "␣ (space byte)", andrea_viz.byte_tokens) and its id."""
+    chips = "  ".join(f"{md_code(shown_token(p))} #{i}" for p, i in zip(pieces[:MAX_CHIPS], ids, strict=False))
     return chips + (_(" … and {n:,} more", n=len(ids) - MAX_CHIPS) if len(ids) > MAX_CHIPS else "")
 
 

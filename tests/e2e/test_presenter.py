@@ -1,12 +1,14 @@
 """Presenter mode on a 1,280 × 720 projector, in Chromium, one server, steps opened by address (?step=N&lang=X):
-a language picker on screen, the step menu's title whole, nothing wider than the screen."""
+every step in four languages with a language picker on screen, the step menu's title whole, nothing wider than the
+screen or taller than it, and no visible text (Streamlit's or a chart's SVG) under 18 px; the angle animation's
+Play/Pause cover no text."""
 
 import pytest
 
 from andrea_viz.i18n import LANGUAGES, translate
 from andrea_viz.lesson import STEPS
 
-from .conftest import exceptions, wait_idle
+from .conftest import SHOTS, exceptions, wait_idle
 
 MENU = ".st-key-lesson-menu input[role='combobox']"
 PICKER = ".st-key-lesson-language input[role='combobox']"
@@ -15,27 +17,75 @@ FITS_JS = """(sel) => {
   return {value: e.value, whole: e.scrollWidth <= e.clientWidth + 1, shown: e.getBoundingClientRect().width > 0};
 }"""
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
-
-
-def longest_title_step(lang: str) -> int:
-    titles = [translate(s.title, lang) for s in STEPS]
-    return max(range(len(titles)), key=lambda i: len(titles[i])) + 1
+TALLER_JS = "() => document.querySelector('[data-testid=stMain]').scrollHeight - window.innerHeight"
+PLOTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => {
+  const p = c.querySelector('.js-plotly-plot');
+  return p && p._fullLayout && p.querySelector('.main-svg');
+})"""
+SMALL_TEXT_JS = """(least) => {  // every visible, non-empty text node (HTML and SVG) whose element's font is under `least` px
+  const small = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const text = n.textContent.trim(), e = n.parentElement;
+    if (!text || !e || e.closest('script, style, noscript, title')) continue;
+    if (!e.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    if (![...range.getClientRects()].some(r => r.width > 1 && r.height > 1)) continue;
+    const size = parseFloat(getComputedStyle(e).fontSize);
+    if (size < least) small.push(`${text.slice(0, 40)} (${e.tagName.toLowerCase()}, ${size}px)`);
+  }
+  return small;
+}"""
+BUTTONS_COVER_JS = """() => {  // the updatemenus' buttons against every other SVG text: the pairs that overlap
+  const boxes = [...document.querySelectorAll('.updatemenu-button')].map(b => b.getBoundingClientRect());
+  const texts = [...document.querySelectorAll('svg text')].filter(t => t.textContent.trim() && t.checkVisibility()
+    && !t.closest('.updatemenu-container'));
+  const hits = [];
+  for (const b of boxes) for (const t of texts) {
+    const r = t.getBoundingClientRect();
+    if (r.width > 0 && b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom)
+      hits.push(t.textContent.trim());
+  }
+  return {buttons: boxes.length, hits};
+}"""
+LEAST_PX = 18
 
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
 def test_presenter_mode_fits_a_projector(browser, app_url, lang):
     page = browser.new_page(viewport={"width": 1280, "height": 720})
+    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
-        for k in sorted({1, longest_title_step(lang)}):
+        for k in range(1, len(STEPS) + 1):
             page.goto(f"{app_url}/Lesson?present=1&step={k}&lang={lang}")
             page.wait_for_selector(MENU, timeout=120_000)
             wait_idle(page)
+            page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
             assert exceptions(page) == []
             menu = page.evaluate(FITS_JS, MENU)
             assert menu["value"] == f"{k}. {translate(STEPS[k - 1].title, lang)}" and menu["whole"], menu
             picker = page.evaluate(FITS_JS, PICKER)
             assert picker["shown"] and picker["value"] == LANGUAGES[lang], picker
+            page.screenshot(path=str(SHOTS / f"presenter-{lang}-step{k:02d}.png"))
             assert page.evaluate(OVERFLOW_JS) <= 0, (k, lang)
+            assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
+            assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
+    finally:
+        page.close()
+
+
+def test_play_and_pause_cover_no_text(browser, app_url):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(f"{app_url}/Dot_products")
+        page.wait_for_selector(".updatemenu-button", timeout=120_000)
+        wait_idle(page)
+        page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
+        page.locator(".updatemenu-container").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "dot-products-animation-controls.png"))
+        found = page.evaluate(BUTTONS_COVER_JS)
+        assert found["buttons"] == 2 and found["hits"] == [], found
     finally:
         page.close()
 

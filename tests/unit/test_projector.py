@@ -1,0 +1,82 @@
+"""Presenter mode's library parts: figures with every font at least 18 px, byte tokens said with what they are,
+the treemap's key naming every part, the animation's controls below the axes."""
+
+import pytest
+
+from andrea_viz import i18n
+from andrea_viz.byte_tokens import shown_token
+from andrea_viz.family import FAMILY, count_shape
+from andrea_viz.plots.similarity import quiz_reveal, turning_animation
+from andrea_viz.plots.sizing import params_treemap, parts_key
+from andrea_viz.plots.style import PRESENT_FONT, for_projector
+from andrea_viz.quiz import Pair
+
+
+def font_sizes(node, path=""):
+    """(path, size) of every ``…font`` dict's size in a figure's JSON, the slow way: a plain walk."""
+    out = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k.endswith("font") and isinstance(v, dict):
+                out.append((f"{path}.{k}", v.get("size")))
+            out += font_sizes(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += font_sizes(v, f"{path}[{i}]")
+    return out
+
+
+def figures():
+    pc = count_shape(FAMILY["ANDREA-120M"])
+    pairs = [Pair(a="cat", b="dog", pieces_a=("cat",), pieces_b=("dog",), cosine=0.7, dot=1.2)]
+    return [turning_animation(), params_treemap(pc, "t"), quiz_reveal(pairs, [0.5])]
+
+
+def test_for_projector_lifts_every_font_and_leaves_the_figure_alone():
+    for fig in figures():
+        before = font_sizes(fig.to_plotly_json())
+        assert any(s is not None and s < PRESENT_FONT for _p, s in before)  # something small to lift
+        big = for_projector(fig).to_plotly_json()
+        sizes = font_sizes(big)
+        assert sizes and all(s is not None and s >= PRESENT_FONT for _p, s in sizes), sizes
+        assert big["layout"]["font"]["size"] >= PRESENT_FONT
+        assert big["layout"]["uniformtext"] == {"minsize": PRESENT_FONT, "mode": "hide"}
+        assert font_sizes(fig.to_plotly_json()) == before  # the (cached) original is not changed
+        for key in [k for k in big["layout"] if k.startswith(("xaxis", "yaxis"))]:
+            assert big["layout"][key]["tickfont"]["size"] >= PRESENT_FONT
+
+
+@pytest.mark.parametrize("lang, space, newline, other", [
+    ("en", "␣ (space byte)", "⏎ (newline byte)", "<0xC8> (byte)"),
+    ("nl", "␣ (spatiebyte)", "⏎ (newline-byte)", "<0xC8> (byte)"),
+    ("zh-TW", "␣（空格位元組）", "⏎（換行位元組）", "<0xC8>（位元組）"),
+    ("pt-BR", "␣ (byte de espaço)", "⏎ (byte de quebra de linha)", "<0xC8> (byte)"),
+])
+def test_byte_tokens_are_said_with_what_they_are(lang, space, newline, other):
+    i18n.set_language(lang)
+    try:
+        assert shown_token("<0x20>") == space
+        assert shown_token("<0x0A>") == newline
+        assert shown_token("<0xC8>") == other
+        assert shown_token("<0x20>", short=True) == "␣" and shown_token("<0xC8>", short=True) == "<0xC8>"
+        assert shown_token("cat") == "cat" and shown_token("<0x2>") == "<0x2>" and shown_token(" <0x20>") == " <0x20>"
+    finally:
+        i18n.set_language("en")
+
+
+def test_the_treemap_key_names_every_part_with_its_count():
+    key = parts_key(count_shape(FAMILY["ANDREA-120M"]))
+    rows = key.splitlines()[2:]
+    assert len(rows) == 5
+    for label, n, share in (("token table", "6,488,832", "6.6%"), ("position table", "786,432", "0.8%"),
+                            ("output table", "6,488,832", "6.6%"), ("MLP (fc1, fc2)", "56,623,104", "57.4%")):
+        assert any(f"| {label} | {n} | {share} |" in r for r in rows), (label, key)
+
+
+def test_the_animation_controls_hang_below_the_axes():
+    lay = turning_animation().layout
+    menu, slider = lay.updatemenus[0], lay.sliders[0]
+    assert menu.yanchor == "top" and slider.yanchor == "top" and menu.y <= -0.25 and slider.y <= -0.25
+    assert slider.x >= 0.25  # right of the Play/Pause buttons, clear of them
+    plot_height = lay.height - lay.margin.t - lay.margin.b
+    assert lay.margin.b >= -menu.y * plot_height + 80  # room for the controls under the plot
