@@ -151,10 +151,21 @@ def _prune_records() -> None:
                 p.unlink()
 
 
+def _run_in_address() -> str | None:
+    """The run id the address holds (``?grow_run=``), by url's one rule (an id of another shape is ignored, unsaid)."""
+    return url.read(RUN_PARAM, None, _run_id, say=False)
+
+
+def _run_id(raw: str) -> str:
+    if not RUN_ID.fullmatch(raw):
+        raise ValueError(raw)
+    return raw
+
+
 def _record_run() -> None:
     """A new run: its id in the address and its record on disk (the last run's record removed); the record goes when
     the session ends."""
-    _forget_record(st.query_params.get(RUN_PARAM))
+    _forget_record(_run_in_address())
     run_id = uuid.uuid4().hex
     _write_record(run_id, ended=False)
     with contextlib.suppress(OSError):
@@ -166,7 +177,7 @@ def _record_run() -> None:
 
 def run_ended() -> None:
     """This session's run has ended (finished, stopped or failed): its record says so, once."""
-    run_id = st.query_params.get(RUN_PARAM)
+    run_id = _run_in_address()
     record = _read_record(run_id) if run_id else None
     if record is not None and record.get("server") == SERVER and not record.get("ended"):
         _write_record(run_id, ended=True)
@@ -178,7 +189,7 @@ def lost_to_restart() -> Msg | None:
     if job() is not None:
         return None
     if LOST not in st.session_state:
-        run_id = st.query_params.get(RUN_PARAM)
+        run_id = _run_in_address()
         record = _read_record(run_id) if run_id else None
         lost = None
         if record is not None and record.get("server") != SERVER:
