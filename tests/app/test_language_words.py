@@ -53,7 +53,7 @@ def test_dot_products_starts_on_the_languages_model_and_words(lang):
     value = [float(m.value.replace(",", ".")) for m in at.metric[k:k + 4]]
     assert value == pytest.approx([norm(u), norm(v), cosine(u, v), dot(u, v)], abs=6e-4)
     assert cosine(u, v) > 0.5  # the grown model's claim, not English byte soup (cos +0.010 at 89.4°)
-    labels = [s.label for s in at.slider]
+    labels = [s.label for s in [*at.slider, *at.select_slider]]
     assert [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)] == [x for x in labels if " / " in x]
     assert "cat / dog" not in " ".join(labels)
 
@@ -94,7 +94,7 @@ def test_forward_pass_starts_on_the_languages_sentence():
 def test_an_untrained_table_offers_the_languages_grown_model():
     at = default_start("3_Dot_products.py", "zh-TW", model="andrea-12m-init")
     assert text_inputs(at)[:2] == ["cat", "dog"]  # an untrained table's words are English, split into bytes
-    assert "cat / dog" + translate(" (several tokens)", "zh-TW") in [s.label for s in at.slider]  # said to be split
+    assert "cat / dog" + translate(" (several tokens)", "zh-TW") in [s.label for s in at.select_slider]  # said to be split
     [b] = [b for b in at.button if b.key == "dot:micro"]
     b.click().run()
     no_exception(at)
@@ -120,7 +120,7 @@ def test_a_model_in_the_address_wins_with_its_own_words():
     at = default_start("3_Dot_products.py", "nl", model="andrea-micro")
     assert at.session_state[MODEL] == "andrea-micro"
     assert text_inputs(at)[:2] == ["cat", "dog"]
-    assert "cat / dog" in [s.label for s in at.slider]
+    assert "cat / dog" in [s.label for s in at.select_slider]
     at = default_start("4_Neighbours.py", "nl", model="minilm-l6")
     assert text_inputs(at)[:4] == ["cat", "king", "man", "woman"]
 
@@ -169,7 +169,7 @@ def test_the_lessons_trained_steps_use_the_languages_run_and_words(lang):
     at = step_at(at, "attention")
     assert text_inputs(at)[0] == lexicon.order_sentence(lang)
     at = step_at(at, "predict")
-    assert [s.label for s in at.slider] == [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)]
+    assert [s.label for s in at.select_slider] == [f"{a} / {b}" for a, b in lexicon.lesson_pairs(lang)]
     at = step_at(at, "positions")
     assert text_inputs(at) == [lexicon.order_sentence(lang), lexicon.order_scrambled(lang)]
     at = step_at(at, "tied")
