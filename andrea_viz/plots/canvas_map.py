@@ -26,10 +26,10 @@ import numpy as np
 
 from ..i18n import _, language
 from ..projection import Projection, Sample, group_label
-from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
+from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 FRAME_HEIGHT = 640  # px: the map's height in the page
-OTHER = (178, 178, 178)  # the points of no group, drawn first
+OTHER = tuple(hex_rgb(OTHER_GREY))  # the points of no group, drawn first
 NOT_SCORED = 255  # trust byte of a point outside the scored sample
 SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
 LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
