@@ -123,9 +123,21 @@ def _css_text_colours() -> list[tuple[str, str]]:
     return found
 
 
+def _faded(colour: str, opacity: float) -> str:
+    """``colour`` drawn at ``opacity`` over white (how Streamlit draws a caption: its container at 0.6)."""
+    c = cv.rgb(colour) * 255 * opacity + 255 * (1 - opacity)
+    return "#" + "".join(f"{round(v):02x}" for v in c)
+
+
+def test_faded_is_blended_over_white():
+    assert _faded("#000000", 0.6) == "#666666" and _faded("#0e1117", 1.0) == "#0e1117"
+
+
 def test_text_colours_we_set_reach_4_5_to_1_on_white():
     theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
     colours = [("theme primaryColor (links, buttons: white text on it)", theme["primaryColor"]),
+               ("theme textColor in a caption (60 % opacity)", _faded(theme["textColor"], 0.6)),
+               ("theme codeTextColor in a caption (60 % opacity)", _faded(theme["codeTextColor"], 0.6)),
                ("chart text", style.TEXT), *_css_text_colours()]
     assert len(colours) >= 6  # the map frame's and the live sum's CSS were found
     low = [(where, c, round(cv.contrast_ratio(c), 2)) for where, c in colours if cv.contrast_ratio(c) < cv.MIN_TEXT_CONTRAST]
