@@ -7,9 +7,14 @@ import pytest
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import MODEL_PICKER, exceptions, open_page, screenshot, sidebar_model, wait_idle
+from .conftest import MODEL_PICKER, axe_violations, exceptions, open_page, screenshot, sidebar_model, wait_idle
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
+
+# axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
+# Streamlit's element that holds it, why it cannot be fixed here): only these exact ones are allowed. None with
+# Streamlit 1.67 and axe-core 4.14.1 once the theme's text and code colours were made dark enough for captions.
+STREAMLIT_AXE: tuple[tuple[str, str, str], ...] = ()
 
 
 @pytest.mark.parametrize("path,name", PAGES)
@@ -19,6 +24,8 @@ def test_page_loads_without_exception(page, app_url, path, name):
     assert page.locator("h1").first.inner_text()
     if name not in ("home", "checkpoint", "grow"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    wait_idle(page)
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     assert screenshot(page, name).stat().st_size > 10_000
 
 
@@ -257,4 +264,5 @@ def test_pages_in_each_language(page, app_url, path, lang):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     screenshot(page, f"{path.lower() or 'home'}_{lang}")
