@@ -111,7 +111,7 @@ def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trus
     lang = language()
     return {
         **arrays,
-        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height),
+        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height), "lang": lang,
         "labels": [{"x": float(x), "y": float(y), "text": c.label(lang), "level": label_level(r), "size": int(c.size)}
                    for r, (x, y, c) in enumerate(labels or [])],
         "lines": None if lines_from is None or lines_to is None else
