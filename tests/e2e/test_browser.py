@@ -266,3 +266,15 @@ def test_pages_in_each_language(page, app_url, path, lang):
     assert exceptions(page) == []
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     screenshot(page, f"{path.lower() or 'home'}_{lang}")
+
+
+def test_canvas_map_frames_pass_axe(page, app_url):
+    """The canvas map's two component frames (the map, and the hidden one that hands the lines over) name the
+    reader's language and hold no unnamed control: axe finds nothing serious there either."""
+    open_page(page, f"{app_url}/Projection?renderer=canvas&lang=nl")
+    for name in ("canvas_map", "canvas_map_lines"):
+        frame = page.locator(f"iframe[src*='map_view.{name}/']").element_handle(timeout=60_000).content_frame()
+        frame.wait_for_selector("html[lang='nl']", state="attached", timeout=60_000)  # drawn: its language is set
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
