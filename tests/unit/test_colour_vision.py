@@ -142,3 +142,15 @@ def test_text_colours_we_set_reach_4_5_to_1_on_white():
     assert len(colours) >= 6  # the map frame's and the live sum's CSS were found
     low = [(where, c, round(cv.contrast_ratio(c), 2)) for where, c in colours if cv.contrast_ratio(c) < cv.MIN_TEXT_CONTRAST]
     assert low == []
+
+
+def test_the_map_frame_shows_where_the_focus_is():
+    """Focus visible (WCAG 2.4.7): the frame's focusable elements get an outline of 3:1 or more on its white ground."""
+    css = re.sub(r"/\*.*?\*/", "", (ROOT / "andrea_viz" / "ui" / "map_frame" / "map.css").read_text(), flags=re.S)
+    rule = re.search(r"([^{}]*:focus-visible[^{}]*)\{([^}]*)\}", css)
+    assert rule is not None
+    selectors, body = rule.group(1), rule.group(2)
+    assert {"canvas:focus-visible", "button:focus-visible"} <= {s.strip() for s in selectors.split(",")}
+    outline = re.search(r"outline:\s*(\d+)px\s+solid\s+(#[0-9a-fA-F]{6})", body)
+    assert outline is not None and int(outline.group(1)) >= 2
+    assert cv.contrast_ratio(outline.group(2)) >= 3.0
