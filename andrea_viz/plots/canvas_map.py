@@ -26,10 +26,10 @@ import numpy as np
 
 from ..i18n import _, language
 from ..projection import Projection, Sample, group_label
-from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
+from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 FRAME_HEIGHT = 640  # px: the map's height in the page
-OTHER = (178, 178, 178)  # the points of no group, drawn first
+OTHER = tuple(hex_rgb(OTHER_GREY))  # the points of no group, drawn first
 NOT_SCORED = 255  # trust byte of a point outside the scored sample
 SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
 LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
@@ -111,7 +111,7 @@ def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trus
     lang = language()
     return {
         **arrays,
-        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height),
+        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height), "lang": lang,
         "labels": [{"x": float(x), "y": float(y), "text": c.label(lang), "level": label_level(r), "size": int(c.size)}
                    for r, (x, y, c) in enumerate(labels or [])],
         "lines": None if lines_from is None or lines_to is None else

@@ -28,9 +28,9 @@ from pydeck.bindings.json_tools import default_serialize
 
 from ..i18n import _, language
 from ..projection import Projection, Sample
-from .style import PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
+from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
-GREY = [154, 154, 154, 110]
+GREY = [*hex_rgb(OTHER_GREY), 110]
 JOINER = "\u2060"  # WORD JOINER: invisible, no width, and not "@"
 QUERY = [*QUERY_RGB, 255]
 

@@ -12,6 +12,7 @@ can never end the script.
 from __future__ import annotations
 
 import base64
+import html
 import json
 
 import numpy as np
@@ -56,7 +57,7 @@ def script_json(data: dict) -> str:
 
 
 PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><style>
+<html lang="__LANG__"><head><meta charset="utf-8"><title>__TITLE__</title><style>
 body { margin: 0; font: 14px "Source Sans Pro", "Source Sans 3", sans-serif; color: #31333f; }
 .row { display: flex; align-items: center; gap: 12px; margin: 4px 2px 8px; }
 input[type=range] { flex: 1; accent-color: #ff4b4b; }
@@ -146,7 +147,8 @@ show(D.t);
 
 def live_sum_html(tok: np.ndarray, pos_table: np.ndarray, token: str, t: int) -> str:
     """The frame's whole page (see the module's docstring)."""
-    return PAGE.replace("__DATA__", script_json(live_sum_payload(tok, pos_table, token, t)))
+    page = PAGE.replace("__LANG__", html.escape(language())).replace("__TITLE__", html.escape(_("Token + position")))
+    return page.replace("__DATA__", script_json(live_sum_payload(tok, pos_table, token, t)))  # the data last
 
 
 def sum_frame_of(emb, token_id: int, kind: str, t: int) -> str:

@@ -97,7 +97,7 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
 def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], theta: float, rotate) -> go.Figure:
     """q at position m and k at position n, rotated by m·θ and n·θ: each pair has offset m − n."""
     fig = go.Figure()
-    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+    colors = [BLUE, ORANGE, GREEN, RED]
     for (m, n), c in zip(pairs, colors, strict=False):
         qm, kn = rotate(q, m, theta), rotate(k, n, theta)
         score = float(qm @ kn)

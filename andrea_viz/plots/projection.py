@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, language, num
 from ..projection import METHODS, Projection, Sample, group_label
 from ..safe_text import plot, plot_array
-from .style import PALETTE, plotly_separators, layout
+from .style import OTHER_GREY, PALETTE, RED, plotly_separators, layout
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
@@ -61,7 +63,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                         "tickvals": [0, 1], "ticktext": [plot(ends[0]), plot(ends[1])]})}},
             hovertemplate="%{hovertext}<extra></extra>")
     else:
-        colors = iter(PALETTE * 3)
+        colors = itertools.cycle(PALETTE)  # beyond its colours, groups are told apart by name
         order = ["other"] + sorted({g for g in groups if g not in ("other", "query")}) + ["query"]
         for g in order:
             m = groups == g
@@ -69,7 +71,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                 continue
             other, query = g == "other", g == "query"
             marker = {"size": 4 if other else 14 if query else 8, "opacity": 0.35 if other else 0.95,
-                      "color": "#9a9a9a" if other else "#d62728" if query else next(colors),
+                      "color": OTHER_GREY if other else RED if query else next(colors),
                       "symbol": "diamond" if query and dims == 3 else "star" if query else "circle",
                       "line": {"width": 1, "color": "black"} if query else {"width": 0}}
             label = group_label(g, escape=plot)

@@ -6,16 +6,16 @@ import plotly.graph_objects as go
 
 from ..family import ParamCount
 from ..i18n import N_, _, num, tr
-from .style import layout
+from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout
 
 PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
                "attention (wq, wk, wv, wo)": N_("attention (wq, wk, wv, wo)"), "MLP (fc1, fc2)": N_("MLP (fc1, fc2)")}
 PART_COLORS = {
-    "token table": "#d62728",
-    "position table": "#ff7f0e",
-    "output table": "#9467bd",
-    "attention (wq, wk, wv, wo)": "#1f77b4",
-    "MLP (fc1, fc2)": "#2ca02c",
+    "token table": RED,
+    "position table": ORANGE,
+    "output table": PURPLE,
+    "attention (wq, wk, wv, wo)": BLUE,
+    "MLP (fc1, fc2)": GREEN,
 }
 PART_SWATCHES = {"token table": "red", "position table": "orange", "output table": "violet",  # Streamlit's colour
                  "attention (wq, wk, wv, wo)": "blue", "MLP (fc1, fc2)": "green"}  # names nearest PART_COLORS

@@ -5,14 +5,24 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
 from ..i18n import format_number, language, separators
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
-BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"
-PALETTE = qualitative.Dark24  # groups and classes: 24 colours that stay apart
-QUERY_RGB = (214, 39, 40)  # a map's first word asked for
+# The named colours, drawn together on several charts: every pair stays ΔE2000 >= 10 apart for normal vision and
+# under simulated deuteranopia and protanopia (Machado 2009; tests/unit/test_colour_vision.py). Okabe & Ito's
+# colour-blind-safe blue, orange, bluish green and reddish purple, the theme's red, and a dark grey.
+BLUE, ORANGE, GREY, RED, GREEN, PURPLE = "#0072b2", "#e69f00", "#666666", "#d62728", "#009e73", "#cc79a7"
+NAMED = (BLUE, ORANGE, GREY, RED, GREEN, PURPLE)
+# Word groups and classes: the most colours that stay ΔE2000 >= 10 apart, pairwise and from the map's white ground,
+# its grey of no group (OTHER_GREY) and its query red, for normal vision, deuteranopia and protanopia (Okabe & Ito's
+# first four, then a greedy max-min pick over an sRGB grid with contrast >= 2:1 on white). The j-th group is drawn in
+# PALETTE[j % len(PALETTE)]: beyond 13 groups colours repeat and the groups are told apart by their labels.
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#56b4e9", "#7f003f", "#001fbf", "#7f0000", "#005f5f", "#9fbf7f",
+           "#5f7fff", "#3f7f7f", "#1f7f3f", "#5f00ff")
+QUERY_RGB = (214, 39, 40)  # a map's first word asked for (RED)
+OTHER_GREY = "#b2b2b2"  # a map's points of no group
+TEXT = "#31333f"  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white
 
 
 def hex_rgb(hex_colour: str) -> list[int]:

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _
 from ..safe_text import plot
-from .style import GREY, PALETTE, RED, layout
+from .style import GREY, PALETTE, RED, TEXT, layout
 
 
 def loss_curve(losses: Sequence[float], steps: int, snapshot_steps: Sequence[int] = ()) -> go.Figure:
@@ -56,7 +56,7 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
             m = groups == g
             out.append(go.Scatter(x=coords[k, m, 0], y=coords[k, m, 1], mode="markers+text", name=plot(g),
                                   text=[plot(t) for t, keep in zip(tokens, m, strict=True) if keep], textposition="top center",
-                                  textfont={"size": 11, "color": colors[g]}, marker={"size": 9, "color": colors[g]},
+                                  textfont={"size": 11, "color": TEXT}, marker={"size": 9, "color": colors[g]},
                                   hovertemplate="%{text}<extra>" + plot(g) + "</extra>"))
         return out
 

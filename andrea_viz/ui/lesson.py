@@ -4,6 +4,7 @@ for the model the step names (andrea_viz.lesson). Every number is computed here 
 from __future__ import annotations
 
 import functools
+import html
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -376,7 +377,8 @@ def presenter_style() -> None:
 
 def keyboard() -> None:
     """← and → move one step when nothing that takes arrow keys has the focus (a script on the page itself)."""
-    st.iframe(KEYS_JS, height=1)
+    head = f'<!doctype html><html lang="{html.escape(language())}"><head><meta charset="utf-8"><title>'
+    st.iframe(f"{head}{html.escape(_('The lesson: embeddings'))}</title></head><body>{KEYS_JS}</body></html>", height=1)
 
 
 def handout(lang: str) -> str:

@@ -36,5 +36,6 @@ def canvas_map(payload: dict, key: str, on_click: Callable[[], None] | None = No
     _frame(key=key, default=None, on_change=on_click, **points)
     with st.container(key=LINES_BOX):  # not shown: its frame only hands over the lines (and an empty frame took 26 px)
         st.html(f"<style>.st-key-{LINES_BOX} {{display: none}}</style>")
-        _lines(key=f"{key}:lines", default=None, mode="lines", target=payload["points"], lines=payload.get("lines"))
+        _lines(key=f"{key}:lines", default=None, mode="lines", target=payload["points"], lines=payload.get("lines"),
+               lang=payload.get("lang"))
     return canvas_clicked_id(key)

@@ -124,3 +124,33 @@ def hovered_text(page, at: tuple[float, float], tip) -> str:
     hover(page, at)
     tip.wait_for(timeout=30_000)
     return tip.inner_text()
+
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"  # axe-core 4.14.1 (vendor/README.md)
+AXE_RUN = """async (allowed) => {
+    const r = await axe.run(document, {iframes: false, elementRef: true, resultTypes: ['violations']});
+    const out = [];
+    for (const v of r.violations) for (const n of v.nodes) {
+        if (!['serious', 'critical'].includes(n.impact || v.impact)) continue;
+        if (allowed.some(([rule, sel]) => rule === v.id && n.element && n.element.closest(sel))) continue;
+        out.push({rule: v.id, impact: n.impact || v.impact, target: n.target.join(' '), html: n.html.slice(0, 160),
+                  help: v.help});
+    }
+    return out;
+}"""
+
+
+def axe_violations(page, allowed=()) -> list[dict]:
+    """axe-core's serious and critical violations in the page and in each of its frames (our components' iframes):
+    each as {rule, impact, target, html, help, frame}, less those of ``allowed``: (rule id, CSS selector) pairs, a
+    violation being allowed when its element lies inside that selector's element."""
+    source = AXE.read_text()
+    found = []
+    for frame in page.frames:
+        if frame.is_detached():
+            continue
+        if not frame.evaluate("() => typeof window.axe !== 'undefined'"):
+            frame.add_script_tag(content=source)
+        where = "page" if frame == page.main_frame else frame.url[:80]
+        found += [{**v, "frame": where} for v in frame.evaluate(AXE_RUN, [list(a) for a in allowed])]
+    return found

@@ -9,9 +9,14 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import MODEL_PICKER, exceptions, open_page, screenshot, sidebar_model, wait_idle
+from .conftest import MODEL_PICKER, axe_violations, exceptions, open_page, screenshot, sidebar_model, wait_idle
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
+
+# axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
+# Streamlit's element that holds it, why it cannot be fixed here): only these exact ones are allowed. None with
+# Streamlit 1.67 and axe-core 4.14.1 once the theme's text and code colours were made dark enough for captions.
+STREAMLIT_AXE: tuple[tuple[str, str, str], ...] = ()
 
 
 @pytest.mark.parametrize("path,name", PAGES)
@@ -21,6 +26,8 @@ def test_page_loads_without_exception(page, app_url, path, name):
     assert page.locator("h1").first.inner_text()
     if name not in ("home", "checkpoint", "grow"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    wait_idle(page)
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     assert screenshot(page, name).stat().st_size > 10_000
 
 
@@ -262,4 +269,17 @@ def test_pages_in_each_language(page, app_url, path, lang):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     screenshot(page, f"{path.lower() or 'home'}_{lang}")
+
+
+def test_canvas_map_frames_pass_axe(page, app_url):
+    """The canvas map's two component frames (the map, and the hidden one that hands the lines over) name the
+    reader's language and hold no unnamed control: axe finds nothing serious there either."""
+    open_page(page, f"{app_url}/Projection?renderer=canvas&lang=nl")
+    for name in ("canvas_map", "canvas_map_lines"):
+        frame = page.locator(f"iframe[src*='map_view.{name}/']").element_handle(timeout=60_000).content_frame()
+        frame.wait_for_selector("html[lang='nl']", state="attached", timeout=60_000)  # drawn: its language is set
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []

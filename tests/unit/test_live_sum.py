@@ -52,3 +52,17 @@ def test_the_titles_are_the_readers_language():
     assert data["text"]["decimal"] == "," and data["text"]["slider"] == i18n.render("Position t", {}, "nl")
     assert data["text"]["slider"] != "Position t"
     assert "{t}" in data["text"]["sum"] and "{n:.3f}" in data["text"]["sum"]
+
+
+@pytest.mark.parametrize("lang", ["nl", "zh-TW"])
+def test_the_frame_document_names_its_language_and_a_title(lang):
+    """A screen reader reads the frame in the page's language and names it (axe: html-has-lang, document-title)."""
+    i18n.set_language(lang)
+    try:
+        page = live_sum_html(np.zeros(8, np.float32), np.zeros((4, 8), np.float32), "__TITLE__", 0)
+    finally:
+        i18n.set_language("en")
+    title = i18n.render("Token + position", {}, lang)
+    assert title != "Token + position"
+    assert f'<html lang="{lang}">' in page and f"<title>{title}</title>" in page
+    assert _data(page)["token"] == "__TITLE__"  # a token that spells a placeholder is left as it is

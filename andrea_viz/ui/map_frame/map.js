@@ -325,6 +325,7 @@ function siblings(visit) {
 
 function renderLines(a) {
   send("streamlit:setFrameHeight", {height: 0});
+  document.getElementById("wrap").hidden = true;  // this frame only hands the lines over: nothing in it to read
   window.andreaLines = {target: a.target, lines: a.lines};
   siblings((f) => { if (f.andreaMap && f.andreaMap.points() === a.target) f.andreaMap.setLines(a.lines); });
 }
@@ -335,6 +336,8 @@ function refuse(why) {  // a message ignored: counted, and its reason kept, for 
 }
 
 function render(a) {
+  // the reader's language, for a screen reader (a BCP 47 tag or nothing)
+  if (typeof a.lang === "string" && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(a.lang)) document.documentElement.lang = a.lang;
   const why = refusal(a);
   if (why) { refuse(why); return; }
   if (a.mode === "lines") { renderLines(a); return; }
