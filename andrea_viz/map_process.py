@@ -83,26 +83,29 @@ class Turns:
 TURNS = Turns()  # the process's one queue: the server's
 
 
-def layout_in_child(X: np.ndarray, dims: int, seed: int, exact: bool, report: Callable[[float, Msg], None],
-                    turns: Turns = TURNS, pca_first: bool = False) -> np.ndarray:
-    """``projection.umap_layout(X, dims, seed, report, exact)`` in a child process (after ``projection.reduce_first``
-    when ``pca_first``), when its turn comes: (N, dims)
-    float32 coordinates. A library error of the child is raised here as it was; a child that ends without its
+Layout = Callable[[np.ndarray, Callable[[float, Msg], None]], np.ndarray]  # (points, report) -> (N, dims) coordinates
+
+
+def layout_in_child(X: np.ndarray, layout: Layout, report: Callable[[float, Msg], None],
+                    turns: Turns = TURNS) -> np.ndarray:
+    """``layout(X, report)`` in a child process, when its turn comes: (N, dims) float32 coordinates. ``layout`` is a
+    module-level function, or a ``functools.partial`` of one, so that the child can import it (``projection`` passes
+    its UMAP run; this module imports nothing of the maps). A library error of the child is raised here as it was; a child that ends without its
     result (killed by the system, out of memory) raises a QueryError that says so."""
     with turns.turn(lambda ahead: report(0.1, Msg("waiting for the server's other map to finish: {n:,} ahead of "
                                                   "this one", n=ahead))):
         folder = Path(tempfile.mkdtemp(prefix="andrea_umap_"))  # 0700: this user's alone
         try:
             np.save(folder / "points.npy", np.ascontiguousarray(X, dtype=np.float32))
-            return _watch_child(folder, dims, seed, exact, pca_first, report)
+            return _watch_child(folder, layout, report)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _watch_child(folder: Path, dims: int, seed: int, exact: bool, pca_first: bool, report: Callable[[float, Msg], None]) -> np.ndarray:
+def _watch_child(folder: Path, layout: Layout, report: Callable[[float, Msg], None]) -> np.ndarray:
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_lay_out_in_child, args=(str(folder), dims, seed, exact, pca_first, send), name="andrea-umap", daemon=True)
+    child = ctx.Process(target=_lay_out_in_child, args=(str(folder), layout, send), name="andrea-umap", daemon=True)
     child.start()
     send.close()  # the child holds the only sending end: its end ends the pipe
     done = False
@@ -139,17 +142,15 @@ def _watch_child(folder: Path, dims: int, seed: int, exact: bool, pca_first: boo
     return np.load(folder / "coords.npy")
 
 
-def _lay_out_in_child(folder: str, dims: int, seed: int, exact: bool, pca_first: bool, send) -> None:
+def _lay_out_in_child(folder: str, layout: Layout, send) -> None:
     """The child: read the points, lay them out, write the coordinates; progress, then "done" or the failure."""
     try:
-        from .projection import reduce_first, umap_layout  # projection imports this module: a cycle at import time
-
         X = np.load(Path(folder) / "points.npy", mmap_mode="r")  # a 128k × 4,096 table is read as the PCA needs it
 
         def report(fraction: float, text: Msg) -> None:
             send.send(("progress", float(fraction), text.msgid, dict(text.params)))
 
-        coords = umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact)
+        coords = layout(X, report)
         np.save(Path(folder) / "coords.npy", np.asarray(coords, dtype=np.float32))
         send.send(("done",))
     except QueryError as exc:

@@ -12,6 +12,8 @@ that umap-learn's epochs never hold the server's interpreter lock.
 
 from __future__ import annotations
 
+import functools
+
 import contextlib
 import io
 import json
@@ -338,6 +340,12 @@ class _UmapProgress:
         pass
 
 
+def _umap_run(X: np.ndarray, report, *, dims: int, seed: int, exact: bool, pca_first: bool) -> np.ndarray:
+    """The UMAP of ``X`` (after the PCA to ``PCA_INPUT_DIMS`` when ``pca_first``): what a map's child process runs,
+    or the server itself for a small map."""
+    return umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact)
+
+
 def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None,
              in_child: bool | None = None) -> Projection:
     """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible); up to
@@ -361,10 +369,9 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     n_dims = X.shape[1]
     pca_first = n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS
     exact = n <= UMAP_PCA_FIRST
-    if map_process.CHILD_ABOVE < n if in_child is None else in_child:
-        coords = map_process.layout_in_child(X, dims, seed, exact, report, pca_first=pca_first)
-    else:
-        coords = umap_layout(reduce_first(X, seed, report) if pca_first else X, dims, seed, report, exact)
+    run = functools.partial(_umap_run, dims=dims, seed=seed, exact=exact, pca_first=pca_first)
+    coords = map_process.layout_in_child(X, run, report) if (map_process.CHILD_ABOVE < n if in_child is None
+                                                              else in_child) else run(X, report)
     report(1.0, Msg("done"))
     if exact:
         note = Msg("umap-learn, cosine metric, {k} neighbours found exactly, {epochs} epochs from a PCA start, seed "

@@ -4,6 +4,7 @@ a killed child is said in a sentence."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import threading
@@ -13,7 +14,7 @@ import numpy as np
 import psutil
 import pytest
 
-from andrea_viz import map_process
+from andrea_viz import map_process, projection
 from andrea_viz.bench.map_compute import GilProbe  # a thread that naps 10 ms and keeps its longest wake
 from andrea_viz.errors import QueryError
 from andrea_viz.map_process import Turns
@@ -146,7 +147,8 @@ def test_a_map_process_killed_by_the_system_is_said_in_a_sentence_and_reaped():
                 killed.append(child.pid)
 
     with pytest.raises(QueryError) as err:
-        map_process.layout_in_child(X, 2, 0, True, report, turns=Turns())
+        map_process.layout_in_child(X, functools.partial(projection._umap_run, dims=2, seed=0, exact=True, pca_first=False),
+                                    report, turns=Turns())
     assert killed
     assert str(err.value) == ("The map's process was stopped by the system (SIGKILL: out of memory, or killed) before "
                               "it finished. Try again, or map a sample of the table.")
