@@ -165,7 +165,7 @@ def test_project_cli_umap_writes_the_whole_table(tmp_path):
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader(out.open(), delimiter="\t"))
     assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 557
-    assert sorted(int(r[0]) for r in rows[1:]) == list(range(555))
+    assert sorted(int(r[0]) for r in rows[1:]) == list(range(557))
 
 
 def test_pca_says_which_solver_it_used_and_the_randomized_one_agrees_with_the_exact():
@@ -195,11 +195,11 @@ def test_a_map_too_large_for_its_method_is_refused_before_it_starts_with_what_wo
     monkeypatch.setattr(projection, "build_sample", never)
     with pytest.raises(QueryError) as refused:
         project_model(micro, "umap", n="all")
-    assert str(refused.value) == ("UMAP maps at most 500 points here and this map has 555: choose a sample of at most "
+    assert str(refused.value) == ("UMAP maps at most 500 points here and this map has 557: choose a sample of at most "
                                   "500 tokens, or PCA, which maps any number (UMAP runs on the first 50 principal "
                                   "components above 50,000 points).")
     dutch = render(refused.value.msg.msgid, refused.value.msg.params, "nl")
-    assert dutch.startswith("UMAP brengt hier hoogstens 500 punten in kaart") and "555" in dutch
+    assert dutch.startswith("UMAP brengt hier hoogstens 500 punten in kaart") and "557" in dutch
 
 
 def test_the_cli_refuses_a_table_too_large_for_t_sne_with_exit_code_2(tmp_path):
