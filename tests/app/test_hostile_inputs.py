@@ -134,7 +134,8 @@ FUZZ = ["\x00", "n" * 300, "/".join(["f" * 250] * 3), "", "bogus", "https://evil
 EVERY_PAGE = ("model", "lang")  # read by page_setup on every page
 READS = {"pages/0_Lesson.py": ("step", "present"), "pages/1_Lookup_table.py": ("word",),
          "pages/4_Neighbours.py": ("word",), "pages/6_Positions.py": ("word",), "pages/11_Anatomy.py": ("word",),
-         "pages/5_Projection.py": ("method", "dims", "n", "seed", "labels", "renderer")}
+         "pages/5_Projection.py": ("method", "dims", "n", "seed", "labels", "renderer"),
+         "pages/9_Grow.py": ("grow_run",)}
 
 
 @pytest.fixture
