@@ -5,6 +5,8 @@ made by ``file_uploader`` here (tests/unit/test_uploader_text.py checks that no 
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from ..i18n import _
@@ -27,6 +29,18 @@ def uploader_css(browse: str, limit: str) -> str:
             f"{INSTRUCTIONS}::after {{ content: {css_string(limit)}; font-size: 0.875rem; }}</style>")
 
 
+def label_script(browse: str) -> str:
+    """A script that names every drop zone's button ``browse`` for screen readers (``aria-label``): its own label is
+    hidden by ``uploader_css`` and a CSS ``content`` is no accessible name. Kept on buttons Streamlit draws later."""
+    return ("<script>(() => { const w = window; w.andreaUploadName = " + json.dumps(browse).replace("<", "\\u003c")
+            + f"; const sel = \"{DROPZONE} button\";"
+            "const put = () => document.querySelectorAll(sel).forEach(b => {"
+            " if (b.getAttribute('aria-label') !== w.andreaUploadName) b.setAttribute('aria-label', w.andreaUploadName); });"
+            "put(); if (!w.andreaUploadObserver) {"  # one observer per page, however often the script runs
+            " w.andreaUploadObserver = new MutationObserver(put);"
+            " w.andreaUploadObserver.observe(document.body, {childList: true, subtree: true}); } })();</script>")
+
+
 def max_upload_mb() -> int:
     """The server's upload limit per file, in MB (.streamlit/config.toml's ``server.maxUploadSize``)."""
     return int(st.get_option("server.maxUploadSize"))
@@ -34,5 +48,7 @@ def max_upload_mb() -> int:
 
 def file_uploader(label: str, **kwargs):
     """``st.file_uploader`` with the drop zone's own texts in the reader's language."""
-    st.html(uploader_css(_("Choose a file"), _("at most {mb:,} MB per file", mb=max_upload_mb())))
+    browse = _("Choose a file")
+    st.html(uploader_css(browse, _("at most {mb:,} MB per file", mb=max_upload_mb())))
+    st.html(label_script(browse), unsafe_allow_javascript=True)
     return st.file_uploader(label, **kwargs)

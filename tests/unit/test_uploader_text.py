@@ -26,3 +26,12 @@ def test_the_replacement_texts_are_inert_css_strings():
     assert css.count("<style>") == 1 and css.count("</style>") == 1
     assert 'content: "Kies een bestand"' in css and 'content: "hoogstens 1.400 MB per bestand"' in css
     assert "display: none" in css
+
+
+def test_the_buttons_name_script_holds_the_name_as_an_inert_string():
+    from andrea_viz.ui.uploader_text import label_script
+
+    script = label_script('Kies "een" </script><b>')
+    assert script.count("</script>") == 1 and script.endswith("</script>")  # the name cannot close the script
+    assert 'w.andreaUploadName = "Kies \\"een\\" \\u003c/script>\\u003cb>"' in script
+    assert "setAttribute('aria-label'" in script
