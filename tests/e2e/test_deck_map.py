@@ -60,7 +60,7 @@ def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
 
 def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, app_url, load_model):
     micro = load_model("andrea-micro")
-    r = project_model(micro, "pca", n=555, include=("cat",), seed=0)  # the page's default map of andrea-micro
+    r = project_model(micro, "pca", n=micro.token_table.shape[0], include=("cat",), seed=0)  # the page's default map: all rows
     open_page(page, f"{app_url}/Projection?model=andrea-micro&renderer=deck")
     canvas = page.locator("[data-testid='stDeckGlJsonChart'] canvas").first
     canvas.wait_for(timeout=60_000)
