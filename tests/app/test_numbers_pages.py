@@ -157,3 +157,20 @@ def test_a_typed_size_is_echoed_the_dutch_way():
     assert ungrouped_widget_numbers(at, "nl") == []
     at.number_input(key="sizing:d").set_value(512).run()
     assert not any(c.value == "512" for c in at.caption)  # under 1,000: nothing to group, no echo
+
+
+def test_the_timelines_steps_in_dutch(tmp_path, monkeypatch):
+    """A run of 1,000 steps opened as a timeline: its step slider writes 1.000, not 1000."""
+    from andrea_viz.grow import train
+    from andrea_viz.i18n import translate
+
+    from .conftest import button
+
+    train(tmp_path / "ckpts" / "run", steps=1_000, snapshot_at=[0, 1_000])
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(tmp_path / "ckpts"))
+    at = session("nl", MODEL, "pages/8_Checkpoint.py")
+    at.selectbox(key="ckpt:tlrel").set_value("run/").run()
+    button(at, translate("Open as a timeline", "nl")).click().run()
+    no_exception(at)
+    assert at.select_slider(key="ckpt-tl:step").proto.options == ["0", "1.000"]
+    assert ungrouped_widget_numbers(at, "nl") == []
