@@ -41,11 +41,13 @@ preset = st.selectbox(_("Preset"), [*FAMILY, LOADED], key="sizing:preset", on_ch
                       format_func={**{k: tr(SHAPE_LABELS.get(k, k)) for k in FAMILY}, LOADED: _("the loaded model")}.__getitem__,
                       help=_("Fills the four sizes below; change any of them afterwards."))
 c = st.columns(5)
-V = int(c[0].number_input(_("Vocabulary V"), 1, 10_000_000, key="sizing:V", help=_("rows of the token table")))
-d = int(c[1].number_input("d_model", 1, 65_536, key="sizing:d", help=_("columns: the width of every vector")))
-T = int(c[2].number_input(_("Context T"), 0, 1_000_000, key="sizing:T",
-                          help=_("rows of a learned position table (0: none)")))
-L = int(c[3].number_input(_("Layers L"), 0, 1_000, key="sizing:L", help=_("transformer blocks (for the whole-model count)")))
+whole = ui.widgets.whole_number_input
+V = int(whole(_("Vocabulary V"), 1, 10_000_000, container=c[0], key="sizing:V", help=_("rows of the token table")))
+d = int(whole("d_model", 1, 65_536, container=c[1], key="sizing:d", help=_("columns: the width of every vector")))
+T = int(whole(_("Context T"), 0, 1_000_000, container=c[2], key="sizing:T",
+              help=_("rows of a learned position table (0: none)")))
+L = int(whole(_("Layers L"), 0, 1_000, container=c[3], key="sizing:L",
+              help=_("transformer blocks (for the whole-model count)")))
 tied = c[4].toggle(_("Tied output"), value=False, help=_("Tied: the output projection reuses the token table."))
 pc = count_params(V, d, T, L, tied=tied)
 no_head = preset == LOADED and emb.output_table is None and not emb.tied  # an encoder: no output head at all

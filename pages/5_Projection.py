@@ -29,8 +29,8 @@ with st.form("projection"):
                            lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
     whole = c[2].checkbox(_("The whole table ({V:,} tokens)", V=V), value=n_url == ALL, key="proj:all")
     n_default = min(DEFAULT_SAMPLE, V) if n_url == ALL else n_url
-    n = c[2].number_input(_("Tokens in the sample"), n_min, V, n_default, step=500, key="proj:n", disabled=False,
-                          help=_("Ignored when the whole table is chosen."))
+    n = ui.widgets.whole_number_input(_("Tokens in the sample"), n_min, V, n_default, container=c[2], step=500,
+                                      key="proj:n", disabled=False, help=_("Ignored when the whole table is chosen."))
     seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, ui.url.int_in(0, 1_000_000)), key="proj:seed",
                              help=_("Fixes the random sample and the t-SNE and UMAP layouts: the same seed gives the "
                                     "same map."))
@@ -41,7 +41,7 @@ with st.form("projection"):
     axes = tuple(int(p[j].number_input(_("PCA component on {axis}", axis=ax), 1, min(50, emb.d_model), j + 1)) - 1
                  for j, ax in enumerate("xyz"))
     perplexity = p[3].slider(_("t-SNE perplexity"), 5, 50, 30, help=_("About how many neighbours each point attends to."))
-    n_iter = p[4].slider(_("t-SNE iterations"), 250, 1000, 500, 50)
+    n_iter = ui.widgets.number_slider(_("t-SNE iterations"), 250, 1000, 500, 50, ",", container=p[4], key="proj:iters")
     st.form_submit_button(_("Project"), type="primary")
 
 size = ALL if whole else int(n)

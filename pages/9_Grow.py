@@ -23,8 +23,8 @@ with st.form("grow:form"):
     c = st.columns(4)
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
                             format_func={k: ui.grow.preset_label(k) for k in PRESETS}.__getitem__)
-    steps = c[1].number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, step=100,
-                              help=_("Training steps; the preset's own number is a good start."))
+    steps = ui.widgets.whole_number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, container=c[1],
+                                          step=100, help=_("Training steps; the preset's own number is a good start."))
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))
     source = c[3].radio(_("Corpus"), ["generated", "upload"], format_func={"generated": _("generated (word classes)"),
                                                                             "upload": _("my own .txt")}.get)

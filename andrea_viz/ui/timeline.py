@@ -39,7 +39,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
                   explore: Callable[[int], None] | None = None) -> None:
     """The scrubber and everything drawn at the chosen step."""
     steps = tl.steps
-    step = st.select_slider(_("Training step"), options=steps, value=steps[-1], key=f"{key}:step",
+    step = st.select_slider(_("Training step"), options=steps, value=steps[-1], key=f"{key}:step", format_func=num,
                             help=_("Every snapshot of the run; the pictures below show the table at this step."))
     i = steps.index(step)
     emb, first = tl.model(i), tl.first

@@ -1,6 +1,8 @@
 """Every file uploader in the reader's language: Streamlit writes its own English in the drop zone ("Upload", "1GB per
-file • TXT") and has no parameter for it, so those texts are hidden with CSS and translated ones drawn in their place
-(the size limit from the server's ``server.maxUploadSize``, written the language's way). Every uploader of the app is
+file • TXT", "Drag and drop a file here" while a file is dragged over it) and the size of an uploaded file its own
+way ("1.2MB" beside the name), with no parameter for any of them, so those texts are hidden with CSS and translated
+ones drawn in their place (the size limit from the server's ``server.maxUploadSize`` and each file's size written
+the language's way: "1,2 MB" in nl). Every uploader of the app is
 made by ``file_uploader`` here (tests/unit/test_uploader_text.py checks that no other call exists)."""
 
 from __future__ import annotations
@@ -10,9 +12,14 @@ import json
 import streamlit as st
 
 from ..i18n import _
+from ..sizing import human_bytes
 
 DROPZONE = "[data-testid='stFileUploaderDropzone']"
 INSTRUCTIONS = "[data-testid='stFileUploaderDropzoneInstructions']"
+# Streamlit 1.67 draws "Drag and drop a file here" in a span of a div that follows the drop zone's input only while
+# a file is dragged over it (the other divs there hold the button, or are the chips with their own test id)
+DRAG_TEXT = f"{DROPZONE} > input + div:not([data-testid]):not(:has(button)) > span"
+CHIP_NAME = "[data-testid='stFileChipName']"  # the size is written in the div after the name
 
 
 def css_string(text: str) -> str:
@@ -21,12 +28,24 @@ def css_string(text: str) -> str:
     return f'"{out}"'
 
 
-def uploader_css(browse: str, limit: str) -> str:
-    """The style that hides the uploader's own button label and instructions and shows ``browse`` and ``limit``."""
+def uploader_css(browse: str, limit: str, drop: str) -> str:
+    """The style that hides the uploader's own button label, instructions and drag text and shows ``browse``,
+    ``limit`` and ``drop`` (while a file is dragged over the zone) in their place."""
     return (f"<style>{DROPZONE} button [data-testid='stMarkdownContainer'] p {{ display: none; }}"
             f"{DROPZONE} button [data-testid='stMarkdownContainer']::after {{ content: {css_string(browse)}; }}"
             f"{INSTRUCTIONS} > * {{ display: none; }}"
-            f"{INSTRUCTIONS}::after {{ content: {css_string(limit)}; font-size: 0.875rem; }}</style>")
+            f"{INSTRUCTIONS}::after {{ content: {css_string(limit)}; font-size: 0.875rem; }}"
+            f"{DRAG_TEXT} {{ font-size: 0; }}"
+            f"{DRAG_TEXT}::after {{ content: {css_string(drop)}; font-size: 0.875rem; }}</style>")
+
+
+def sizes_css(files: list[tuple[str, int]]) -> str:
+    """The style that writes each uploaded file's size (``(name, bytes)``) the language's way beside its name, in
+    place of Streamlit's own "1.2MB" (its text set to size 0, the translated one drawn after it)."""
+    rules = "".join(f"{CHIP_NAME}[title={css_string(name)}] + div {{ font-size: 0; }}"
+                    f"{CHIP_NAME}[title={css_string(name)}] + div::after {{ content: {css_string(human_bytes(size))}; "
+                    f"font-size: 0.75rem; }}" for name, size in files)
+    return f"<style>{rules}</style>"
 
 
 def label_script(browse: str) -> str:
@@ -47,8 +66,13 @@ def max_upload_mb() -> int:
 
 
 def file_uploader(label: str, **kwargs):
-    """``st.file_uploader`` with the drop zone's own texts in the reader's language."""
+    """``st.file_uploader`` with the drop zone's own texts and the uploaded files' sizes in the reader's language."""
     browse = _("Choose a file")
-    st.html(uploader_css(browse, _("at most {mb:,} MB per file", mb=max_upload_mb())))
+    drop = _("Drop the files here") if kwargs.get("accept_multiple_files") else _("Drop the file here")
+    st.html(uploader_css(browse, _("at most {mb:,} MB per file", mb=max_upload_mb()), drop))
     st.html(label_script(browse), unsafe_allow_javascript=True)
-    return st.file_uploader(label, **kwargs)
+    got = st.file_uploader(label, **kwargs)
+    files = got if isinstance(got, list) else [] if got is None else [got]
+    if files:
+        st.html(sizes_css([(f.name, f.size) for f in files]))
+    return got

@@ -18,6 +18,7 @@ from .errors import show_error
 
 MAX_CHIPS = 64  # tokens listed under a box
 MAX_TEXT_CHARS = 2_000  # a sentence typed to be tokenized
+GROUPED_FROM = 1_000  # whole numbers from here on are written with the language's group mark (16.384 in nl)
 
 
 def token_chips(pieces, ids) -> str:
@@ -69,7 +70,7 @@ def slider_values(lo: float, hi: float, step: float) -> list[float]:
 def number_slider(label: str, lo: float, hi: float, value: float, step: float, spec: str = ".2f", *,
                   container=None, **kwargs) -> float:
     """A slider over lo..hi by step whose value is written by the language's formatter (``spec``: "1,00" in nl and
-    pt-BR, "1.00" in en and zh-TW). Streamlit's own number slider writes its value with a printf format, which has
+    pt-BR, "1.00" in en and zh-TW; whole numbers with ``spec=","``: "1.000" in nl, "1,000" in en). Streamlit's own number slider writes its value with a printf format, which has
     no decimal comma, and its "localized" format follows the browser, not the page's language: so a select slider
     over the allowed values, each shown through ``num``. ``kwargs`` go to ``st.select_slider`` (key, help,
     on_change, args); ``container`` is where it is drawn (a column), Streamlit's main area by default."""
@@ -77,3 +78,17 @@ def number_slider(label: str, lo: float, hi: float, value: float, step: float, s
     value = min(options, key=lambda v: abs(v - value))
     return (container or st).select_slider(label, options=options, value=value, format_func=lambda v: num(v, spec),
                                            **kwargs)
+
+
+def whole_number_input(label: str, lo: int, hi: int, value: int | None = None, *, container=None, **kwargs) -> int:
+    """``st.number_input`` for a whole number, its value written again beneath it by the language's formatter once it
+    reaches 1,000 (16384 typed, "16.384" shown in nl). Streamlit's box writes its value with printf, which cannot
+    group, and its "localized" format follows the browser, not the page's language; the box is kept because a
+    learner types plain digits and steps with − / + there, and the echo reads the figure the lesson's way.
+    ``value`` None: the value is the one in the session under ``kwargs["key"]``. ``container``: a column, or the
+    main area."""
+    box = container or st
+    n = box.number_input(label, lo, hi, *(() if value is None else (value,)), **kwargs)
+    if n is not None and abs(n) >= GROUPED_FROM:
+        box.caption(num(int(n)))
+    return n

@@ -83,12 +83,14 @@ def test_projection_starts_on_the_languages_word(lang):
     assert lexicon.word(lang, "cat") in text_inputs(at)
 
 
-def test_forward_pass_starts_on_the_languages_sentence():
-    at = default_start("7_Forward_pass.py", "pt-BR")
-    assert text_inputs(at) == [lexicon.order_sentence("pt-BR")] * 2 + [lexicon.order_scrambled("pt-BR")]
-    emb = load_builtin("andrea-micro-pt-BR")
+@pytest.mark.parametrize("lang", OTHER)
+def test_forward_pass_starts_on_the_languages_sentence(lang):
+    at = default_start("7_Forward_pass.py", lang)
+    assert text_inputs(at) == [lexicon.order_sentence(lang)] * 2 + [lexicon.order_scrambled(lang)]
+    emb = load_builtin(f"andrea-micro-{lang}")
     chips = " ".join(m.value for m in at.markdown if "#" in m.value)
-    assert all(f"#{i}" in chips for i in emb.tokenizer.encode(lexicon.order_sentence("pt-BR")))
+    ids = emb.tokenizer.encode(lexicon.order_sentence(lang))
+    assert ids and all(f"#{i}" in chips for i in ids)
 
 
 def test_an_untrained_table_offers_the_languages_grown_model():

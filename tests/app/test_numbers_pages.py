@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from andrea_viz.i18n import read_number, separators
+from andrea_viz.i18n import format_number, read_number, separators
 from andrea_viz.lesson import STEPS
 from andrea_viz.ui.state import LANGUAGE
 
@@ -120,3 +120,57 @@ def test_the_sizing_exercise_on_the_page(lang, typed, kind, said):
     boxes = at.get(kind) if kind != "error" else at.warning
     assert any(said in b.value for b in boxes), [b.value for b in [*at.success, *at.warning]]
     assert all(b.icon.startswith(":material/") for b in [*at.success, *at.warning])  # no colour emoji
+
+
+BIG = re.compile(r"(?<![\d.,])\d{4,}(?![\d.,]?\d)")  # a whole number of 1,000 or more with no group mark: 16384
+
+
+def ungrouped_widget_numbers(at: AppTest, lang: str) -> list[str]:
+    """Whole numbers of 1,000 or more that a widget shows without the language's group mark: a select slider's
+    option, a Streamlit number slider's value or ends (written with printf, which cannot group), and a number box
+    holding 1,000 or more with no echo of its value through the formatter (``whole_number_input``) beneath it."""
+    out = [f"{s.label}: {o}" for s in at.select_slider for o in s.proto.options if BIG.search(o)]
+    out += [f"{s.label}: {s.proto.min}..{s.proto.max}" for s in at.slider if max(abs(s.proto.min), abs(s.proto.max)) >= 1_000]
+    captions = [c.value for c in at.caption]
+    for box in at.number_input:
+        if box.value is not None and abs(box.value) >= 1_000 and box.key != "proj:seed":  # a seed is a name, not a count
+            shown = format_number(int(box.value), ",", lang)
+            if shown not in captions:
+                out.append(f"{box.label}: {box.value} with no {shown} beside it")
+    return out
+
+
+@pytest.mark.parametrize("page", ["pages/2_Sizing.py", "pages/5_Projection.py", "pages/9_Grow.py",
+                                  "pages/4_Neighbours.py", "pages/6_Positions.py", "pages/11_Anatomy.py",
+                                  "pages/10_Compare.py", "pages/1_Lookup_table.py", "pages/3_Dot_products.py"])
+def test_no_widget_shows_an_ungrouped_thousand_in_dutch(page):
+    at = session("nl", MODEL, page)
+    assert at.number_input or at.select_slider or at.slider, page  # the page has number widgets to look at
+    assert ungrouped_widget_numbers(at, "nl") == [], page
+
+
+def test_a_typed_size_is_echoed_the_dutch_way():
+    at = session("nl", MODEL, "pages/2_Sizing.py")
+    at.number_input(key="sizing:d").set_value(16384).run()
+    no_exception(at)
+    assert "16.384" in [c.value for c in at.caption]
+    assert ungrouped_widget_numbers(at, "nl") == []
+    at.number_input(key="sizing:d").set_value(512).run()
+    assert not any(c.value == "512" for c in at.caption)  # under 1,000: nothing to group, no echo
+
+
+def test_the_timelines_steps_in_dutch(tmp_path, monkeypatch):
+    """A run of 1,000 steps opened as a timeline: its step slider writes 1.000, not 1000."""
+    from andrea_viz.grow import train
+    from andrea_viz.i18n import translate
+
+    from .conftest import button
+
+    train(tmp_path / "ckpts" / "run", steps=1_000, snapshot_at=[0, 1_000])
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(tmp_path / "ckpts"))
+    at = session("nl", MODEL, "pages/8_Checkpoint.py")
+    at.selectbox(key="ckpt:tlrel").set_value("run/").run()
+    button(at, translate("Open as a timeline", "nl")).click().run()
+    no_exception(at)
+    assert at.select_slider(key="ckpt-tl:step").proto.options == ["0", "1.000"]
+    assert ungrouped_widget_numbers(at, "nl") == []

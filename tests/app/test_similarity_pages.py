@@ -82,7 +82,7 @@ def test_projection_pca_then_tsne_then_3d(app, model):
     assert len(at.get("download_button")) == 3
     at.number_input[0].set_value(400)
     at.radio[0].set_value("tsne")
-    at.slider[1].set_value(250)
+    at.select_slider(key="proj:iters").set_value(250)
     button(at, "Project").click().run()
     no_exception(at)
     assert any("t-SNE" in f["layout"]["title"]["text"] for f in figures(at))
@@ -191,7 +191,7 @@ def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, mo
     assert calls == {"umap": 1, "tsne": 0}
     assert any(f["layout"]["title"]["text"] == "UMAP, seed 4242" for f in figures(at))
     at.slider[0].set_value(20)  # t-SNE's perplexity
-    at.slider[1].set_value(300)  # t-SNE's iterations
+    at.select_slider(key="proj:iters").set_value(300)  # t-SNE's iterations
     button(at, "Project").click().run()
     no_exception(at)
     assert calls == {"umap": 1, "tsne": 0}  # the same UMAP map, from the cache

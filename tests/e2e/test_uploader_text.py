@@ -31,3 +31,36 @@ def test_the_uploader_speaks_the_language(page, app_url, lang, where, count):
     for u in shown:
         assert not [e for e in STREAMLIT_ENGLISH if e in u["text"]], u["text"]  # hidden: not in the visible text
         assert u["browse"] == f'"{translate("Choose a file", lang)}"' and u["limit"] == f'"{limit}"', u
+
+
+DRAG_JS = """selector => {
+  const dt = new DataTransfer();
+  dt.items.add(new File(["x"], "a.bin", {type: "application/octet-stream"}));
+  document.querySelector(selector).dispatchEvent(new DragEvent("dragenter", {dataTransfer: dt, bubbles: true}));
+}"""
+AFTER_JS = """selector => { const e = document.querySelector(selector);
+  return e && {content: getComputedStyle(e, '::after').content, size: getComputedStyle(e).fontSize}; }"""
+
+
+def test_the_drag_text_and_a_files_size_in_dutch(page, app_url, tmp_path):
+    """While a file is dragged over the zone, the language's "drop it here" in place of Streamlit's "Drag and drop
+    files here"; once uploaded, the file's size the Dutch way (1,2 MB) in place of Streamlit's 1.2MB."""
+    from andrea_viz.ui.uploader_text import CHIP_NAME, DRAG_TEXT
+
+    open_page(page, f"{app_url}/Checkpoint?lang=nl")
+    page.wait_for_selector("[data-testid='stFileUploaderDropzone']")
+    page.evaluate(DRAG_JS, "[data-testid='stFileUploaderDropzone']")
+    drag = page.wait_for_selector(DRAG_TEXT)
+    assert "Drag and drop" in drag.inner_text()  # Streamlit's own text is there, drawn at size 0 ...
+    shown = page.evaluate(AFTER_JS, DRAG_TEXT)
+    assert shown == {"content": f'"{translate("Drop the files here", "nl")}"', "size": "0px"}, shown  # ... the Dutch drawn
+    page.evaluate("s => document.querySelector(s).dispatchEvent(new DragEvent('dragleave', {bubbles: true}))",
+                  "[data-testid='stFileUploaderDropzone']")
+
+    (tmp_path / "model.bin").write_bytes(b"\0" * 1_234_567)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(tmp_path / "model.bin"))
+    size = f"{CHIP_NAME}[title='model.bin'] + div"
+    page.wait_for_function(f"() => {{ const e = document.querySelector({size!r}); "
+                           "return e && getComputedStyle(e, '::after').content !== 'none'; }", timeout=90_000)
+    assert page.evaluate(AFTER_JS, size) == {"content": '"1,2 MB"', "size": "0px"}  # not Streamlit's 1.2MB
+    assert exceptions(page) == []
