@@ -27,6 +27,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
 
 
+@pytest.fixture(autouse=True)
+def _english_between_tests():
+    """Every test starts in English: an AppTest runs its pages in this thread, and their language (a context variable
+    set by page_setup) would otherwise stay for the tests after it."""
+    andrea_viz.i18n.set_language(andrea_viz.i18n.DEFAULT_LANGUAGE)
+    yield
+
+
 @functools.cache
 def _model(name: str):
     return andrea_viz.load(name)
