@@ -1,6 +1,7 @@
 """The frame guard: an HTTP response of the app's Starlette application goes out saying only the app may frame it."""
 
 import asyncio
+import threading
 
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
@@ -21,7 +22,10 @@ def _answer(app, path: str = "/") -> list[dict]:
 
     scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
              "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": ""}
-    asyncio.run(app(scope, receive, send))
+    # in a thread of its own: a Playwright session of the browser tests may hold a running loop in this one
+    worker = threading.Thread(target=lambda: asyncio.run(app(scope, receive, send)))
+    worker.start()
+    worker.join(60)
     return sent
 
 

@@ -174,7 +174,9 @@ def test_two_runs_at_once_do_not_share_or_corrupt_each_other(tmp_path):
     assert all(j.wait(120) for j in jobs) and not any(j.error or j.crash for j in jobs)
     alone = train(tmp_path / "alone", steps=40, seed=2, snapshot_at=[0, 40])
     together = andrea_viz.load(jobs[1].result.snapshots[-1][1])
-    np.testing.assert_allclose(together.token_table, andrea_viz.load(alone.snapshots[-1][1]).token_table, atol=1e-5)
+    # the job's process trains on its own torch threads, this one on torch's default: sums in another order move the
+    # last digits (2.6e-5 seen once in 35,648 values); a run that shared or corrupted the other's state is off by far more
+    np.testing.assert_allclose(together.token_table, andrea_viz.load(alone.snapshots[-1][1]).token_table, atol=1e-4)
     assert not np.array_equal(andrea_viz.load(jobs[0].result.snapshots[-1][1]).token_table, together.token_table)
 
 
