@@ -98,7 +98,7 @@ def test_tokens_and_labels_that_read_as_deck_gl_directives_are_drawn_and_shown_a
     page.on("pageerror", lambda e: errors.append(str(e)))
     open_page(page, f"{url}/Projection?model={quote('folder:deck/deck.npz')}&renderer=deck&labels=1")
     canvas = page.locator(f"{CHART} canvas").first
-    canvas.wait_for(timeout=60_000)
+    canvas.wait_for(timeout=120_000)  # once over 60 s in a rerun of the browser suite (passed at 16 s alone)
     wait_idle(page)
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
