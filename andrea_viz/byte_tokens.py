@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 
 from .i18n import _
+from .tokenizer.visible import MARKS
 
 BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
-SHORT = {0x20: "␣", 0x0A: "⏎"}
+SHORT = {ord(c): MARKS[c] for c in " \n"}  # the signs whitespace tokens are drawn with (tokenizer.visible)
 
 
 def shown_token(token: str, short: bool = False) -> str:
