@@ -31,7 +31,7 @@ from .geometry import nearest, nearest_in, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
 from .knn import cell_knn_graph, knn_graph
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
-from .model import Embeddings, f32
+from .model import Embeddings, f32, gather_rows
 from . import map_process, umap_compile
 
 WORD_GROUPS: dict[str, list[str]] = {
@@ -621,7 +621,7 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
         return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, kept["trust"],
                                 float(meta["trust_mean"]), used, from_cache=True)
     sample = build_sample(emb, n, include, seed)
-    X = emb.token_table[sample.ids]
+    X = gather_rows(emb.token_table, sample.ids)  # in blocks: other pages keep the interpreter's lock meanwhile
     proj = m.run(X, dims=dims, seed=seed, progress=progress, **{k: given[k] for k in m.uses})
     if progress:
         progress(1.0, Msg("scoring how many neighbours each point keeps"))

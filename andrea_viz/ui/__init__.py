@@ -1,7 +1,7 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
 from ..i18n import tr
-from . import frame_guard
+from . import server_hooks
 from . import compare, exercise, grow, lesson, live, map_view, models, nav, state, uploads, url
 from .cache import cached, cached_with_progress, figure, get_model, remember
 from .errors import explain_errors, show_error
@@ -13,7 +13,7 @@ from .timeline import timeline_view
 from .uploader_text import file_uploader
 from .widgets import MAX_TEXT_CHARS, number_slider, token_chips, token_picker
 
-frame_guard.install()  # every response from now on says that only the app may frame it (frame_guard's docstring)
+server_hooks.install()  # the frame and upload guards on every request from now on (server_hooks' docstring)
 
 __all__ = ["cached", "cached_with_progress", "checkpoint_report", "compare", "current_model", "exercise",
            "explain_errors", "figure", "file_uploader", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "nav",

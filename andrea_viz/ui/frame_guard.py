@@ -3,7 +3,7 @@ frame-ancestors 'self'`` and ``X-Frame-Options: SAMEORIGIN`` (for browsers that 
 another site then gets a blocked frame instead of the app, and cannot drive the canvas map's frame from around it.
 
 Streamlit 1.67 serves with Starlette under uvicorn (``streamlit/web/server/starlette/``) and has no option for
-response headers; the middleware it accepts belongs to ``st.App``, another way to start the app. So ``install``,
+response headers; the middleware it accepts belongs to ``st.App``, another way to start the app. So ``server_hooks.install``,
 called when ``andrea_viz.ui`` is first imported in the server process, wraps ``Starlette.__call__`` once: every
 request the server's Starlette application answers from then on goes out through ``_with_headers``. The import
 happens on the first script run, after the server started: the pages served before it (the very first load after a
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 HEADERS = {"content-security-policy": "frame-ancestors 'self'", "x-frame-options": "SAMEORIGIN"}
 _ENCODED = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in HEADERS.items()]
-_MARK = "_andrea_frame_guard"
+MARK = "_andrea_frame_guard"
 
 
 def _with_headers(send):
@@ -32,21 +32,11 @@ def _with_headers(send):
     return guarded
 
 
-def guard(app_call):
+def framed_call(app_call):
     """An ASGI ``__call__`` (self, scope, receive, send) whose HTTP responses carry ``HEADERS``."""
 
     async def __call__(self, scope, receive, send):
         await app_call(self, scope, receive, _with_headers(send) if scope.get("type") == "http" else send)
 
-    setattr(__call__, _MARK, True)
     return __call__
 
-
-def install() -> bool:
-    """Wrap ``Starlette.__call__`` once per process; True when this call did it, False when it was already done."""
-    from starlette.applications import Starlette
-
-    if getattr(Starlette.__call__, _MARK, False):
-        return False
-    Starlette.__call__ = guard(Starlette.__call__)
-    return True

@@ -36,7 +36,10 @@ def uploader_css(browse: str, limit: str, drop: str) -> str:
             f"{INSTRUCTIONS} > * {{ display: none; }}"
             f"{INSTRUCTIONS}::after {{ content: {css_string(limit)}; font-size: 0.875rem; }}"
             f"{DRAG_TEXT} {{ font-size: 0; }}"
-            f"{DRAG_TEXT}::after {{ content: {css_string(drop)}; font-size: 0.875rem; }}</style>")
+            f"{DRAG_TEXT}::after {{ content: {css_string(drop)}; font-size: 0.875rem; }}"
+            f"{CHIP_ERROR}[data-andrea-reason] {{ font-size: 0; }}"
+            f"{CHIP_ERROR}[data-andrea-reason]::after {{ content: attr(data-andrea-reason); font-size: 0.75rem; }}"
+            "</style>")
 
 
 def sizes_css(files: list[tuple[str, int]]) -> str:
@@ -48,16 +51,54 @@ def sizes_css(files: list[tuple[str, int]]) -> str:
     return f"<style>{rules}</style>"
 
 
-def label_script(browse: str) -> str:
-    """A script that names every drop zone's button ``browse`` for screen readers (``aria-label``): its own label is
-    hidden by ``uploader_css`` and a CSS ``content`` is no accessible name. Kept on buttons Streamlit draws later."""
-    return ("<script>(() => { const w = window; w.andreaUploadName = " + json.dumps(browse).replace("<", "\\u003c")
-            + f"; const sel = \"{DROPZONE} button\";"
-            "const put = () => document.querySelectorAll(sel).forEach(b => {"
-            " if (b.getAttribute('aria-label') !== w.andreaUploadName) b.setAttribute('aria-label', w.andreaUploadName); });"
+CHIP = "[data-testid='stFileChip']"
+CHIP_ERROR = f"{CHIP} [role='alert']"  # Streamlit writes "Error: " and its English reason in it
+
+
+def chip_texts() -> dict[str, str]:
+    """What the uploader's chips say, in the reader's language: the delete button's name while a file uploads or
+    once it is there ("{name}" stands for the file's name), the retry hint, and the reason of a failed upload by
+    the status the server answered (507: the upload guard found no room on its disk; 413: over the size limit;
+    anything else: the server failed)."""
+    name = {"name": "{name}"}
+    return {"browse": _("Choose a file"), "remove": _("Remove {name}", **name),
+            "cancel": _("Cancel the upload of {name}", **name), "retry": _("Click to try the upload again"),
+            "507": _("The server's disk has no room for this file: nothing was kept. Ask whoever runs the server to "
+                     "free some space, or use the checkpoint folder."),
+            "413": _("This file is larger than the server takes ({mb:,} MB per file): nothing was kept.",
+                     mb=max_upload_mb()),
+            "other": _("The server could not receive this file: nothing was kept. Try again; if it fails again, ask "
+                       "whoever runs the server to look at its log.")}
+
+
+def label_script(texts: dict[str, str] | str) -> str:
+    """A script that says the uploaders' own English in ``texts`` (``chip_texts``; a plain string: the drop zone
+    button's name only): the drop zone button's ``aria-label`` (its own label is hidden by ``uploader_css``, and a
+    CSS ``content`` is no accessible name), each chip's delete button and retry hint, and a failed upload's reason
+    ("Request failed with status code 507" becomes the sentence for 507), drawn over Streamlit's own text at size 0
+    so that React's own nodes stay as it left them. Kept on elements Streamlit draws later (one observer a page)."""
+    texts = {"browse": texts} if isinstance(texts, str) else texts
+    return ("<script>(() => { const w = window; w.andreaUploadName = " + json.dumps(texts["browse"]).replace("<", "\\u003c")
+            + "; w.andreaUploadTexts = " + json.dumps(texts).replace("<", "\\u003c")
+            + f"; const sel = \"{DROPZONE} button\", chip = \"{CHIP}\", why = \"[role='alert']\";"
+            "const set = (e, a, v) => { if (v !== undefined && e.getAttribute(a) !== v) e.setAttribute(a, v); };"
+            "const put = () => { const T = w.andreaUploadTexts;"
+            " document.querySelectorAll(sel).forEach(b => set(b, 'aria-label', w.andreaUploadName));"
+            " document.querySelectorAll(chip).forEach(c => {"
+            "  const n = (c.querySelector(\"[data-testid='stFileChipName']\") || {}).title || '';"
+            "  const del = c.querySelector(\"[data-testid='stFileChipDeleteBtn'] button\");"
+            "  const busy = c.querySelector(\"[data-testid='stFileChipIconSpinner']\");"
+            "  if (del && T.remove) set(del, 'aria-label', (busy ? T.cancel : T.remove).split('{name}').join(n));"
+            "  if (c.hasAttribute('title') && T.retry) set(c, 'title', T.retry);"
+            "  const a = c.querySelector(why); if (!a || !T.other) return;"
+            "  const code = (a.textContent.match(/\\b(507|413)\\b/) || [])[1];"
+            "  const text = code ? T[code] : (/too large/i.test(a.textContent) ? T['413'] : T.other);"
+            "  set(a, 'data-andrea-reason', text); set(a, 'aria-label', text); });"
+            "};"
             "put(); if (!w.andreaUploadObserver) {"  # one observer per page, however often the script runs
             " w.andreaUploadObserver = new MutationObserver(put);"
-            " w.andreaUploadObserver.observe(document.body, {childList: true, subtree: true}); } })();</script>")
+            " w.andreaUploadObserver.observe(document.body, {childList: true, subtree: true, characterData: true}); }"
+            " })();</script>")
 
 
 def max_upload_mb() -> int:
@@ -70,7 +111,7 @@ def file_uploader(label: str, **kwargs):
     browse = _("Choose a file")
     drop = _("Drop the files here") if kwargs.get("accept_multiple_files") else _("Drop the file here")
     st.html(uploader_css(browse, _("at most {mb:,} MB per file", mb=max_upload_mb()), drop))
-    st.html(label_script(browse), unsafe_allow_javascript=True)
+    st.html(label_script(chip_texts()), unsafe_allow_javascript=True)
     got = st.file_uploader(label, **kwargs)
     files = got if isinstance(got, list) else [] if got is None else [got]
     if files:

@@ -86,14 +86,13 @@ LOW_DISK_BYTES = 1_500 * 2**20  # the uploaders take up to 1.4 GB; below this fr
 
 def disk_warning() -> Msg | None:
     """A sentence when the server's temporary folder (where the upload is received, then copied) is nearly full:
-    Streamlit receives an upload there before this page sees it, and a full disk then shows only "AxiosError:
-    Request failed with status code 500" on the uploader."""
+    Streamlit receives an upload there before this page sees it; one with no room is refused by ``upload_guard``
+    and its chip says so, but saying it before the learner picks a large file saves the wait."""
     free = free_bytes(session_files.BASE.parent)
     if free is None or free >= LOW_DISK_BYTES:
         return None
-    return Msg("The server's temporary folder has only {free:,.0f} MB free: a larger upload cannot be received (the "
-               "uploader then says “Request failed with status code 500”). Ask whoever runs the server to free some "
-               "space, or use the checkpoint folder.", free=free / 2**20)
+    return Msg("The server's temporary folder has only {free:,.0f} MB free: a larger upload cannot be received. Ask "
+               "whoever runs the server to free some space, or use the checkpoint folder.", free=free / 2**20)
 
 
 def write_failed(exc: OSError, files: list) -> CheckpointError:
@@ -180,7 +179,7 @@ def upload_form(result_key: str) -> None:
                            "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "
                            "tokens show as #id."))
     low = disk_warning()
-    if low is not None:  # said before the upload: Streamlit's own receiving end fails with a bare "status code 500"
+    if low is not None:  # said before the upload, not only on the refused file's chip
         st.warning(tr(low), icon=":material/warning:")
     failed = st.session_state.pop(UPLOAD_ERROR, None)
     if failed is not None:  # the last upload could not be read: its sentence, under the new empty uploaders

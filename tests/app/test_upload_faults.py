@@ -90,14 +90,13 @@ def test_any_page_block_that_hits_a_full_disk_shows_the_sentence_not_the_path():
 
 @pytest.mark.parametrize("free_mb", [200, 1_400])
 def test_a_nearly_full_temporary_folder_is_said_before_the_upload(app, monkeypatch, free_mb):
-    """Streamlit receives an upload in the temporary folder before the page sees it (a full one: a bare "status
-    code 500" on the uploader), so the page says how much room there is first."""
+    """Streamlit receives an upload in the temporary folder before the page sees it (a full one: the upload guard
+    refuses the file and its chip says so), so the page says how much room there is first."""
     monkeypatch.setattr(uploads, "free_bytes", lambda folder: free_mb * 2**20)
     at = open_page(app("andrea-12m-init"), "8_Checkpoint.py")
     assert [plain(w.value) for w in at.warning] == [
-        f"The server's temporary folder has only {free_mb:,} MB free: a larger upload cannot be received (the uploader "
-        "then says “Request failed with status code 500”). Ask whoever runs the server to free some space, or use the "
-        "checkpoint folder."]
+        f"The server's temporary folder has only {free_mb:,} MB free: a larger upload cannot be received. Ask whoever "
+        "runs the server to free some space, or use the checkpoint folder."]
 
 
 def test_no_warning_with_room_to_spare(app, monkeypatch):

@@ -7,7 +7,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from andrea_viz.ui import frame_guard
+from andrea_viz.ui import frame_guard, server_hooks
 
 
 def _answer(app, path: str = "/") -> list[dict]:
@@ -45,8 +45,8 @@ def _app() -> Starlette:
 
 
 def test_every_response_says_only_the_app_may_frame_it_once_installed():
-    frame_guard.install()  # as andrea_viz.ui does on import (idempotent)
-    assert frame_guard.install() is False  # installed once per process
+    server_hooks.install()  # as andrea_viz.ui does on import (idempotent)
+    assert server_hooks.install() is False  # installed once per process
     app = _app()
     headers = _headers(_answer(app))
     assert headers["content-security-policy"] == ["frame-ancestors 'self'"]
@@ -63,7 +63,7 @@ def test_the_guard_is_what_adds_them():
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": b"x"})
 
-    guarded = frame_guard.guard(bare)
+    guarded = frame_guard.framed_call(bare)
 
     class Plain:
         __call__ = bare

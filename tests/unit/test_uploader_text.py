@@ -56,4 +56,18 @@ def test_the_buttons_name_script_holds_the_name_as_an_inert_string():
     script = label_script('Kies "een" </script><b>')
     assert script.count("</script>") == 1 and script.endswith("</script>")  # the name cannot close the script
     assert 'w.andreaUploadName = "Kies \\"een\\" \\u003c/script>\\u003cb>"' in script
-    assert "setAttribute('aria-label'" in script
+    assert "set(b, 'aria-label', w.andreaUploadName)" in script
+
+
+def test_the_chips_texts_reach_the_script_inert_and_in_the_language():
+    from andrea_viz.i18n import set_language
+    from andrea_viz.ui.uploader_text import chip_texts, label_script
+
+    set_language("nl")
+    texts = chip_texts()
+    assert set(texts) == {"browse", "remove", "cancel", "retry", "507", "413", "other"}
+    assert "{name}" in texts["remove"] and "{name}" in texts["cancel"]  # the file's name is put in by the script
+    assert texts["remove"] != "Remove {name}" and "1.400" in texts["413"]  # Dutch, the limit the Dutch way
+    texts["other"] = "</script><img src=x onerror=alert(1)>"
+    script = label_script(texts)
+    assert script.count("</script>") == 1 and "\\u003cimg" in script
