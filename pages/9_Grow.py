@@ -19,6 +19,10 @@ st.markdown(_(
     "tables, learned positions), on a corpus whose words come in classes, and watch *{cat}* move towards *{dog}*.",
     cat=word_in(language(), "cat"), dog=word_in(language(), "dog")))  # the corpus is generated in the app's language
 
+# outside the form: a file chosen there is received at once, so its chip shows its size the language's way
+upload = ui.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow:corpus",
+                          help=_("Used when the corpus is “my own .txt”. Its words are segmented by Harris's "
+                                 "successor variety; its most frequent words are followed below."))
 with st.form("grow:form"):
     c = st.columns(4)
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
@@ -28,9 +32,6 @@ with st.form("grow:form"):
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))
     source = c[3].radio(_("Corpus"), ["generated", "upload"], format_func={"generated": _("generated (word classes)"),
                                                                             "upload": _("my own .txt")}.get)
-    upload = ui.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow:corpus",
-                              help=_("Used when the corpus is “my own .txt”. Its words are segmented by Harris's "
-                                     "successor variety; its most frequent words are followed below."))
     submitted = st.form_submit_button(_("Train"), type="primary")
 
 if submitted:
