@@ -190,16 +190,6 @@ def build_model(p: Preset, V: int, seed: int, tied: bool = False):
     return model, opt
 
 
-def initial_token_table(emb) -> np.ndarray:
-    """The step-0 token table of a model grown here, made again from its config's preset and seed."""
-    import json
-    from pathlib import Path
-
-    cfg = json.loads((Path(emb.provenance.file).parent / snap.CONFIG).read_text())
-    model, _opt = build_model(PRESETS[cfg["preset"]], cfg["vocab_size"], cfg["seed"], cfg.get("tied", False))
-    return model.wte.detach().numpy().copy()
-
-
 def batch(stream: np.ndarray, rng: np.random.Generator, p: Preset):
     """(x, y): B windows of T ids and the ids that follow them."""
     import torch

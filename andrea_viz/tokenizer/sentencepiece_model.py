@@ -9,7 +9,6 @@ from ..errors import CheckpointError
 from ..i18n import Msg
 
 PIECE_FIELDS = (0x15, 0x18)  # after a piece's text: its score (field 2, a float) or its type (field 3, a varint)
-MODEL_TYPES = {1: "unigram", 2: "BPE", 3: "word", 4: "char"}
 
 
 def _varint(raw: bytes, at: int) -> tuple[int, int]:
