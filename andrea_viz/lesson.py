@@ -15,7 +15,7 @@ from .builtin import MICRO, MICRO_START, micro_name, start_name
 from .compare import unchanged_rows
 from .errors import QueryError
 from .family import CONTEXT, FAMILY, LAYER_ORDER, count_shape
-from .i18n import Msg, N_
+from .i18n import Msg, N_, language
 
 SHAPES = "andrea-120m-init"  # sizes and shapes: ANDREA-120M itself, at step 0
 TRAINED = MICRO  # geometry: a trained ANDREA, made in this app
@@ -40,10 +40,17 @@ def models_of(step: Step, language: str | None) -> tuple[str, ...]:
     return tuple(swap.get(m, m) for m in step.models)
 
 
-def params() -> dict[str, int]:
-    """The numbers the steps' texts quote, from the family: ANDREA-120M's sizes."""
+STEP_WORDS = ("cat", "dog", "pet", "tuesday", "xylophone")  # the words the steps' texts quote, by English name
+
+
+def params(lang: str | None = None) -> dict[str, int | str]:
+    """What the steps' texts quote: ANDREA-120M's sizes from the family, and the lesson's words and its
+    order-blindness sentence in ``lang`` (the current language by default), the words its grown model is shown
+    with."""
+    lang = lang or language()
     s = FAMILY["ANDREA-120M"]
-    return {"V": s.V, "d": s.d, "last": s.d - 1, "T": CONTEXT}
+    return {"V": s.V, "d": s.d, "last": s.d - 1, "T": CONTEXT, **{w: lexicon.word(lang, w) for w in STEP_WORDS},
+            "sentence": lexicon.order_sentence(lang), "scrambled": lexicon.order_scrambled(lang)}
 
 
 def why(model: str) -> Msg:
@@ -75,7 +82,8 @@ STEPS: tuple[Step, ...] = (
     Step("floats", N_("Trainable Floats"), N_(
         "Every entry starts as a small random float, drawn from a normal distribution scaled by 1/sqrt(d_model). "
         "Backpropagation updates a row each time its token id appears in a batch. After training, similar tokens "
-        "(cat, dog, pet) end with similar vectors; unrelated tokens (cat, Tuesday, xylophone) lie far apart."),
+        "({cat}, {dog}, {pet}) end with similar vectors; unrelated tokens ({cat}, {tuesday}, {xylophone}) lie far "
+        "apart."),
          (SHAPES, TRAINED, START)),
     Step("cost", N_("ANDREA-120M Token Embedding Cost"), N_(
         "V × d_model parameters sit in the token embedding table alone: every vocabulary entry gets its d_model floats."),
@@ -85,7 +93,7 @@ STEPS: tuple[Step, ...] = (
     Step("dot", N_("Dot Products Measure Similarity"), N_(
         "Length: ||v|| = sqrt(v_0² + … + v_{last}²). Dot product: u · v = u_0 × v_0 + … + u_{last} × v_{last} = ||u|| × ||v|| × "
         "cos(theta). Same direction: a large positive dot product; opposite: a large negative one; at a right angle: "
-        "zero. The dot product is an unnormalised similarity: trained cat and dog have a high one, cat and Tuesday end "
+        "zero. The dot product is an unnormalised similarity: trained {cat} and {dog} have a high one, {cat} and {tuesday} end "
         "nearly orthogonal. Attention (activity 5) is built from dot products."), (TRAINED, LARGE)),
     Step("attention", N_("Attention, the Next Lesson, in One Picture"), N_(
         "Attention is built from dot products. Each position t makes a query q_t and a key k_t from its x_t; the score "
@@ -96,7 +104,7 @@ STEPS: tuple[Step, ...] = (
         "cosines."), (TRAINED,)),
     Step("positions", N_("ANDREA Uses Learned Position Embeddings"), N_(
         "A token embedding tells a model which word is at a position, not where it is. Without position information a "
-        "transformer treats “the cat sat on a mat” and “mat a on sat cat the” identically. Three solutions: "
+        "transformer treats “{sentence}” and “{scrambled}” identically. Three solutions: "
         "sinusoidal (a fixed formula, never trained), RoPE (rotates queries and keys, no parameters, used by LLaMA and "
         "Qwen), and learned (a separate (T, d_model) table trained like the token table)."), (TRAINED, SHAPES)),
     Step("learned", N_("Learned Versus Sinusoidal"), N_(
