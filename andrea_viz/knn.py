@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .neighbours import argkmin, normalise, select_k
+from .neighbours import Found, argkmin, normalise, select_k
 
 ROW_BLOCK = 1_024  # rows whose cosines with every candidate are one BLAS product
 PROBE_CELLS = 12  # each row is compared with the rows of this many cells whose centres are nearest to it
@@ -25,17 +25,22 @@ CELLS_PER_ROOT = 0.5  # a table of N rows falls into CELLS_PER_ROOT × √N cell
 REFINE_ROUNDS = 1  # rounds of "my neighbours' neighbours" after the cells' search
 
 
+def umap_knn(found: Found, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A search's result (``neighbours.argkmin`` by cosine, at least k − 1 neighbours a row) as umap-learn takes it:
+    each row first at distance 0, then its first k − 1 neighbours at their cosine distance (2 where there is none)."""
+    n = found.ids.shape[0]
+    idx = np.empty((n, k), np.int64)
+    sims = np.empty((n, k), np.float32)
+    idx[:, 0], sims[:, 0] = np.arange(n), 1
+    idx[:, 1:], sims[:, 1:] = found.ids[:, : k - 1], np.nan_to_num(found.scores[:, : k - 1], nan=-1.0)
+    return idx, np.clip(1 - sims, 0, 2)
+
+
 def knn_graph(X: np.ndarray, k: int, progress: Callable[[float], None] | None = None,
               block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact: each row, then its k − 1 nearest by cosine (``neighbours.argkmin``). ``progress(fraction done)``
     after each block of ``block`` rows."""
-    n = X.shape[0]
-    found = argkmin(X, k - 1, block=block, progress=progress)
-    idx = np.empty((n, k), np.int64)
-    sims = np.empty((n, k), np.float32)
-    idx[:, 0], sims[:, 0] = np.arange(n), 1
-    idx[:, 1:], sims[:, 1:] = found.ids, np.nan_to_num(found.scores, nan=-1.0)
-    return idx, np.clip(1 - sims, 0, 2)
+    return umap_knn(argkmin(X, k - 1, block=block, progress=progress), k)
 
 
 def cells_of(U, cells: int, seed: int = 0):
