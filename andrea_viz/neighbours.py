@@ -85,17 +85,18 @@ def _select_numpy(s: np.ndarray, k: int, ids: np.ndarray | None) -> tuple[np.nda
     key = np.negative(s.astype(np.result_type(s.dtype, np.float32), copy=True))  # ascending: the best first
     key[~np.isfinite(key)] = np.inf
     tie = np.broadcast_to(np.arange(width) if ids is None else ids, (n, width))
-    if k < width:
-        part = np.argpartition(key, k - 1, axis=1)[:, :k]
+    wide = min(k + 1, width)  # one spare: a (k + 1)-th value equal to the k-th is a tie across the cut
+    if wide < width:
+        part = np.argpartition(key, wide - 1, axis=1)[:, :wide]
     else:
         part = np.broadcast_to(np.arange(width), (n, width)).copy()
     pk = np.take_along_axis(key, part, 1)
     order = np.lexsort((np.take_along_axis(tie, part, 1), pk), axis=1)
-    pos = np.take_along_axis(part, order, 1)
-    cut = np.take_along_axis(pk, order[:, -1:], 1)[:, 0]
-    # rows where values tied with the k-th fell outside the partition: sorted whole (rare: twins, zero rows)
-    for r in np.flatnonzero(np.isfinite(cut) & ((key <= cut[:, None]).sum(axis=1) > k)):
-        pos[r] = np.lexsort((tie[r], key[r]))[:k]
+    pos, ordered = np.take_along_axis(part, order, 1), np.take_along_axis(pk, order, 1)
+    if wide > k:  # rows whose values tie across the cut: sorted whole (rare: twins, zero rows)
+        for r in np.flatnonzero(np.isfinite(ordered[:, k - 1]) & (ordered[:, k] == ordered[:, k - 1])):
+            pos[r, :k] = np.lexsort((tie[r], key[r]))[:k]
+    pos = pos[:, :k]
     vals = np.take_along_axis(s, pos, 1).astype(np.float32)
     bad = ~np.isfinite(np.take_along_axis(key, pos, 1))
     pos[bad], vals[bad] = -1, np.nan
@@ -106,20 +107,18 @@ def _select_torch(s, k: int, ids):
     import torch
 
     n, width = s.shape
-    s = torch.where(torch.isfinite(s), s, torch.tensor(float("-inf"), dtype=s.dtype, device=s.device))
-    tie = (torch.arange(width, device=s.device) if ids is None else ids).expand(n, width)
-    vals, pos = torch.topk(s, k, dim=1)
-    cut = vals[:, -1]
-    redo = torch.nonzero(torch.isfinite(cut) & ((s >= cut[:, None]).sum(dim=1) > k)).squeeze(1)
-    if redo.numel():  # ties at the k-th value across the cut: those rows sorted whole, by id, then by score
-        by_id = torch.argsort(tie[redo], dim=1, stable=True)
-        by_score = torch.argsort(-torch.gather(s[redo], 1, by_id), dim=1, stable=True)
-        pos[redo] = torch.gather(by_id, 1, by_score)[:, :k]
+    s = torch.nan_to_num(s, nan=-torch.inf, posinf=-torch.inf, neginf=-torch.inf)  # never chosen
+    wide = min(k + 1, width)  # one spare: a (k + 1)-th value equal to the k-th is a tie across the cut
+    vals, pos = torch.topk(s, wide, dim=1)
+    tied = (vals[:, 1:] == vals[:, :-1]) & torch.isfinite(vals[:, 1:])  # the order of equal values is torch's
+    redo = torch.nonzero(tied.any(dim=1)).squeeze(1)
+    if redo.numel():  # those rows sorted whole, by id, then (stable) by score: equal scores by the smaller id
+        tie = (torch.arange(width, device=s.device) if ids is None else ids).expand(n, width)[redo]
+        by_id = torch.argsort(tie, dim=1, stable=True)
+        by_score = torch.argsort(-torch.gather(s[redo], 1, by_id), dim=1, stable=True)[:, :wide]
+        pos[redo] = torch.gather(by_id, 1, by_score)
         vals[redo] = torch.gather(s[redo], 1, pos[redo])
-    by_id = torch.argsort(torch.gather(tie, 1, pos), dim=1, stable=True)  # within the k: by id, then by score
-    pos, vals = torch.gather(pos, 1, by_id), torch.gather(vals, 1, by_id)
-    by_score = torch.argsort(-vals, dim=1, stable=True)
-    pos, vals = torch.gather(pos, 1, by_score), torch.gather(vals, 1, by_score)
+    pos, vals = pos[:, :k], vals[:, :k]
     bad = ~torch.isfinite(vals)
     return pos.masked_fill(bad, -1), vals.float().masked_fill(bad, float("nan"))
 
