@@ -88,7 +88,7 @@ def cell_knn_graph(X: np.ndarray, k: int, progress: Callable[[float], None] | No
     centres, cell = cells_of(U, cells, seed)
     order = torch.argsort(cell, stable=True)
     starts = np.concatenate([[0], np.cumsum(torch.bincount(cell, minlength=cells).numpy())])
-    near = torch.cat([select_k(U[s : s + 16_384] @ centres.T, probes)[0] for s in range(0, n, 16_384)])
+    near = torch.cat([select_k(U[s : s + 16_384] @ centres.T, probes, checked=True)[0] for s in range(0, n, 16_384)])
     report(0.05)
     flat = near.reshape(-1)
     by_cell = torch.argsort(flat, stable=True)  # (row, slot) pairs, the rows that probe cell 0 first
@@ -108,12 +108,12 @@ def cell_knn_graph(X: np.ndarray, k: int, progress: Callable[[float], None] | No
             sim = U[rows] @ M.T
             own = torch.nonzero(cell[rows] == c).squeeze(1)  # a row is not its own neighbour (members are in order)
             sim[own, torch.searchsorted(members, rows[own])] = -np.inf
-            at, best = select_k(sim, take, ids=members)
+            at, best = select_k(sim, take, ids=members, checked=True)
             found_idx[rows, slot, :take] = torch.where(at >= 0, members[at.clamp_min(0)], -1)
-            found_sim[rows, slot, :take] = best
+            found_sim[rows, slot, :take] = best.nan_to_num(nan=-torch.inf)  # none: never chosen
         report(0.05 + 0.75 * float(asked[c + 1]) / len(flat))
     found = found_idx.reshape(n, -1)
-    at, best = select_k(found_sim.reshape(n, -1), k - 1, ids=found)  # the cells are disjoint: no row twice
+    at, best = select_k(found_sim.reshape(n, -1), k - 1, ids=found, checked=True)  # the cells are disjoint: no row twice
     idx = torch.empty((n, k), dtype=torch.int64)
     sims = torch.empty((n, k), dtype=torch.float32)
     idx[:, 0], sims[:, 0] = torch.arange(n), 1.0
@@ -141,8 +141,8 @@ def _refine(U, idx, sims, report: Callable[[float], None], block: int = 4_096):
         sim = torch.einsum("nd,nmd->nm", U[s:e], U[cand.clamp_min(0)])
         repeat = torch.zeros_like(cand, dtype=torch.bool)
         repeat[:, 1:] = cand[:, 1:] == cand[:, :-1]
-        sim[repeat | (cand == torch.arange(s, e)[:, None]) | (cand < 0)] = float("nan")
-        at, best = select_k(sim, k - 1, ids=cand)
+        sim[repeat | (cand == torch.arange(s, e)[:, None]) | (cand < 0)] = -torch.inf
+        at, best = select_k(sim, k - 1, ids=cand, checked=True)
         out_idx[s:e, 1:] = torch.where(at >= 0, torch.gather(cand, 1, at.clamp_min(0)), -1)
         out_sims[s:e, 1:] = best
         report(e / n)

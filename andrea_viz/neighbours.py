@@ -80,10 +80,11 @@ def torch_device() -> str | None:
 
 
 # --- the selection -----------------------------------------------------------------------------------------
-def _select_numpy(s: np.ndarray, k: int, ids: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _select_numpy(s: np.ndarray, k: int, ids: np.ndarray | None, checked: bool) -> tuple[np.ndarray, np.ndarray]:
     n, width = s.shape
-    key = np.negative(s.astype(np.result_type(s.dtype, np.float32), copy=True))  # ascending: the best first
-    key[~np.isfinite(key)] = np.inf
+    key = np.negative(s, dtype=np.result_type(s.dtype, np.float32))  # ascending: the best first
+    if not checked:
+        key[~np.isfinite(key)] = np.inf
     tie = np.broadcast_to(np.arange(width) if ids is None else ids, (n, width))
     wide = min(k + 1, width)  # one spare: a (k + 1)-th value equal to the k-th is a tie across the cut
     if wide < width:
@@ -103,11 +104,12 @@ def _select_numpy(s: np.ndarray, k: int, ids: np.ndarray | None) -> tuple[np.nda
     return pos, vals
 
 
-def _select_torch(s, k: int, ids):
+def _select_torch(s, k: int, ids, checked: bool):
     import torch
 
     n, width = s.shape
-    s = torch.nan_to_num(s, nan=-torch.inf, posinf=-torch.inf, neginf=-torch.inf)  # never chosen
+    if not checked:
+        s = torch.nan_to_num(s, nan=-torch.inf, posinf=-torch.inf, neginf=-torch.inf)  # never chosen
     wide = min(k + 1, width)  # one spare: a (k + 1)-th value equal to the k-th is a tie across the cut
     vals, pos = torch.topk(s, wide, dim=1)
     tied = (vals[:, 1:] == vals[:, :-1]) & torch.isfinite(vals[:, 1:])  # the order of equal values is torch's
@@ -123,22 +125,23 @@ def _select_torch(s, k: int, ids):
     return pos.masked_fill(bad, -1), vals.float().masked_fill(bad, float("nan"))
 
 
-def select_k(scores, k: int, ids=None):
+def select_k(scores, k: int, ids=None, checked: bool = False):
     """(positions (n, k), values (n, k)) of the k largest scores of each row of ``scores`` (n, m), best first: equal
     scores go to the smaller id (``ids``: each column's id, (m,) or (n, m); default the column's index); NaN, Inf and
     -Inf are never chosen, their places hold position -1 and value NaN. ``scores`` a numpy array gives numpy arrays,
-    a torch tensor gives tensors on its device. k is cut to m."""
+    a torch tensor gives tensors on its device. k is cut to m. ``checked``: the caller knows the scores hold no NaN
+    and no +Inf (only -Inf, for what is never chosen), so they are not looked over again."""
     k = max(0, min(int(k), scores.shape[1]))
     if isinstance(scores, np.ndarray):
         if k == 0 or scores.shape[0] == 0:
             return np.full((scores.shape[0], k), -1, np.int64), np.full((scores.shape[0], k), np.nan, np.float32)
-        return _select_numpy(scores, k, None if ids is None else np.asarray(ids))
+        return _select_numpy(scores, k, None if ids is None else np.asarray(ids), checked)
     import torch
 
     if k == 0 or scores.shape[0] == 0:
         return (torch.full((scores.shape[0], k), -1, dtype=torch.int64, device=scores.device),
                 torch.full((scores.shape[0], k), float("nan"), device=scores.device))
-    return _select_torch(scores, k, ids)
+    return _select_torch(scores, k, ids, checked)
 
 
 def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, ...] = ()) -> np.ndarray:
@@ -249,13 +252,14 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
         if on_gpu and sq is not None:
             sqt = torch.from_numpy(sq).to(on)
             s = 2 * s - sqt[rt, None] - sqt[None, :]
+        # the products of finite rows are finite: -Inf marks what is never chosen, and nothing else needs a look
         if on is None:
-            s[np.arange(r.size), r] = np.nan  # a row is not its own neighbour
-            s[:, drop] = np.nan
+            s[np.arange(r.size), r] = -np.inf  # a row is not its own neighbour
+            s[:, drop] = -np.inf
         else:
-            s[torch.arange(r.size, device=s.device), torch.from_numpy(r).to(s.device)] = float("nan")
-            s[:, torch.from_numpy(drop).to(s.device)] = float("nan")
-        pos, val = select_k(s, k)
+            s[torch.arange(r.size, device=s.device), torch.from_numpy(r).to(s.device)] = -torch.inf
+            s[:, torch.from_numpy(drop).to(s.device)] = -torch.inf
+        pos, val = select_k(s, k, checked=True)
         if on is not None:
             pos, val = pos.cpu().numpy(), val.cpu().numpy()
         pos[~finite[r]], val[~finite[r]] = -1, np.nan  # a row left out has no neighbours
