@@ -190,7 +190,8 @@ def _backend(backend: str, device: str | None) -> str | None:
     found = torch_device()
     if found is None:
         if backend == "torch":
-            raise QueryError("backend torch needs PyTorch, which is not installed here; choose numpy")
+            raise QueryError("backend must be one of {allowed}; got '{backend}'", allowed="auto, numpy",
+                             backend=backend)  # PyTorch is not installed here
         return None
     return device or found
 
