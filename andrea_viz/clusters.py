@@ -28,6 +28,7 @@ from scipy.sparse import csgraph
 
 from .errors import QueryError
 from .geometry import nearest, unit_rows
+from .neighbours import normalise
 from .grow.corpus import CLASS_LABELS, WORD_CLASSES
 from .i18n import DEFAULT_LANGUAGE, N_, Msg
 from .model import Embeddings
@@ -172,18 +173,21 @@ class Clustering:
                 "min_cluster_size": self.min_cluster_size}
 
 
-def neighbour_graph(X: np.ndarray, k: int = CLUSTER_K) -> sparse.csr_matrix:
-    """(N, N) sparse, symmetric: each row's k nearest by cosine (exact) at their chord distance ‖u − v‖ on
-    unit rows; pieces that are not connected are each joined to the largest by one true distance."""
+def neighbour_graph(X: np.ndarray, k: int = CLUSTER_K, near: np.ndarray | None = None) -> sparse.csr_matrix:
+    """(N, N) sparse, symmetric: each row's k nearest by cosine (exact; ``near``: those ids, (N, ≥ k), when searched
+    already, e.g. a map's neighbour graph) at their chord distance ‖u − v‖ on unit rows; pieces that are not
+    connected are each joined to the largest by one true distance. A row holding NaN or Inf has no neighbours
+    (the neighbour kit's rule) and is joined like a piece, at distance √2."""
     n = X.shape[0]
-    U = unit_rows(X).astype(np.float32, copy=False)
+    U = normalise(X).rows
     k = min(k, n - 1)
-    nb = nearest(U, k)  # (N, k)
-    cos = np.einsum("id,ikd->ik", U, U[nb])
+    nb = nearest(X, k) if near is None else np.asarray(near)[:, :k]  # (N, k), -1 for none
+    has = nb >= 0
+    cos = np.einsum("id,ikd->ik", U, U[np.where(has, nb, 0)])
     dist = np.sqrt(np.clip(2.0 - 2.0 * cos, 0.0, None)).astype(np.float64)
     dist = np.maximum(dist, 1e-9)  # equal rows (unused slots) are near, not absent
-    rows = np.repeat(np.arange(n), k)
-    g = sparse.coo_matrix((dist.ravel(), (rows, nb.ravel())), shape=(n, n)).tocsr()
+    rows = np.repeat(np.arange(n), k).reshape(n, k)
+    g = sparse.coo_matrix((dist[has], (rows[has], nb[has])), shape=(n, n)).tocsr()
     g = g.maximum(g.T).tocsr()
     count, piece = csgraph.connected_components(g, directed=False)
     if count > 1:
@@ -203,8 +207,9 @@ def neighbour_graph(X: np.ndarray, k: int = CLUSTER_K) -> sparse.csr_matrix:
     return g
 
 
-def hdbscan_labels(X: np.ndarray, min_size: int, k: int = CLUSTER_K) -> np.ndarray:
-    """(N,) HDBSCAN cluster of each row (NOISE for noise), on the neighbour graph of X."""
+def hdbscan_labels(X: np.ndarray, min_size: int, k: int = CLUSTER_K, near: np.ndarray | None = None) -> np.ndarray:
+    """(N,) HDBSCAN cluster of each row (NOISE for noise), on the neighbour graph of X (``near``: its ids, when
+    searched already)."""
     import warnings
 
     from sklearn.cluster import HDBSCAN
@@ -212,7 +217,7 @@ def hdbscan_labels(X: np.ndarray, min_size: int, k: int = CLUSTER_K) -> np.ndarr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the default of `copy` is about to change: irrelevant to a graph we built
         return HDBSCAN(min_cluster_size=min_size, min_samples=min_samples(min_size), metric="precomputed",
-                       copy=True).fit_predict(neighbour_graph(X, k))
+                       copy=True).fit_predict(neighbour_graph(X, k, near))
 
 
 def medoid_order(X: np.ndarray) -> np.ndarray:
@@ -250,8 +255,10 @@ def shared_traits(tokens: list[str], usual: set = frozenset(), word_classes: boo
 
 
 def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | None = None,
-                progress: Callable[[float, Msg], None] | None = None) -> Clustering:
-    """Cluster the rows ``ids`` of the token table (default: all) and label each cluster."""
+                progress: Callable[[float, Msg], None] | None = None, near: np.ndarray | None = None) -> Clustering:
+    """Cluster the rows ``ids`` of the token table (default: all) and label each cluster. ``near``: each row's
+    CLUSTER_K (or more) nearest by cosine among the rows, when searched already (a map's neighbour graph,
+    ``projection.ProjectionResult.neighbour_graph``): sliced, not searched again."""
     ids = np.arange(emb.vocab_size) if ids is None else np.asarray(ids, dtype=np.int64)
     n = ids.size
     if n > EXACT_NEIGHBOURS_MAX:
@@ -263,7 +270,7 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
     report = progress or (lambda f, s: None)
     report(0.05, Msg("nearest neighbours of every token in the full space"))
     X = emb.token_table[ids]
-    labels = hdbscan_labels(X, size)
+    labels = hdbscan_labels(X, size, near=near)
     report(0.8, Msg("labelling the clusters"))
     tokens = [emb.token(int(i)) for i in ids]
     grown = bool(emb.card.get("trained"))

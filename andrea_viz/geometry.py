@@ -15,6 +15,7 @@ import numpy as np
 from .errors import QueryError
 from .i18n import Msg
 from .model import Embeddings, f32, is_narrow, row_blocks, torch_view
+from .neighbours import argkmin, jaccard, top_k, unit_rows  # noqa: F401 (jaccard: named here for the pages)
 from .tokenizer import ID_PATTERN
 
 MAX_QUERY_CHARS = 200  # a word or #id: longer text is refused before it is tokenized
@@ -59,17 +60,6 @@ def table_of(emb: Embeddings, space: str = "input") -> np.ndarray:
 def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
     """(d,) float32: the average row, the direction every vector shares."""
     return emb.memo(("mean", space), lambda: table_of(emb, space).mean(axis=0, dtype=np.float64).astype(np.float32))
-
-
-def unit_rows(a: np.ndarray) -> np.ndarray:
-    """Rows (the last axis) scaled to length 1, in float32 or wider (float64 stays float64): all-zero rows
-    stay zero and rows holding NaN or Inf stay non-finite. The one row normaliser of the library."""
-    a = np.asarray(a)
-    a = a.astype(np.result_type(a.dtype, np.float32), copy=False)
-    n = np.linalg.norm(a, axis=-1, keepdims=True)
-    n[n == 0] = 1.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return a / n
 
 
 def unit_space(emb: Embeddings, space: str = "input", centered: bool = False) -> np.ndarray:
@@ -231,78 +221,17 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
     raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed=", ".join(METRICS), metric=metric)
 
 
-def top_k(values: np.ndarray, k: int, largest: bool = True, exclude: tuple[int, ...] = ()) -> np.ndarray:
-    """Indices of the k best values, best first, ties broken by the smaller index: the one exact top-k.
-
-    ``values`` (V,) gives (≤ k,) indices; values that are NaN or Inf are never chosen, so fewer come back when
-    fewer are finite. ``values`` (n, V) gives (n, k), one row per row, padded with -1 where a row has fewer
-    than k finite values. ``exclude``: columns never chosen (in every row).
-    """
-    v = np.asarray(values)
-    v = v.astype(np.result_type(v.dtype, np.float32), copy=False)
-    one = v.ndim == 1
-    v = v.reshape(1, -1) if one else v
-    bad = np.inf  # the key sorts ascending: the best first, the excluded and non-finite last
-    key = np.negative(v) if largest else v.copy()  # a copy either way: ``values`` is never changed
-    unusable = ~np.isfinite(key)
-    if unusable.any():
-        key[unusable] = bad
-    if exclude:
-        key[:, list(exclude)] = bad
-    n, width = key.shape
-    k = max(0, min(int(k), width))
-    out = np.full((n, k), -1, dtype=np.int64)
-    if k == 0 or n == 0:
-        return out[0] if one else out
-    part = np.argpartition(key, k - 1, axis=1)[:, :k] if k < width else np.broadcast_to(np.arange(width), (n, width))
-    pk = np.take_along_axis(key, part, 1)
-    order = np.lexsort((part, pk), axis=1)
-    out[:] = np.take_along_axis(part, order, 1)
-    cut = pk.max(axis=1)
-    # rows where values tied with the k-th one fell outside the partition, or with fewer than k finite values:
-    # sorted whole, so that ties always go to the smaller index (rare: duplicate rows, all-zero rows)
-    redo = np.flatnonzero(((key <= cut[:, None]).sum(axis=1) > k) | ~np.isfinite(cut))
-    for r in redo:
-        row = key[r]
-        best = np.lexsort((np.arange(width), row))[:k]
-        best = best[np.isfinite(row[best])]
-        out[r] = -1
-        out[r, : best.size] = best
-    if one:
-        return out[0][out[0] >= 0]
-    return out
-
-
-GRAM_MAX_ROWS = 8_192  # up to this many rows, nearest() forms the whole (N, N) Gram matrix at once (BLAS syrk)
-
-
 def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
-            block: int = 512, progress: Callable[[float], None] | None = None) -> np.ndarray:
+            block: int | None = None, progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(len(rows), k) int64: for each of ``rows`` (default: every row) the k nearest *other* rows of X, exact,
-    nearest first, ties to the smaller index; -1 pads a row with fewer than k finite neighbours.
+    nearest first, ties to the smaller index; a row holding NaN or Inf is never chosen and its own row is all -1
+    (``neighbours.argkmin``, whose rules these are).
 
     ``cosine``: by the angle (rows scaled to unit length first); ``euclidean``: by the straight-line
-    distance (for points of a 2-D or 3-D map). Computed ``block`` rows at a time, so memory stays
-    (block, N); ``progress(fraction done)`` after each block. The one neighbour search over the rows of a
-    matrix; queries of a model go through ``neighbours``.
+    distance (for points of a 2-D or 3-D map). ``block`` rows at a time; ``progress(fraction done)`` after each
+    block. Queries of a model go through ``neighbours``.
     """
-    if metric not in ("cosine", "euclidean"):
-        raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed="cosine, euclidean", metric=metric)
-    ids = np.arange(X.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
-    X = unit_rows(X).astype(np.float32, copy=False) if metric == "cosine" else np.asarray(X, dtype=np.float32)
-    sq = None if metric == "cosine" else np.einsum("ij,ij->i", X, X)
-    out = np.empty((ids.size, max(0, min(k, X.shape[0] - 1))), dtype=np.int64)
-    gram = X @ X.T if rows is None and X.shape[0] <= GRAM_MAX_ROWS else None  # one symmetric product: half the work
-    for s in range(0, ids.size, block):
-        chunk = ids[s : s + block]
-        sim = gram[s : s + block] if gram is not None else X[chunk] @ X.T  # (chunk, N); gram's rows used once
-        if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
-            sim = 2 * sim - sq[chunk, None] - sq[None, :]
-        sim[np.arange(chunk.size), chunk] = np.nan  # a row is not its own neighbour
-        out[s : s + chunk.size] = top_k(sim, out.shape[1])
-        if progress:
-            progress(min(1.0, (s + chunk.size) / max(1, ids.size)))
-    return out
+    return argkmin(X, k, rows, metric=metric, block=block, progress=progress).ids
 
 
 def nearest_in(table: np.ndarray, ids: np.ndarray, index: int, k: int, lengths: np.ndarray | None = None) -> np.ndarray:
@@ -367,12 +296,6 @@ def anisotropy(emb: Embeddings, n_pairs: int = ANISOTROPY_PAIRS, seed: int = 0, 
             a, b = a - mean_row(emb), b - mean_row(emb)
         cos.append(np.einsum("ij,ij->i", unit_rows(a), unit_rows(b)))
     return float(np.concatenate(cos).mean())
-
-
-def jaccard(a: list[int], b: list[int]) -> float:
-    """|A ∩ B| / |A ∪ B| of two id lists (1 when both are empty)."""
-    sa, sb = set(a), set(b)
-    return 1.0 if not sa | sb else len(sa & sb) / len(sa | sb)
 
 
 def input_output_cosines(emb: Embeddings) -> np.ndarray:

@@ -6,9 +6,10 @@ every token, the Jaccard overlap of its k = 10 exact cosine neighbours (over the
 left out) in that table against the float32 table's. Reported per precision: the median, the 5th
 percentile, the tokens that lost most, and the lesson's pairs (cat/dog, cat/tuesday).
 
-The search is blocked: a block of rows against the whole table at a time, so memory stays one block of
-scores (about 128 MB) whatever V is. It runs on torch when torch is there (on the GPU when CUDA is
-available), else on numpy; ``backend="numpy"`` is the plain reference the benchmark compares with.
+The search is the neighbour kit's (``neighbours.argkmin``): a block of rows against the whole table at a time, so
+memory stays one block of scores (about 128 MB) whatever V is; on torch when torch is there (on the GPU when CUDA is
+available), else on numpy; ``backend="numpy"`` is the plain reference the benchmark compares with. A row that holds
+NaN or Inf at a precision (fp16 overflows past 65,504) has no neighbours there and is nobody's.
 """
 
 from __future__ import annotations
@@ -20,18 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
-from .geometry import unit_rows
+from .geometry import resolve_ids
 from .i18n import Msg
 from .model import Embeddings
-from .geometry import resolve_ids
+from .neighbours import BACKENDS, argkmin, jaccard_rows, torch_device  # noqa: F401 (named here for the bench)
 from .words import default_pairs
 
 PRECISIONS = ("bf16", "fp16", "int8", "q8_0", "q4_0")
 K = 10
 WORST = 100
-SCORE_BLOCK_BYTES = 128 * 2**20  # one block of scores on the CPU
-GPU_SCORE_BLOCK_BYTES = 4 * 2**30  # and on a GPU
-BACKENDS = ("auto", "torch", "numpy")
 
 
 # --- a table at a precision ----------------------------------------------------------------------
@@ -68,103 +66,16 @@ def at_precision(table: np.ndarray, name: str) -> np.ndarray:
     raise QueryError("precision must be one of {allowed}; got '{name}'", allowed=", ".join(PRECISIONS), name=name)
 
 
-# --- exact top-k over the whole table, blocked -------------------------------------------------------
-def finite_unit_rows(table: np.ndarray) -> np.ndarray:
-    """geometry.unit_rows, with rows that hold NaN/Inf made zero rows (every cosine 0), so that a search over
-    blocks never meets a NaN."""
-    u = unit_rows(np.asarray(table, np.float32))
-    u[~np.isfinite(u).all(axis=1)] = 0
-    return u
-
-
-def score_block_rows(V: int, budget: int = SCORE_BLOCK_BYTES) -> int:
-    """Rows per block so that one block of float32 scores (rows × V) fits ``budget`` bytes."""
-    return max(64, min(V, budget // (4 * V)))
-
-
-def _order(scores: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Each row's candidates best first, ties by the smaller id."""
-    rows = np.arange(idx.shape[0])[:, None]
-    o = np.lexsort((idx, -scores), axis=1)
-    return idx[rows, o]
-
-
-def topk_numpy(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None,
-               progress: Callable[[float], None] | None = None) -> np.ndarray:
-    """(n, k) int64: each row's k nearest by cosine, itself left out; the plain blocked numpy pass."""
-    V = unit.shape[0]
-    rows = np.arange(V) if rows is None else np.asarray(rows)
-    out = np.empty((rows.size, k), np.int64)
-    step = score_block_rows(V)
-    for a in range(0, rows.size, step):
-        r = rows[a : a + step]
-        s = unit[r] @ unit.T  # (b, V)
-        s[np.arange(r.size), r] = -np.inf
-        part = np.argpartition(-s, k - 1, axis=1)[:, :k]
-        out[a : a + r.size] = _order(np.take_along_axis(s, part, 1), part)
-        if progress:
-            progress(min(1.0, (a + r.size) / rows.size))
-    return out
-
-
-def torch_device() -> str | None:
-    """"cuda" or "cpu" when torch can be imported, else None."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def topk_torch(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None, device: str | None = None,
-               progress: Callable[[float], None] | None = None) -> np.ndarray:
-    """The same search with torch's topk: on a GPU the whole pass runs on the device (fp32, no TF32); on the CPU
-    numpy's matrix product (faster here than torch's) feeds torch's topk (faster than numpy's argpartition)."""
-    import torch
-
-    device = device or torch_device()
-    V = unit.shape[0]
-    rows = np.arange(V) if rows is None else np.asarray(rows)
-    out = np.empty((rows.size, k), np.int64)
-    on_gpu = device != "cpu"
-    if on_gpu:
-        torch.backends.cuda.matmul.allow_tf32 = False
-        U = torch.from_numpy(np.ascontiguousarray(unit)).to(device)
-    step = score_block_rows(V, GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
-    with torch.inference_mode():
-        for a in range(0, rows.size, step):
-            r = rows[a : a + step]
-            rt = torch.from_numpy(r).to(device)
-            s = U[rt] @ U.T if on_gpu else torch.from_numpy(unit[r] @ unit.T)
-            s[torch.arange(r.size, device=device), rt] = float("-inf")
-            vals, idx = torch.topk(s, k + 1, dim=1)  # one spare: ties at the k-th value go by id below
-            out[a : a + r.size] = _order(vals.cpu().numpy(), idx.cpu().numpy())[:, :k]
-            if progress:
-                progress(min(1.0, (a + r.size) / rows.size))
-    return out
-
-
-def topk(unit: np.ndarray, k: int = K, rows: np.ndarray | None = None, backend: str = "auto",
-         progress: Callable[[float], None] | None = None) -> np.ndarray:
-    """(n, k) int64 exact cosine neighbours of ``rows`` (all rows by default), best first, each row left out."""
-    if backend not in BACKENDS:
-        raise QueryError("backend must be one of {allowed}; got '{backend}'", allowed=", ".join(BACKENDS),
-                         backend=backend)
-    if not 1 <= k < unit.shape[0]:
-        raise QueryError("k must be between 1 and {most:,} (the table's rows less one); got {k}", most=unit.shape[0] - 1,
+# --- exact neighbours over the whole table, blocked: the neighbour kit ------------------------------------
+def neighbour_ids(table: np.ndarray, k: int = K, rows: np.ndarray | None = None, backend: str = "auto",
+                  progress: Callable[[float], None] | None = None) -> np.ndarray:
+    """(n, k) int64 exact cosine neighbours of ``rows`` (all rows by default), best first, each row left out
+    (``neighbours.argkmin``: ties to the smaller id; a row holding NaN or Inf is never chosen and gets -1s).
+    ``backend``: torch (on the GPU when CUDA is available), numpy (the plain reference), or auto."""
+    if not 1 <= k < table.shape[0]:
+        raise QueryError("k must be between 1 and {most:,} (the table's rows less one); got {k}", most=table.shape[0] - 1,
                          k=k)
-    if backend == "numpy" or (backend == "auto" and torch_device() is None):
-        return topk_numpy(unit, k, rows, progress)
-    return topk_torch(unit, k, rows, progress=progress)
-
-
-def jaccard_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(n,) |A_i ∩ B_i| / |A_i ∪ B_i| of two (n, k) id arrays whose rows hold distinct ids."""
-    k = a.shape[1]
-    inter = np.empty(a.shape[0], np.int64)
-    for s in range(0, a.shape[0], 4096):
-        inter[s : s + 4096] = (a[s : s + 4096, :, None] == b[s : s + 4096, None, :]).any(axis=2).sum(axis=1)
-    return inter / (2 * k - inter)
+    return argkmin(table, k, rows, backend=backend, progress=progress).ids
 
 
 # --- the report ----------------------------------------------------------------------------------
@@ -201,7 +112,7 @@ def reference_neighbours(emb: Embeddings, k: int = K, backend: str = "auto",
                          progress: Callable[[float], None] | None = None) -> np.ndarray:
     """(V, k) the float32 table's exact neighbours, computed once per model and k."""
     return emb.memo(("precision reference", k, backend),
-                    lambda: topk(finite_unit_rows(emb.token_table), k, backend=backend, progress=progress))
+                    lambda: neighbour_ids(emb.token_table, k, backend=backend, progress=progress))
 
 
 def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, backend: str = "auto",
@@ -213,7 +124,7 @@ def measure_table(emb: Embeddings, name: str, table: np.ndarray, k: int = K, bac
                          rv=emb.vocab_size, rd=emb.d_model)
     reference = reference_neighbours(emb, k, backend, None if progress is None else (lambda f: progress("float32", f)))
     t0 = time.perf_counter()  # the float32 pass, done once per model, is not this precision's time
-    ids = topk(finite_unit_rows(table), k, backend=backend, progress=None if progress is None else (lambda f: progress(name, f)))
+    ids = neighbour_ids(table, k, backend=backend, progress=None if progress is None else (lambda f: progress(name, f)))
     pairs = [(f"{a}/{b}", resolve_ids(emb, a)[1][0], resolve_ids(emb, b)[1][0]) for a, b in default_pairs(emb)]
     return PrecisionResult(name, jaccard_rows(reference, ids), k,
                            {label: (_cos(emb.token_table, i, j), _cos(table, i, j)) for label, i, j in pairs},

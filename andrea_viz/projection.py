@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import QueryError
-from .geometry import nearest, nearest_in, neighbours, resolve_ids
+from .geometry import nearest_in, neighbours, resolve_ids
 from .i18n import N_, Msg, tr
-from .knn import cell_knn_graph, knn_graph
+from .knn import cell_knn_graph, knn_graph, umap_knn
 from .map_cache import cache_dir, fingerprint, load_map, map_key, save_map
 from .model import Embeddings, f32, gather_rows
+from .neighbours import Found, argkmin
 from . import map_process, umap_compile
 
 WORD_GROUPS: dict[str, list[str]] = {
@@ -68,6 +69,11 @@ UMAP_PCA_FIRST = 50_000  # up to this many points UMAP runs on the table itself 
 # (``knn_graph``); above, on the first PCA_INPUT_DIMS principal components and the approximate ``cell_knn_graph``
 # the most points each method maps here (2 cores): beyond, a map is refused before it starts (a sample, or PCA)
 MOST_POINTS = {"tsne": 50_000, "umap": 300_000}
+# A map's neighbour graph: each point's GRAPH_K nearest by cosine among the map's points (exact), searched once and
+# kept with the map (``ProjectionResult.neighbour_graph``). UMAP's graph takes its first UMAP_NEIGHBOURS − 1, the
+# labels' clusters (``clusters.CLUSTER_K``) its 15, the trust score and the lines its first TRUST_K.
+GRAPH_K = 15
+GRAPH_MAX = UMAP_PCA_FIRST  # larger maps keep no exact graph (UMAP's is approximate there, and the labels refuse)
 CPU_JOBS = max(1, min(2, os.cpu_count() or 1))
 
 
@@ -151,6 +157,19 @@ class Projection:
     explained_variance_ratio: np.ndarray | None  # PCA: the share of variance of each component shown
     seconds: float
     note: Msg | None = None
+    graph: Found | None = field(default=None, compare=False, repr=False)  # the map's neighbour graph, when searched
+
+
+def map_graph(X: np.ndarray, progress: Callable[[float], None] | None = None) -> Found:
+    """The neighbour graph of a map's points X (N, d): each point's GRAPH_K nearest others by cosine, exact
+    (``neighbours.argkmin``)."""
+    return argkmin(f32(X), GRAPH_K, progress=progress)
+
+
+def umap_takes_graph(n: int) -> bool:
+    """Whether a UMAP map of n points runs on the exact graph of its points (below UMAP_ALL_DISTANCES_BELOW
+    umap-learn computes every distance itself; above UMAP_PCA_FIRST the graph is approximate, cell by cell)."""
+    return UMAP_ALL_DISTANCES_BELOW <= n <= UMAP_PCA_FIRST
 
 
 def pca_solver(d: int) -> str:
@@ -340,14 +359,15 @@ class _UmapProgress:
         pass
 
 
-def _umap_run(X: np.ndarray, report, *, dims: int, seed: int, exact: bool, pca_first: bool) -> np.ndarray:
+def _umap_run(X: np.ndarray, report, *, dims: int, seed: int, exact: bool, pca_first: bool,
+              knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The UMAP of ``X`` (after the PCA to ``PCA_INPUT_DIMS`` when ``pca_first``): what a map's child process runs,
-    or the server itself for a small map."""
-    return umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact)
+    or the server itself for a small map. ``knn``: the exact graph, searched already."""
+    return umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact, knn)
 
 
 def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None,
-             in_child: bool | None = None) -> Projection:
+             in_child: bool | None = None, graph: Found | None = None) -> Projection:
     """umap-learn, cosine metric, 120 epochs from a PCA start, seeded (single-threaded, so reproducible); up to
     UMAP_PCA_FIRST points on the exact neighbour graph (``knn.knn_graph``), above on the approximate one
     (``knn.cell_knn_graph``) over the first PCA_INPUT_DIMS principal components (as t-SNE always is); umap-learn's
@@ -356,7 +376,10 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
 
     Above ``map_process.CHILD_ABOVE`` points (``in_child`` None), or when ``in_child`` says so, the layout runs in a
     child process, one at a time per server (``map_process``), the PCA first included: umap-learn's epochs and parts
-    of scikit-learn's PCA hold the interpreter's lock, which in the server stalls every other page."""
+    of scikit-learn's PCA hold the interpreter's lock, which in the server stalls every other page.
+
+    The exact graph is the map's neighbour graph (``map_graph``): searched here, before any child starts, unless
+    ``graph`` is given, and returned with the projection, so that the trust, the labels and the lines slice it."""
     n = X.shape[0]
     if n <= UMAP_NEIGHBOURS:
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
@@ -369,7 +392,12 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     n_dims = X.shape[1]
     pca_first = n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS
     exact = n <= UMAP_PCA_FIRST
-    run = functools.partial(_umap_run, dims=dims, seed=seed, exact=exact, pca_first=pca_first)
+    if umap_takes_graph(n) and graph is None:
+        report(0.1, Msg("nearest neighbours in the full space"))
+        graph = map_graph(X, progress=lambda f: report((1 + 2 * f) / 10, Msg("nearest neighbours in the full space "
+                                                                             "(exact): {f:.0%}", f=f)))
+    knn = umap_knn(graph, UMAP_NEIGHBOURS) if umap_takes_graph(n) else None
+    run = functools.partial(_umap_run, dims=dims, seed=seed, exact=exact, pca_first=pca_first, knn=knn)
     coords = map_process.layout_in_child(X, run, report) if (map_process.CHILD_ABOVE < n if in_child is None
                                                               else in_child) else run(X, report)
     report(1.0, Msg("done"))
@@ -386,7 +414,7 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                    "PCA start, seed {seed}",
                    d=PCA_INPUT_DIMS, rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
                    epochs=UMAP_EPOCHS, seed=seed)
-    return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note)
+    return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note, graph)
 
 
 def reduce_first(X: np.ndarray, seed: int, report: Callable[[float, Msg], None]) -> np.ndarray:
@@ -398,9 +426,11 @@ def reduce_first(X: np.ndarray, seed: int, report: Callable[[float, Msg], None])
                                                                           k=PCA_INPUT_DIMS)))
 
 
-def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Msg], None], exact: bool) -> np.ndarray:
-    """UMAP's part of ``umap_map`` (in the server, or in its child process): the neighbour graph (``exact``: every
-    cosine, else cell by cell), then umap-learn's fuzzy graph and layout. Returns (N, dims) coordinates."""
+def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Msg], None], exact: bool,
+                knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """UMAP's part of ``umap_map`` (in the server, or in its child process): the neighbour graph (``knn`` when
+    given; else ``exact``: every cosine, or cell by cell), then umap-learn's fuzzy graph and layout. Returns (N, dims)
+    coordinates."""
     import warnings
 
     n = X.shape[0]
@@ -409,7 +439,9 @@ def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Ms
 
     report(0.1, Msg("nearest neighbours in the full space"))
     graph = {}
-    if exact and n >= UMAP_ALL_DISTANCES_BELOW:  # below, umap-learn computes every distance itself
+    if knn is not None:
+        graph["precomputed_knn"] = knn
+    elif exact and n >= UMAP_ALL_DISTANCES_BELOW:  # below, umap-learn computes every distance itself
         graph["precomputed_knn"] = knn_graph(
             X, UMAP_NEIGHBOURS, progress=lambda f: report((1 + 2 * f) / 10, Msg("nearest neighbours in the full space "
                                                                                "(exact): {f:.0%}", f=f)))
@@ -490,16 +522,21 @@ def settings_for(method: str, **settings) -> dict:
 
 
 def trust_scores(X: np.ndarray, Y: np.ndarray, k: int = TRUST_K, max_points: int = TRUST_SAMPLE,
-                 seed: int = 0) -> tuple[np.ndarray, float]:
+                 seed: int = 0, graph: Found | None = None) -> tuple[np.ndarray, float]:
     """Per point: the share of its k nearest neighbours in the full space (by cosine, as everywhere in the
     app) that stay among its k nearest in the map. Above ``max_points`` a seeded subset is scored
-    (neighbours within that subset) and the others get NaN. Returns (scores (N,), mean)."""
+    (neighbours within that subset) and the others get NaN. Returns (scores (N,), mean).
+
+    ``graph``: the map's neighbour graph (``map_graph`` of X), sliced instead of searching the full space again
+    (up to ``max_points`` points: above, the subset's own neighbours are searched)."""
     n = X.shape[0]
     if n <= k:
         raise QueryError("a trust score with k = {k} needs more than {k} points, got {n}", k=k, n=n)
     idx = np.arange(n) if n <= max_points else np.sort(np.random.default_rng(seed).choice(n, max_points, replace=False))
-    a, b = nearest(X[idx], k), nearest(Y[idx], k, metric="euclidean")
-    kept = np.array([len(set(r1) & set(r2)) / k for r1, r2 in zip(a, b, strict=True)])
+    whole = graph is not None and n <= max_points and graph.ids.shape[1] >= k
+    a = graph.ids[:, :k] if whole else argkmin(f32(X[idx]), k).ids
+    b = argkmin(Y[idx], k, metric="euclidean").ids
+    kept = ((a[:, :, None] == b[:, None, :]) & (a[:, :, None] >= 0)).any(axis=2).sum(axis=1) / k
     out = np.full(n, np.nan)
     out[idx] = kept
     return out, float(kept.mean())
@@ -549,6 +586,24 @@ class ProjectionResult:
     trust_mean: float
     settings: dict = field(default_factory=dict)  # what the map was drawn with: settings_for(method, …)
     from_cache: bool = False  # read from the map cache on disk (map_cache), not computed in this process
+    kept: dict = field(default_factory=lambda: {"lock": threading.Lock()}, compare=False, repr=False)  # the graph
+
+    def neighbour_graph(self, emb: Embeddings, compute: bool = True) -> Found | None:
+        """The map's neighbour graph (``map_graph`` of its points in d dimensions): searched once, when the map
+        was made (UMAP's, or the trust's) or on the first call here (a map read from the cache), and kept with the
+        map; the trust, the labels and the lines slice it. None for a map of more than GRAPH_MAX points, or when
+        it is not searched yet and ``compute`` is False."""
+        if len(self.sample) > GRAPH_MAX:
+            return None
+        with self.kept["lock"]:
+            if "graph" not in self.kept and compute:
+                self.kept["graph"] = map_graph(gather_rows(emb.token_table, self.sample.ids))
+            return self.kept.get("graph")
+
+    def graph_ids(self, emb: Embeddings) -> np.ndarray | None:
+        """(N, GRAPH_K) the ids (positions in the sample) of the map's neighbour graph, or None above GRAPH_MAX."""
+        graph = self.neighbour_graph(emb)
+        return None if graph is None else graph.ids
 
     @property
     def title(self) -> Msg:
@@ -566,7 +621,13 @@ class ProjectionResult:
 
     def true_nearest(self, emb: Embeddings, index: int, k: int = TRUST_K) -> np.ndarray:
         """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
-        cosine, as the trust score counts them): the lines a map draws to show what it tore apart."""
+        cosine, as the trust score counts them): the lines a map draws to show what it tore apart. A row of the map's
+        neighbour graph (searched now for a map of up to TRUST_SAMPLE points read from the cache); for a larger map
+        whose graph was not searched, one product over the table."""
+        graph = self.neighbour_graph(emb, compute=len(self.sample) <= TRUST_SAMPLE)
+        if graph is not None and k <= graph.ids.shape[1]:
+            row = graph.ids[index, :k]
+            return row[row >= 0]
         return nearest_in(emb.token_table, self.sample.ids, index, k, emb.row_norms)  # the lengths kept per model
 
 
@@ -625,7 +686,8 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
     proj = m.run(X, dims=dims, seed=seed, progress=progress, **{k: given[k] for k in m.uses})
     if progress:
         progress(1.0, Msg("scoring how many neighbours each point keeps"))
-    trust, mean = trust_scores(X, proj.coords, seed=seed)
+    graph = proj.graph if proj.graph is not None or len(sample) > TRUST_SAMPLE else map_graph(X)
+    trust, mean = trust_scores(X, proj.coords, seed=seed, graph=graph)
     if key:
         try:
             meta = {"method": method, "seconds": proj.seconds, "trust_mean": mean, "note": _note_json(proj.note)}
@@ -634,4 +696,7 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
             meta = None
         if meta is not None:
             save_map(key, meta, sample.ids, sample.groups, proj.coords, trust, proj.explained_variance_ratio)
-    return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean, used)
+    result = ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean, used)
+    if graph is not None:
+        result.kept["graph"] = graph
+    return result

@@ -1,8 +1,9 @@
 """Hubs: tokens that appear in many other tokens' neighbour lists.
 
 A token's k-occurrence N_k(i) is the number of other rows j whose k nearest rows by cosine (j itself left
-out) include i. It is computed exactly over the whole table in blocks of query rows, so memory grows with
-the block, not with V²; the counts sum to V·k. Ties at the k-th place go to torch.topk's choice.
+out) include i. It is computed exactly over the whole table in blocks of query rows by the neighbour kit
+(``neighbours.argkmin``), so memory grows with the block, not with V²; ties at the k-th place go to the smaller id.
+The counts sum to V·k, less k for each row that holds NaN or Inf (left out: in no list, with no list of its own).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import QueryError
+from ..neighbours import argkmin
 from .undertrained import as_tensor
 
-BLOCK = 1024
 EXACT_LIMIT_CPU = 1.0e12  # multiply-adds (V² · d) an exact pass may take on a CPU: MiniLM is 3.6e11
 EXACT_LIMIT_CUDA = 2.0e14
 SAMPLE_ROWS = 20_000
@@ -36,35 +37,18 @@ def fits_exact(V: int, d: int, on: str | None = None) -> bool:
     return exact_cost(V, d) <= (EXACT_LIMIT_CUDA if (on or device()) == "cuda" else EXACT_LIMIT_CPU)
 
 
-def unit(table, on: str | None = None):
-    """(V, d) float32 unit rows as a torch tensor on ``on`` (zero rows stay zero, non-finite entries become 0)."""
-    import torch
-
-    t = as_tensor(table).to(on or device()).float()
-    t = torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0)
-    n = torch.linalg.vector_norm(t, dim=1, keepdim=True)
-    return t / torch.where(n > 0, n, torch.ones_like(n))
-
-
-def k_occurrence(table, k: int = 10, block: int = BLOCK, on: str | None = None,
+def k_occurrence(table, k: int = 10, block: int | None = None, on: str | None = None,
                  progress: Callable[[float], None] | None = None) -> np.ndarray:
-    """(V,) int64 N_k of every row, exact: every row's k nearest by cosine among all the others."""
-    import torch
-
-    u = unit(table, on)
-    V = u.shape[0]
+    """(V,) int64 N_k of every row, exact: every row's k nearest by cosine among all the others, from the
+    neighbour kit (``neighbours.argkmin`` on torch, on ``on``: ties to the smaller id; a row holding NaN or Inf is
+    in nobody's list, so its count is 0, and has no list of its own). ``block``: rows per product."""
+    t = as_tensor(table)
+    V = t.shape[0]
     if not 1 <= k < V:
         raise QueryError("k must be between 1 and {most:,} (the rows minus one), got {k}", most=V - 1, k=k)
-    counts = torch.zeros(V, dtype=torch.int64, device=u.device)
-    for a in range(0, V, block):
-        s = u[a:a + block] @ u.T  # (b, V) cosines
-        r = torch.arange(s.shape[0], device=u.device)
-        s[r, r + a] = -torch.inf  # a row is not its own neighbour
-        idx = torch.topk(s, k, dim=1).indices
-        counts += torch.bincount(idx.reshape(-1), minlength=V)
-        if progress is not None:
-            progress(min(1.0, (a + block) / V))
-    return counts.cpu().numpy()
+    found = argkmin(t.float().cpu().numpy(), k, backend="torch", device=on or device(), block=block,
+                    progress=progress)
+    return np.bincount(found.ids[found.ids >= 0], minlength=V).astype(np.int64)
 
 
 def sample_ids(V: int, n: int = SAMPLE_ROWS, seed: int = 0) -> np.ndarray:

@@ -71,7 +71,7 @@ def labelled_regions(emb: Embeddings, result, params: tuple, column, dims: int):
     if not (ticked and dims == 2):
         return None
     found = remember(("proj:clusters", emb.key, *params), lambda progress: cluster_ids(
-        emb, result.sample.ids, progress=progress), label=_("Finding clusters:"), per_language=False)
+        emb, result.sample.ids, progress=progress, near=result.graph_ids(emb)), label=_("Finding clusters:"), per_language=False)
     st.caption(_("{n:,} clusters of {N:,} tokens, found in {d} dimensions; {noise:,} tokens belong to none.",
                  n=len(found.clusters), N=found.ids.size, d=emb.d_model, noise=int((found.assignment == NOISE).sum())))
     return found

@@ -12,7 +12,7 @@ from andrea_viz.clusters import (
     BYTES, CAPITALISED, DIGITS, LOWER, NOISE, PIECE, PUNCTUATION, SINGLE, SPACE, SPECIAL, UPPER, cluster_ids,
     medoid_order, neighbour_graph, shared_traits, traits,
 )
-from andrea_viz.geometry import resolve_ids, unit_rows
+from andrea_viz.geometry import nearest, resolve_ids, unit_rows
 from andrea_viz.grow.corpus import WORD_CLASSES
 from andrea_viz.model import Embeddings, Provenance
 from andrea_viz.projection import group_ids
@@ -123,6 +123,14 @@ def test_the_neighbour_graph_holds_true_chord_distances_and_is_one_piece():
     from scipy.sparse import csgraph
 
     assert csgraph.connected_components(G, directed=False)[0] == 1
+
+
+def test_a_row_holding_nan_has_no_neighbours_in_the_graph_and_is_joined_once_at_the_root_of_two():
+    X = np.random.default_rng(2).standard_normal((40, 6))
+    X[5, 2] = np.nan  # the neighbour kit's rule: nobody's neighbour, none of its own
+    G = neighbour_graph(X, k=4)
+    assert G[5].nnz == 1 and G[:, 5].nnz == 1 and G[5].data[0] == pytest.approx(np.sqrt(2))
+    assert np.array_equal(neighbour_graph(X, 4, near=nearest(X, 4)).toarray(), G.toarray())  # ids searched already
 
 
 def _one_token_class_words(emb):

@@ -123,3 +123,15 @@ def test_few_imports_of_the_project_inside_functions_each_saying_why():
              for n, line in set(_inner_project_imports(p))}
     assert len(found) <= MAX_INNER_IMPORTS, sorted(found)
     assert [where for where, line in found.items() if "#" not in line] == []
+
+
+def test_one_neighbour_search_in_the_library():
+    """Each row's k best is selected in one place, the neighbour kit (andrea_viz/neighbours.py; the bench package
+    times other ways beside it): no other library file holds the text of a top-k or a partition call, not even in a
+    wrapper's name or a comment."""
+    words = ("top" + "k(", "arg" + "partition(")  # in two parts, so that this file does not match itself
+    allowed = {ROOT / "andrea_viz" / "neighbours.py"}
+    offenders = [f"{p.relative_to(ROOT)}: {w}" for p in sorted((ROOT / "andrea_viz").rglob("*.py"))
+                 if p not in allowed and "bench" not in p.relative_to(ROOT / "andrea_viz").parts[:1]
+                 for w in words if w in p.read_text()]
+    assert offenders == []

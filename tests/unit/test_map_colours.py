@@ -7,7 +7,8 @@ import numpy as np
 
 from andrea_viz.anatomy.report import undertrained_of
 from andrea_viz.map_colours import COLOURINGS, colouring_label, token_scores
-from andrea_viz.precision import at_precision, finite_unit_rows
+from andrea_viz.neighbours import normalise
+from andrea_viz.precision import at_precision
 
 
 def test_under_trained_colours_are_the_anatomy_scores_of_the_same_ids(load_model):
@@ -20,7 +21,7 @@ def test_kept_at_q4_0_is_each_tokens_jaccard_against_a_brute_force_search(load_m
     emb = load_model("andrea-micro")
     ids = np.array([3, 260, 400, 554])
     got = token_scores(emb, "kept:q4_0", ids)
-    ref, low = finite_unit_rows(emb.token_table).astype(np.float64), finite_unit_rows(at_precision(emb.token_table, "q4_0"))
+    ref, low = normalise(emb.token_table).rows.astype(np.float64), normalise(at_precision(emb.token_table, "q4_0")).rows
     low = low.astype(np.float64)
     for i, j in zip(ids, got, strict=True):
         a = [x for x in np.argsort(-(ref @ ref[i]), kind="stable") if x != i][:10]

@@ -309,3 +309,38 @@ def test_umap_learns_output_says_its_stages_and_moves_the_bar_by_epoch():
                    (0.35, "laying out: from a PCA start", {}),
                    (0.35, epoch, {"done": 0, "total": 120}), (0.35, epoch, {"done": 0, "total": 120}),
                    (0.365, epoch, {"done": 3, "total": 120}), (0.65, epoch, {"done": 60, "total": 120})]
+
+
+def test_a_maps_neighbour_graph_is_searched_once_for_its_layout_trust_labels_and_a_click(minilm, monkeypatch):
+    """A 5,000-point UMAP map with labels and a click: one search of the full space (a counter on every call into
+    the neighbour kit by cosine), and what the trust, the labels and the lines slice of it is what their own
+    searches would give."""
+    from andrea_viz import neighbours
+    from andrea_viz.clusters import CLUSTER_K, cluster_ids
+    from andrea_viz.projection import GRAPH_K, TRUST_K, UMAP_NEIGHBOURS
+
+    assert GRAPH_K >= max(CLUSTER_K, TRUST_K, UMAP_NEIGHBOURS - 1)
+    monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", "off")  # made here, not read from the disk
+    real, searches = neighbours.argkmin, []
+
+    def counted(X, k, rows=None, metric="cosine", **kw):
+        if metric == "cosine":
+            searches.append((np.shape(X), k, rows))
+        return real(X, k, rows, metric, **kw)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("andrea_viz") and getattr(module, "argkmin", None) is real:
+            monkeypatch.setattr(module, "argkmin", counted)
+    r = project_model(minilm, "umap", n=5_000, include=("cat",), seed=0)
+    found = cluster_ids(minilm, r.sample.ids, near=r.graph_ids(minilm))  # the Projection page's labels
+    index = r.position_of("dog")
+    lines = r.true_nearest(minilm, index)  # a click on dog
+    assert searches == [((5_000, minilm.d_model), GRAPH_K, None)]
+    monkeypatch.undo()
+    X = minilm.token_table[r.sample.ids]
+    assert lines.tolist() == nearest(X, TRUST_K, np.array([index]))[0].tolist()
+    trust, mean = trust_scores(X, r.projection.coords)
+    np.testing.assert_array_equal(trust, r.trust)
+    assert mean == r.trust_mean
+    alone = cluster_ids(minilm, r.sample.ids)
+    np.testing.assert_array_equal(found.assignment, alone.assignment)
