@@ -222,7 +222,8 @@ class Embeddings:
         if self.position_kind not in POSITION_KINDS:
             raise CheckpointError("position_kind must be one of {kinds}, got '{kind}'", kinds=", ".join(POSITION_KINDS),
                                   kind=self.position_kind)
-        if (self.position_kind == "learned") != (pos is not None):
+        if (self.position_kind == "learned" and pos is None) or (pos is not None and self.position_kind not in (
+                "learned", "sinusoidal")):
             raise CheckpointError("a learned position kind needs a position table, and only it has one")
         if self.tied and out is not None:
             raise CheckpointError("a tied model has no separate output table")

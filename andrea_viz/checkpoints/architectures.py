@@ -18,12 +18,16 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from ..i18n import Msg
 
 ALIBI_TYPES = ("bloom", "mpt")  # families whose attention always uses ALiBi
 OWN_NORMS = ("layernorm_embedding", "word_embeddings_layernorm")  # BART, BLOOM: a norm right after the lookup
 EMBEDDINGS_NORMS = ("LayerNorm", "norm")  # inside a BERT-style *Embeddings module
-POSITION_NAMES = ("position_embeddings", "wpe", "embed_positions")
+POSITION_NAMES = ("position_embeddings", "wpe", "embed_positions", "position_embedding", "positions_embed")
+SCALE_NAMES = ("embed_scale", "embedding_multiplier")  # a float on the module that owns the lookup (Marian, Granite)
+PROJECT_OUT_NAMES = ("embedding_hidden_mapping_in", "embeddings_project")  # ALBERT; ELECTRA, ConvBERT
 SEQ2SEQ_WORDS = ("ForConditionalGeneration", "Seq2Seq")
 
 
@@ -54,6 +58,7 @@ class Recipe:
     position_offset: int = 0  # rows before position 0 (RoBERTa, OPT, BART: 2)
     decoder_position: str | None = None  # an encoder-decoder's second table (BART)
     position_kind: str = "none"
+    sinusoid: tuple | None = None  # (style, rows, d, first): fixed sin/cos rows computed, not read (see sinusoid_rows)
     position_reason: Msg = field(default_factory=lambda: Msg("no position table and no position scheme in config.json"))
     token_type: str | None = None  # row 0 of it is added (BERT family)
     norm: Norm | None = None
@@ -114,13 +119,15 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
     for owner in owners:
         for name in POSITION_NAMES:
             mod = _child(modules, owner, name)
+            if mod is not None and "Sinusoidal" in type(mod).__name__:
+                return _sinusoidal(cfg, mod, f"{owner}.{name}" if owner else name)
             if isinstance(mod, torch.nn.Embedding):
                 offset = int(getattr(mod, "offset", 0) or 0)
                 own = modules.get(owner)
                 if not offset and hasattr(own, "padding_idx") and "Roberta" in type(own).__name__ + type(model).__name__:
                     offset = int(own.padding_idx) + 1  # RoBERTa numbers positions from padding_idx + 1
-                elif not offset and getattr(own, "padding_idx", None) is not None and hasattr(
-                        own, "create_position_ids_from_input_ids"):
+                elif not offset and getattr(own, "padding_idx", None) is not None and (hasattr(
+                        own, "create_position_ids_from_input_ids") or hasattr(own, "create_position_ids_from_inputs_embeds")):
                     offset = int(own.padding_idx) + 1
                 out = {"position": f"{owner}.{name}.weight" if owner else f"{name}.weight", "position_offset": offset,
                        "position_kind": "learned"}
@@ -132,6 +139,13 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
                                           if offset else Msg("learned: {name}, one row per position 0 to {T1}",
                                                              name=out["position"], T1=T - 1))
                 return out
+    ctrl = next((modules[o] for o in owners if isinstance(getattr(modules.get(o), "pos_encoding", None), torch.Tensor)),
+                None)
+    if ctrl is not None and cfg.model_type == "ctrl":  # CTRL's fixed table is a buffer of CTRLModel
+        rows, d = ctrl.pos_encoding.shape
+        return {"position_kind": "sinusoidal", "sinusoid": ("halves", int(rows), int(d), 0), "position_reason": Msg(
+            "sinusoidal: {name}, {rows:,} fixed rows of sines then cosines, computed from the formula (not trained, "
+            "not stored in the file); position t is row {first} + t", name="pos_encoding", rows=int(rows), first=0)}
     attn = getattr(cfg, "attn_config", None)
     alibi = bool(getattr(cfg, "alibi", False)) or cfg.model_type in ALIBI_TYPES or bool(
         getattr(attn, "alibi", False) if not isinstance(attn, dict) else attn.get("alibi"))
@@ -144,12 +158,58 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
         return {"position_kind": "relative", "position_reason": Msg(
             "relative: learned biases for {buckets} buckets of query-key distance, in layer 0's attention and shared "
             "by the layers after it; nothing is added to x", buckets=buckets if buckets is not None else "?")}
+    if getattr(cfg, "relative_attention", False) and getattr(cfg, "model_type", "").startswith("deberta"):
+        return {"position_kind": "relative", "position_reason": Msg(
+            "relative: DeBERTa's disentangled attention scores each query-key pair with learned embeddings of their "
+            "distance ({buckets} buckets, pos_att_type = {types}); nothing is added to x",
+            buckets=getattr(cfg, "position_buckets", None) or getattr(cfg, "max_relative_positions", "?"),
+            types=", ".join(getattr(cfg, "pos_att_type", None) or []) or "—")}
     rope = _rope_reason(cfg)
     if rope is not None or any("Rotary" in k for k in kinds):
         return {"position_kind": "rope", "position_reason": rope or Msg(
             "RoPE: the model class {cls} holds a rotary embedding; queries and keys are rotated inside attention",
             cls=type(model).__name__)}
     return {}
+
+
+def _sinusoidal(cfg, mod, name: str) -> dict:
+    """A fixed sin/cos table: Marian's and Pegasus's (an Embedding of sines then cosines, position t at row t) or
+    fairseq's (XGLM's rows from 2, M2M100's and NLLB's from padding_idx + 1)."""
+    import torch
+
+    weight = mod.weight if isinstance(mod, torch.nn.Embedding) else getattr(mod, "weights", None)
+    rows, d = (int(n) for n in weight.shape)
+    if isinstance(mod, torch.nn.Embedding):
+        style, first = "halves", 0
+    elif getattr(mod, "padding_idx", None) is not None and hasattr(mod, "create_position_ids_from_input_ids"):
+        style, first = "fairseq", int(mod.padding_idx) + 1
+    else:
+        style, first = "fairseq", int(getattr(mod, "offset", 0) or 0)
+    return {"position_kind": "sinusoidal", "sinusoid": (style, rows, d, first), "position_reason": Msg(
+        "sinusoidal: {name}, {rows:,} fixed rows of sines then cosines, computed from the formula (not trained, "
+        "not stored in the file); position t is row {first} + t", name=name, rows=rows, first=first)}
+
+
+def sinusoid_rows(sinusoid: tuple) -> np.ndarray:
+    """The rows position 0, 1, … read from a fixed sin/cos table (``Recipe.sinusoid``), float32.
+
+    halves (Marian, Pegasus, CTRL): angle(p, j) = p / 10000^(2⌊j/2⌋/d); the first half of the columns are the sines of
+    the even j, the second half the cosines of the odd j.
+    fairseq (XGLM, M2M100, NLLB): f_k = exp(-k·ln(10000)/(d/2 - 1)), k < d/2; sines of p·f_k, then cosines.
+    """
+    style, rows, d, first = sinusoid
+    p = np.arange(rows, dtype=np.float64)[:, None]
+    if style == "halves":
+        j = np.arange(d)
+        angle = p / np.power(10000.0, 2 * (j // 2) / d)
+        table = np.concatenate([np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])], axis=1)
+    else:
+        half = d // 2
+        f = np.exp(np.arange(half, dtype=np.float32) * np.float32(-np.log(10000.0) / (half - 1)))  # as fairseq: float32
+        angle = p.astype(np.float32) * f[None, :]  # float32 throughout, as the model's own buffer is made
+        table = np.concatenate([np.sin(angle), np.cos(angle)] + ([np.zeros((rows, 1), np.float32)] if d % 2 else []),
+                               axis=1)
+    return np.ascontiguousarray(table[first:], np.float32)
 
 
 def _norm_names(mod, name: str) -> Norm:
@@ -207,7 +267,7 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
         leaf = name.rsplit(".", 1)[-1]
         if leaf == "token_type_embeddings" and "token_type" not in found:
             found["token_type"] = f"{name}.weight"
-        if leaf == "embedding_hidden_mapping_in" and "project_out" not in found:
+        if leaf in PROJECT_OUT_NAMES and "project_out" not in found:
             found["project_out"] = _linear_names(mod, name)
     for owner in owners:
         own = modules.get(owner)
@@ -219,6 +279,14 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
         if proj is not None and "project_in" not in found:
             found["project_in"] = _linear_names(proj, f"{owner}.project_in")
     scale = getattr(ie, "scalar_embed_scale", getattr(ie, "embed_scale", None))
+    for owner in owners:  # a factor the model's forward applies after the lookup (Marian's encoder √d, Granite's ×12)
+        own = modules.get(owner)
+        for name in SCALE_NAMES:
+            value = getattr(own, name, None)
+            if not isinstance(scale, int | float) and isinstance(value, int | float) and not isinstance(value, bool):
+                scale = value
+    if cfg.model_type == "ctrl":  # CTRLModel.forward: inputs_embeds *= np.sqrt(self.d_model_size)
+        scale = float(np.sqrt(cfg.n_embd))
     if isinstance(scale, int | float) and float(scale) != 1.0:
         found["scale"] = float(scale)
     rec = Recipe(model_type=model_type, model_class=cls.__name__, token=token, output=output, tied=tied,
@@ -282,6 +350,7 @@ def recipe_from_json(d: dict) -> Recipe:
     d["norm"] = Norm(**d["norm"]) if d["norm"] else None
     d["project_in"] = Linear(**d["project_in"]) if d["project_in"] else None
     d["project_out"] = Linear(**d["project_out"]) if d["project_out"] else None
+    d["sinusoid"] = tuple(d["sinusoid"]) if d.get("sinusoid") else None
     return Recipe(**d)
 
 

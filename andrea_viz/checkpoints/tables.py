@@ -19,7 +19,7 @@ from ..i18n import Msg, N_
 from ..model import (KEPT_DTYPES, BlockInput, Card, Embeddings, Provenance, blocked_rows, f32,
                      row_blocks)
 from ..tokenizer import IdTokenizer, Tokenizer
-from .architectures import Recipe, resolve_key
+from .architectures import Recipe, resolve_key, sinusoid_rows
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
 
@@ -248,6 +248,8 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
                                    last=wpe.shape[0] - offset - 1, offset=offset))
             wpe = wpe[offset:]
         roles.append((N_("position table"), choice.position, choice.position_why))
+    elif found.recipe is not None and found.recipe.sinusoid:  # fixed rows, computed as the model computes them
+        wpe = sinusoid_rows(found.recipe.sinusoid)
     out, tied = None, False
     if found.recipe is not None and found.recipe.tied:
         tied = True
@@ -276,7 +278,7 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
 
 def position_kind(found: Found, has_table: bool) -> str:
     if has_table:
-        return "learned"
+        return "sinusoidal" if found.recipe is not None and found.recipe.sinusoid else "learned"
     if found.recipe is not None:
         return found.recipe.position_kind if found.recipe.position_kind != "learned" else "none"
     if found.position_kind_hint:
