@@ -30,6 +30,7 @@ EXTRA = {
     "m2m_100": dict(scale_embedding=True), "nllb-moe": dict(scale_embedding=True),
     "electra": dict(embedding_size=8), "convbert": dict(embedding_size=8),
     "gpt_neo": dict(attention_types=[[["global"], 1]]),
+    "mobilebert": dict(embedding_size=8, intra_bottleneck_size=8),
 }
 # DeBERTa-v3's own config (microsoft/deberta-v3-base): relative attention only, no position rows in the input
 DEBERTA_V3 = dict(relative_attention=True, position_biased_input=False, pos_att_type="p2c|c2p",

@@ -37,6 +37,7 @@ class Norm:
     bias: str | None
     eps: float
     rms: bool = False
+    affine_only: bool = False  # MobileBERT's NoNorm: x·weight + bias, nothing normalised
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Recipe:
     scale: float | None = None  # the lookup is multiplied by it (Gemma: √d)
     project_in: Linear | None = None  # applied to the token rows before positions are added (OPT)
     project_out: Linear | None = None  # applied after the norm (ALBERT's embedding_hidden_mapping_in)
+    trigram: bool = False  # MobileBERT's trigram_input: [tok[t+1], tok[t], tok[t-1]] before project_in
     shared: bool = False  # one table for encoder and decoder (T5, BART)
     total_params: int = 0  # 0: not known from the class (a template's recipe); the file's own count is used
     shapes: dict = field(default_factory=dict)  # name -> shape of every parameter named above
@@ -215,7 +217,8 @@ def sinusoid_rows(sinusoid: tuple) -> np.ndarray:
 def _norm_names(mod, name: str) -> Norm:
     bias = getattr(mod, "bias", None)
     eps = getattr(mod, "eps", getattr(mod, "variance_epsilon", 1e-5))
-    return Norm(f"{name}.weight", f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__)
+    return Norm(f"{name}.weight", f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__,
+                type(mod).__name__ == "NoNorm")
 
 
 def _linear_names(mod, name: str) -> Linear:
@@ -278,6 +281,11 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
         proj = _child(modules, owner, "project_in")
         if proj is not None and "project_in" not in found:
             found["project_in"] = _linear_names(proj, f"{owner}.project_in")
+        trans = _child(modules, owner, "embedding_transformation")  # MobileBERT: applied when its forward says so
+        if trans is not None and "project_in" not in found and (getattr(own, "trigram_input", False) or getattr(
+                own, "embedding_size", None) != getattr(own, "hidden_size", None)):
+            found["project_in"] = _linear_names(trans, f"{owner}.embedding_transformation")
+            found["trigram"] = bool(getattr(own, "trigram_input", False))
     scale = getattr(ie, "scalar_embed_scale", getattr(ie, "embed_scale", None))
     for owner in owners:  # a factor the model's forward applies after the lookup (Marian's encoder √d, Granite's ×12)
         own = modules.get(owner)

@@ -406,8 +406,11 @@ def block_input_of(found: Found, choice: Choice, rec: Recipe) -> BlockInput:
         return None if w is None else (w, get(lin.bias))
 
     tt = get(rec.token_type)
-    norm = None
-    if rec.norm is not None and get(rec.norm.weight) is not None:
+    norm = affine = None
+    if rec.norm is not None and get(rec.norm.weight) is not None and getattr(rec.norm, "affine_only", False):
+        affine = (get(rec.norm.weight), get(rec.norm.bias))
+    elif rec.norm is not None and get(rec.norm.weight) is not None:
         norm = (get(rec.norm.weight), get(rec.norm.bias), rec.norm.eps, rec.norm.rms)
     return BlockInput(scale=rec.scale, project_in=linear(rec.project_in), token_type=None if tt is None else tt[0],
-                      norm=norm, project_out=linear(rec.project_out), module=rec.model_class)
+                      norm=norm, project_out=linear(rec.project_out), module=rec.model_class,
+                      trigram=getattr(rec, "trigram", False), affine=affine)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from andrea_viz.checkpoints.architectures import sinusoid_rows
-from andrea_viz.forward_pass import block_input_formula, block_input_steps
+from andrea_viz.forward_pass import block_input_formula, block_input_parts, block_input_steps, trigram
 from tests import block1_models as bm
 
 bm.quiet()
@@ -32,6 +32,8 @@ SAMPLE = {
     ("mpnet", "MPNetForMaskedLM", ()): ("learned", 1, rf"x_t = \mathrm{{LayerNorm}}({TOK} + {POS})"),
     ("deberta-v2", "DebertaV2ForMaskedLM", tuple(bm.DEBERTA_V3.items())): ("relative", 1,
                                                                           rf"x_t = \mathrm{{LayerNorm}}({TOK})"),
+    ("mobilebert", "MobileBertForMaskedLM", ()): ("learned", 1, r"x_t = \mathrm{NoNorm}(W_{\mathrm{in}}\,[\mathrm{tok}[id_{t+1}];"
+                                                     rf"\,\mathrm{{tok}}[id_t];\,\mathrm{{tok}}[id_{{t-1}}]] + {POS} + {TYPE})"),
     ("gpt_neo", "GPTNeoForCausalLM", ()): ("learned", 1, rf"x_t = {TOK} + {POS}"),
     ("distilbert", "DistilBertForMaskedLM", ()): ("learned", 1, rf"x_t = \mathrm{{LayerNorm}}({TOK} + {POS})"),
     ("mpt", "MptForCausalLM", ()): ("alibi", 1, rf"x_t = {TOK}"),
@@ -63,6 +65,8 @@ def test_block_1_input_is_the_models_own(opened, key):
     assert got.shape == want.shape
     assert bm.close(got, want), float(np.abs(got - want).max())
     assert block_input_formula(emb) == SAMPLE[key][2]
+    parts = block_input_parts(emb, bm.IDS[0])  # the page's step-by-step pictures end at the same x
+    np.testing.assert_allclose(parts[-1].values, want[0], rtol=0, atol=1e-5 * (1 + float(np.abs(want).max())))
 
 
 @pytest.mark.parametrize("key", SAMPLE, ids=[k[1] for k in SAMPLE])
@@ -81,6 +85,21 @@ def test_steps_name_the_scale_projection_and_relative_positions(opened):
     assert "multiplied by 4 (√d, d = 16)" in steps["marian"] and "multiplied by 4 (√d, d = 16)" in steps["pegasus"]
     assert "projection from 8 to 16 columns" in steps["electra"]
     assert "DeBERTa's disentangled attention" in steps["deberta-v2"]
+    assert "8 → 24 columns (MobileBERT's trigram input)" in steps["mobilebert"] and "NoNorm" in steps["mobilebert"]
+
+
+def test_trigram_against_the_slow_reference():
+    tok = np.random.default_rng(0).standard_normal((2, 5, 3)).astype(np.float32)
+    want = np.zeros((2, 5, 9), np.float32)
+    for b in range(2):
+        for t in range(5):
+            want[b, t, 3:6] = tok[b, t]
+            if t + 1 < 5:
+                want[b, t, 0:3] = tok[b, t + 1]
+            if t > 0:
+                want[b, t, 6:9] = tok[b, t - 1]
+    np.testing.assert_array_equal(trigram(tok), want)
+    np.testing.assert_array_equal(trigram(tok[0]), want[0])
 
 
 def test_learned_rows_start_after_the_offset(opened):
