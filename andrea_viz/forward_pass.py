@@ -305,7 +305,7 @@ def _linear(x: np.ndarray, layer: tuple[np.ndarray, np.ndarray | None]) -> np.nd
     return (y if b is None else y + b).astype(np.float32)
 
 
-def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None, float, bool]) -> np.ndarray:
+def layer_norm(x: np.ndarray, norm: tuple[np.ndarray | None, np.ndarray | None, float, bool]) -> np.ndarray:
     """LayerNorm (or RMSNorm) over the last axis, in float64, returned as float32."""
     w, b, eps, rms = norm
     x = x.astype(np.float64)
@@ -314,7 +314,7 @@ def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None, float, 
     else:
         c = x - x.mean(-1, keepdims=True)
         y = c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)
-    y = y * w
+    y = y if w is None else y * w  # a norm without weights (NanoChat's, ANDREA's) scales nothing
     return (y if b is None else y + b).astype(np.float32)
 
 
@@ -368,6 +368,9 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
     ``out``, a float32 (B, T, d) array, is written in place (a buffer the caller reuses) for a plain model.
     """
     bi = emb.block_input
+    if bi.unstated is not None:
+        raise QueryError("x, the input to block 1, cannot be stated for {cls}: {reason}", cls=bi.module or emb.name,
+                         reason=bi.unstated)
     add = positions and emb.position_table is not None
     if bi.plain:
         return embedding_sum(emb, ids, backend, add, out)
@@ -398,6 +401,8 @@ class Part:
 def block_input_parts(emb: Embeddings, ids) -> list[Part]:
     """The block-1 input of one sequence term by term and step by step, the last part x itself (numpy)."""
     bi = emb.block_input
+    if bi.unstated is not None:
+        forward(emb, ids, "numpy")  # the sentence that says why
     a = check_ids(ids, emb.vocab_size, emb.context)[0]
     tok = emb.token_table[a]
     parts = [Part(Msg("token part ({n} × {d})", n=len(a), d=tok.shape[1]), tok)]
@@ -438,6 +443,9 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
 def block_input_steps(emb: Embeddings) -> list[Msg]:
     """What this model does beyond x = tok + pos, one sentence per step (empty for GPT-2 and ANDREA)."""
     bi, d = emb.block_input, emb.d_model
+    if bi.unstated is not None:
+        return [Msg("the input to block 1 cannot be stated for {cls}: {reason}", cls=bi.module or emb.name,
+                    reason=bi.unstated)]
     out = []
     if emb.position_table is None:
         reason = emb.card.get("position_reason")
@@ -471,6 +479,8 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
 def block_input_formula(emb: Embeddings) -> str:
     """What block 1 receives, as LaTeX: x = tok + pos for GPT-2, LayerNorm(tok + pos + type_0) for BERT, …"""
     bi = emb.block_input
+    if bi.unstated is not None:  # never a formula the model does not compute
+        return r"x_t = \;?"
     term = r"\mathrm{tok}[id_t]"
     if bi.scale is not None:
         term = (r"\sqrt{d}\," if abs(bi.scale ** 2 - emb.d_model) < 1e-6 * emb.d_model else rf"{bi.scale:.4g}\,") + term

@@ -153,7 +153,7 @@ class BlockInput:
 
     project_in / project_out: ((out, in) weight, (out,) bias or None)
     token_type:               (d,) row 0 of the token-type table (BERT family: every token is type 0)
-    norm:                     ((d,) weight, (d,) bias or None, eps, rms)
+    norm:                     ((d,) weight or None, (d,) bias or None, eps, rms)
     """
 
     scale: float | None = None
@@ -163,11 +163,12 @@ class BlockInput:
     project_out: tuple[np.ndarray, np.ndarray | None] | None = None
     trigram: bool = False
     affine: tuple[np.ndarray, np.ndarray] | None = None
+    unstated: Msg | None = None  # the model's forward does more than these steps: x cannot be stated, and why
     module: str = ""  # the module whose output this is, e.g. "BertEmbeddings"
 
     @property
     def plain(self) -> bool:
-        return not self.trigram and all(v is None for v in (self.scale, self.project_in, self.token_type, self.norm,
+        return not self.trigram and self.unstated is None and all(v is None for v in (self.scale, self.project_in, self.token_type, self.norm,
                                                              self.affine, self.project_out))
 
 

@@ -67,6 +67,10 @@ def build(model_type: str, cls_name: str | None = None, seed: int = 0, **extra):
     import transformers
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
+    from transformers import CONFIG_MAPPING
+
+    if "vocab_size" not in CONFIG_MAPPING[model_type]().to_dict():  # images, sound: no token ids
+        return None
     cfg = small_config(model_type, **{**EXTRA.get(model_type, {}), **extra})
     cls = getattr(transformers, cls_name or MODEL_MAPPING_NAMES[model_type])
     if "input_ids" not in inspect.signature(cls.forward).parameters:

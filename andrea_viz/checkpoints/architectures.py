@@ -20,20 +20,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..i18n import Msg
+from ..i18n import N_, Msg
 
 ALIBI_TYPES = ("bloom", "mpt")  # families whose attention always uses ALiBi
 OWN_NORMS = ("layernorm_embedding", "word_embeddings_layernorm")  # BART, BLOOM: a norm right after the lookup
 EMBEDDINGS_NORMS = ("LayerNorm", "norm")  # inside a BERT-style *Embeddings module
 POSITION_NAMES = ("position_embeddings", "wpe", "embed_positions", "position_embedding", "positions_embed")
-SCALE_NAMES = ("embed_scale", "embedding_multiplier")  # a float on the module that owns the lookup (Marian, Granite)
+SCALE_NAMES = ("embed_scale", "embedding_multiplier", "embedding_scale")  # a float on the lookup's owner (Marian, Granite)
+NORM_FIRST = ("nanochat",)  # the model's own norm applied once before the layers too (NanoChatModel.forward)
 PROJECT_OUT_NAMES = ("embedding_hidden_mapping_in", "embeddings_project")  # ALBERT; ELECTRA, ConvBERT
 SEQ2SEQ_WORDS = ("ForConditionalGeneration", "Seq2Seq")
 
 
 @dataclass(frozen=True)
 class Norm:
-    weight: str
+    weight: str | None  # None: a norm without weights (NanoChat's RMSNorm, like ANDREA's)
     bias: str | None
     eps: float
     rms: bool = False
@@ -67,6 +68,8 @@ class Recipe:
     project_in: Linear | None = None  # applied to the token rows before positions are added (OPT)
     project_out: Linear | None = None  # applied after the norm (ALBERT's embedding_hidden_mapping_in)
     trigram: bool = False  # MobileBERT's trigram_input: [tok[t+1], tok[t], tok[t-1]] before project_in
+    unstated: Msg | None = None  # why the block-1 input of this class cannot be stated from these steps (UNSTATED)
+    saved: dict = field(default_factory=dict)  # module name -> the name save_pretrained writes, where they differ
     shared: bool = False  # one table for encoder and decoder (T5, BART)
     total_params: int = 0  # 0: not known from the class (a template's recipe); the file's own count is used
     shapes: dict = field(default_factory=dict)  # name -> shape of every parameter named above
@@ -80,6 +83,19 @@ class Recipe:
             if lin:
                 names += [lin.weight, lin.bias]
         return [n for n in names if n]
+
+
+# Classes whose forward does, between the lookup and block 1, something the steps of a BlockInput do not say (found by
+# tests/unit/test_block1_truth.py, which compares every class transformers builds with its own hidden_states[0]): for
+# them the app states no formula and computes no x, and the card says why.
+UNSTATED = {
+    "layoutlm": N_("LayoutLM adds four more rows for each token's bounding box (x, y, width, height)"),
+    "tapas": N_("TAPAS adds seven token-type rows per token (segment, column, row, rank …)"),
+    "pegasus_x": N_("PEGASUS-X pads the sequence to its block size and adds global tokens before block 1"),
+    **dict.fromkeys(("bigbird_pegasus", "prophetnet", "mamba", "falcon_mamba", "muse_glimmer_text"), N_(
+        "its forward computes the input to block 1 in a way the app's steps do not reproduce (checked on a tiny model "
+        "of the class)")),
+}
 
 
 def _names_of(model, param) -> tuple[str, ...]:
@@ -128,7 +144,9 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
                 own = modules.get(owner)
                 if not offset and hasattr(own, "padding_idx") and "Roberta" in type(own).__name__ + type(model).__name__:
                     offset = int(own.padding_idx) + 1  # RoBERTa numbers positions from padding_idx + 1
-                elif not offset and getattr(own, "padding_idx", None) is not None and (hasattr(
+                elif not offset and isinstance(getattr(own, "position_ids", None), torch.Tensor):
+                    offset = _first_position_id(own, cfg)  # MRA, YOSO, Nyströmformer: arange(T) + 2
+                if not offset and getattr(own, "padding_idx", None) is not None and (hasattr(
                         own, "create_position_ids_from_input_ids") or hasattr(own, "create_position_ids_from_inputs_embeds")):
                     offset = int(own.padding_idx) + 1
                 out = {"position": f"{owner}.{name}.weight" if owner else f"{name}.weight", "position_offset": offset,
@@ -174,12 +192,35 @@ def _position(cfg, model, modules: dict, owners: list[str], kinds: list[str]) ->
     return {}
 
 
+def _first_position_id(own, cfg) -> int:
+    """The first entry of an embedding module's position_ids buffer (the row position 0 reads), from the module built
+    on the CPU with a copy of the config shrunk to a few token and position rows; 0 when it cannot be built so."""
+    import copy
+
+    import torch
+
+    small = copy.deepcopy(cfg)
+    for key, value in (("vocab_size", 8), ("pad_token_id", 0), ("max_position_embeddings", 4)):  # small, never large
+        if getattr(small, key, None) is not None:
+            setattr(small, key, value)
+    try:
+        with torch.device("cpu"):
+            built = type(own)(small)
+        ids = getattr(built, "position_ids", None)
+        return int(ids.reshape(-1)[0]) if isinstance(ids, torch.Tensor) and ids.numel() else 0
+    except Exception:  # an embedding module whose constructor takes more than the config
+        return 0
+
+
 def _sinusoidal(cfg, mod, name: str) -> dict:
     """A fixed sin/cos table: Marian's and Pegasus's (an Embedding of sines then cosines, position t at row t) or
     fairseq's (XGLM's rows from 2, M2M100's and NLLB's from padding_idx + 1)."""
     import torch
 
     weight = mod.weight if isinstance(mod, torch.nn.Embedding) else getattr(mod, "weights", None)
+    if not isinstance(weight, torch.Tensor) or weight.ndim != 2:  # computed inside its forward (PEGASUS-X)
+        return {"position_kind": "sinusoidal", "position_reason": Msg(
+            "sinusoidal: {name} computes its sines and cosines inside the model's forward; nothing is stored", name=name)}
     rows, d = (int(n) for n in weight.shape)
     if isinstance(mod, torch.nn.Embedding):
         style, first = "halves", 0
@@ -217,7 +258,7 @@ def sinusoid_rows(sinusoid: tuple) -> np.ndarray:
 def _norm_names(mod, name: str) -> Norm:
     bias = getattr(mod, "bias", None)
     eps = getattr(mod, "eps", getattr(mod, "variance_epsilon", 1e-5))
-    return Norm(f"{name}.weight", f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__,
+    return Norm(f"{name}.weight" if getattr(mod, "weight", None) is not None else None, f"{name}.bias" if bias is not None else None, float(eps), "RMS" in type(mod).__name__,
                 type(mod).__name__ == "NoNorm")
 
 
@@ -278,6 +319,11 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
             mod = _child(modules, owner, leaf)
             if mod is not None and "norm" not in found:
                 found["norm"] = _norm_names(mod, f"{owner}.{leaf}" if owner else leaf)
+        proj = _child(modules, owner, "projection") if type(own).__name__.endswith("Embeddings") else None
+        if proj is not None and "project_out" not in found and isinstance(getattr(proj, "weight", None), torch.Tensor):
+            found["project_out"] = _linear_names(proj, f"{owner}.projection")  # FNet: after the LayerNorm
+        if model_type in NORM_FIRST and _child(modules, owner, "norm") is not None and "norm" not in found:
+            found["norm"] = _norm_names(_child(modules, owner, "norm"), f"{owner}.norm" if owner else "norm")
         proj = _child(modules, owner, "project_in")
         if proj is not None and "project_in" not in found:
             found["project_in"] = _linear_names(proj, f"{owner}.project_in")
@@ -297,12 +343,36 @@ def _recipe(config_json: str, keys: frozenset[str]) -> Recipe:
         scale = float(np.sqrt(cfg.n_embd))
     if isinstance(scale, int | float) and float(scale) != 1.0:
         found["scale"] = float(scale)
+    if model_type in UNSTATED:
+        found["unstated"] = Msg(UNSTATED[model_type])
     rec = Recipe(model_type=model_type, model_class=cls.__name__, token=token, output=output, tied=tied,
                  shared=any(".encoder." in f".{n}" for n in token) and any(".decoder." in f".{n}" for n in token), **found,
                  total_params=sum(p.numel() for p in model.parameters()))
     params = dict(model.named_parameters(remove_duplicate=False))
     wanted = [*rec.token, *rec.output, rec.position, rec.decoder_position, *rec.extra_names]
-    return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params}})
+    saved = {n: _saved_name(model_type, n) for n in wanted if n}
+    return Recipe(**{**rec.__dict__, "shapes": {n: tuple(params[n].shape) for n in wanted if n in params},
+                     "saved": {n: s for n, s in saved.items() if s != n}})
+
+
+def _saved_name(model_type: str, name: str) -> str:
+    """The key save_pretrained writes for a parameter: transformers' checkpoint renames for the type, undone (NomicBERT
+    and Jina v3 save embeddings.LayerNorm as emb_ln). Only plain-name renames; a regular expression is left alone."""
+    import re
+
+    try:
+        from transformers.conversion_mapping import get_checkpoint_conversion_mapping
+        renames = get_checkpoint_conversion_mapping(model_type) or []
+    except Exception:  # an older transformers without conversion mappings
+        return name
+    for rename in renames:
+        pairs = zip(getattr(rename, "source_patterns", None) or [], getattr(rename, "target_patterns", None) or [],
+                    strict=False)
+        for src, tgt in pairs:
+            if type(rename).__name__ == "WeightRenaming" and all(re.fullmatch(r"[\w.]+", p or "") for p in (src, tgt)) \
+                    and re.search(rf"(^|\.){re.escape(tgt)}(\.|$)", name):
+                name = re.sub(rf"(^|\.){re.escape(tgt)}(\.|$)", lambda m, s=src: f"{m.group(1)}{s}{m.group(2)}", name)
+    return name
 
 
 # Decoder-only classes whose first layer transformers builds the same way whatever the sizes: the token table
@@ -346,6 +416,8 @@ def recipe_to_json(rec: Recipe) -> dict:
     out = asdict(rec)
     out["position_reason"] = {"msgid": rec.position_reason.msgid, "params": rec.position_reason.params}
     out["shapes"] = {k: list(v) for k, v in rec.shapes.items()}
+    if rec.unstated is not None:
+        out["unstated"] = {"msgid": rec.unstated.msgid, "params": rec.unstated.params}
     return out
 
 
@@ -359,6 +431,10 @@ def recipe_from_json(d: dict) -> Recipe:
     d["project_in"] = Linear(**d["project_in"]) if d["project_in"] else None
     d["project_out"] = Linear(**d["project_out"]) if d["project_out"] else None
     d["sinusoid"] = tuple(d["sinusoid"]) if d.get("sinusoid") else None
+    d["saved"] = dict(d.get("saved") or {})
+    if d.get("unstated"):
+        why_id, why_params = d["unstated"]["msgid"], d["unstated"]["params"]  # a msgid of UNSTATED
+        d["unstated"] = Msg(why_id, **why_params)
     return Recipe(**d)
 
 

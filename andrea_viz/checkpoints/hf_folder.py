@@ -78,10 +78,12 @@ def _count(v) -> int | None:
 
 def layer_count(cfg: dict) -> int | None:
     """The model's blocks: an encoder-decoder's encoder and decoder layers together (BART: encoder_layers +
-    decoder_layers; T5: num_layers + num_decoder_layers), else the first of LAYER_KEYS config.json has."""
-    enc, dec = _count(cfg.get("encoder_layers")), _count(cfg.get("decoder_layers"))
-    if enc is not None and dec is not None:
-        return enc + dec
+    decoder_layers; ProphetNet: num_encoder_layers + num_decoder_layers; T5: num_layers + num_decoder_layers), else the
+    first of LAYER_KEYS config.json has."""
+    for e, d in (("encoder_layers", "decoder_layers"), ("num_encoder_layers", "num_decoder_layers")):  # BART; ProphetNet
+        enc, dec = _count(cfg.get(e)), _count(cfg.get(d))
+        if enc is not None and dec is not None:
+            return enc + dec
     own = next((_count(cfg[k]) for k in LAYER_KEYS if _count(cfg.get(k)) is not None), None)
     if own is not None and cfg.get("is_encoder_decoder") and _count(cfg.get("num_decoder_layers")) is not None:
         return own + cfg["num_decoder_layers"]
@@ -104,6 +106,9 @@ def apply_config(cfg: dict, found: Found) -> None:
         found.recipe, why = architectures.recipe(cfg, found.shapes)
         if why is not None:
             found.assumptions.append(why)
+        if found.recipe is not None and found.recipe.unstated is not None:
+            found.warnings.append(Msg("the input to block 1 cannot be stated for {cls}: {reason}",
+                                      cls=found.recipe.model_class, reason=found.recipe.unstated))
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
     found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)

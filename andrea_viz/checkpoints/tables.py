@@ -138,7 +138,7 @@ def choose_by_recipe(found: Found, rec: Recipe) -> Choice:
         if out is None:
             found.warnings.append(Msg("{cls} has an untied output table {name}, but the file holds none",
                                       cls=rec.model_class, name=rec.output[0]))
-    extras = {n: find(n) for n in rec.extra_names}
+    extras = {n: find([n, *([rec.saved[n]] if n in getattr(rec, "saved", {}) else [])]) for n in rec.extra_names}
     return Choice(tok, tok_why, pos, pos_why, out, out_why, extras={k: v for k, v in extras.items() if v})
 
 
@@ -409,8 +409,8 @@ def block_input_of(found: Found, choice: Choice, rec: Recipe) -> BlockInput:
     norm = affine = None
     if rec.norm is not None and get(rec.norm.weight) is not None and getattr(rec.norm, "affine_only", False):
         affine = (get(rec.norm.weight), get(rec.norm.bias))
-    elif rec.norm is not None and get(rec.norm.weight) is not None:
+    elif rec.norm is not None and (rec.norm.weight is None or get(rec.norm.weight) is not None):
         norm = (get(rec.norm.weight), get(rec.norm.bias), rec.norm.eps, rec.norm.rms)
     return BlockInput(scale=rec.scale, project_in=linear(rec.project_in), token_type=None if tt is None else tt[0],
                       norm=norm, project_out=linear(rec.project_out), module=rec.model_class,
-                      trigram=getattr(rec, "trigram", False), affine=affine)
+                      trigram=getattr(rec, "trigram", False), affine=affine, unstated=getattr(rec, "unstated", None))

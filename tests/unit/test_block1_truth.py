@@ -7,6 +7,8 @@ The fast part runs a fixed sample (the classes the issue names); the ``slow`` te
 offers whose base class is a model of token ids and builds from a small config (tests/block1_models.py)."""
 
 
+import time
+
 import numpy as np
 import pytest
 
@@ -143,3 +145,85 @@ def test_sinusoidal_rows_are_the_models_own(opened):
         model, emb, _, _ = opened[key]
         own = table(model).detach().numpy()[FIRST_ROW.get(key[0], 0):]
         np.testing.assert_allclose(emb.position_table, own[: emb.position_table.shape[0]], rtol=0, atol=2e-6)
+
+
+def assert_says_cannot_be_stated(emb) -> None:
+    """No x, no formula, and a sentence on the pages and the card that says why."""
+    from andrea_viz.errors import QueryError
+    from andrea_viz.forward_pass import forward
+
+    with pytest.raises(QueryError, match="cannot be stated"):
+        forward(emb, bm.IDS, "numpy")
+    assert "cannot be stated" in str(block_input_steps(emb)[0]) and block_input_formula(emb) == r"x_t = \;?"
+    assert any("cannot be stated" in str(w) for w in emb.provenance.warnings)
+
+
+def _would_be_equal(emb, want) -> bool:
+    """Whether the app's steps, were they stated, would give the model's x (then the class needs no excuse)."""
+    import dataclasses
+
+    from andrea_viz.forward_pass import forward
+
+    plain = dataclasses.replace(emb, block_input=dataclasses.replace(emb.block_input, unstated=None))
+    try:
+        return bm.close(forward(plain, bm.IDS, "numpy").x, want)
+    except Exception:
+        return False
+
+
+def test_a_class_that_cannot_be_stated_says_so(tmp_path):
+    """LayoutLM adds bounding-box rows the app does not compute: no formula, no x, and the reason."""
+    model = bm.build("layoutlm", "LayoutLMModel")
+    model.save_pretrained(tmp_path)
+    emb = __import__("andrea_viz").load(str(tmp_path))
+    assert "bounding box" in str(emb.block_input.unstated)
+    assert_says_cannot_be_stated(emb)
+    assert not _would_be_equal(emb, bm.model_block1(model))
+    assert emb.card["total_params"] == sum(p.numel() for p in model.parameters())
+
+
+def check_class(model_type: str, folder) -> str:
+    """One class: "equal", "cannot be stated" (the app says so and computes no x), or a skip reason starting with
+    "skip" (not a model of token ids at small sizes, or transformers cannot build or run it). Anything else fails."""
+    from andrea_viz.forward_pass import forward
+
+    try:
+        model = bm.build(model_type)
+    except Exception as exc:  # the class refuses a small config (transformers' own validation)
+        return f"skip: not built ({type(exc).__name__})"
+    if model is None:
+        return "skip: not a model of token ids"
+    try:
+        want = bm.model_block1(model)
+    except Exception as exc:  # the model's own forward fails on plain ids (it wants boxes, images, a language …)
+        return f"skip: the model's forward fails ({type(exc).__name__})"
+    model.save_pretrained(folder)
+    emb = __import__("andrea_viz").load(str(folder))
+    assert emb.card["total_params"] == sum(p.numel() for p in model.parameters()), model_type
+    assert emb.card.get("layers"), model_type
+    if emb.block_input.unstated is not None:
+        assert_says_cannot_be_stated(emb)
+        assert not _would_be_equal(emb, want), f"{model_type} is equal with the app's steps: take it out of UNSTATED"
+        return "cannot be stated"
+    got = forward(emb, bm.IDS, "numpy").x
+    assert bm.close(got, want), (model_type, float(np.abs(got - want).max()) if got.shape == want.shape else got.shape)
+    return "equal"
+
+
+@pytest.mark.slow
+def test_every_class_transformers_builds(tmp_path):
+    """The generated list: every model_type of transformers' MODEL_MAPPING_NAMES whose base class is a model of
+    token ids and builds from a small config is equal to its own model's block-1 input, or says it cannot be stated."""
+    start = time.perf_counter()
+    outcome, wrong = {}, []
+    for model_type in bm.text_types():
+        try:
+            outcome[model_type] = check_class(model_type, tmp_path / model_type)
+        except Exception as exc:  # collected, so that one run lists every class that differs
+            wrong.append(f"{model_type}: {type(exc).__name__}: {str(exc)[:300]}")
+    equal = sorted(t for t, o in outcome.items() if o == "equal")
+    unstated = sorted(t for t, o in outcome.items() if o == "cannot be stated")
+    print(f"\n{len(equal)} equal: {', '.join(equal)}\n{len(unstated)} cannot be stated: {', '.join(unstated)}\n"
+          f"skipped: {sum(o.startswith('skip') for o in outcome.values())} in {time.perf_counter() - start:.0f} s")
+    assert wrong == []
+    assert len(equal) >= 150 and {k[0] for k in SAMPLE} - {"deberta-v2"} <= set(equal)
