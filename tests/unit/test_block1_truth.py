@@ -4,7 +4,7 @@ model's own ``hidden_states[0]`` (the encoder's for an encoder-decoder) within 1
 parameter count with ``sum(p.numel())``, the position kind with what the model's forward does, and the layer count.
 
 The fast part runs a fixed sample (the classes the issue names); the ``slow`` test walks every model_type transformers
-offers whose base class is a model of token ids and builds from a small config (tests/block1_models.py)."""
+offers whose base class is a model of token ids and builds from a small config (tests/checkpoint_files/block1_models.py)."""
 
 
 import time
@@ -14,7 +14,7 @@ import pytest
 
 from andrea_viz.checkpoints.architectures import sinusoid_rows
 from andrea_viz.forward_pass import block_input_formula, block_input_parts, block_input_steps, trigram
-from tests import block1_models as bm
+from tests.checkpoint_files import block1_models as bm
 
 bm.quiet()
 

@@ -31,6 +31,7 @@ EXTRA = {
     "electra": dict(embedding_size=8), "convbert": dict(embedding_size=8),
     "gpt_neo": dict(attention_types=[[["global"], 1]]),
     "mobilebert": dict(embedding_size=8, intra_bottleneck_size=8),
+    "gptj": dict(rotary_dim=4), "codegen": dict(rotary_dim=4),  # the default rotary_dim (64) exceeds a head of 8
 }
 # DeBERTa-v3's own config (microsoft/deberta-v3-base): relative attention only, no position rows in the input
 DEBERTA_V3 = dict(relative_attention=True, position_biased_input=False, pos_att_type="p2c|c2p",
