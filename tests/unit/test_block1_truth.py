@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from andrea_viz.checkpoints.architectures import sinusoid_rows
+from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import block_input_formula, block_input_parts, block_input_steps, trigram
+from andrea_viz.positions import position_table_of
 from tests.checkpoint_files import block1_models as bm
 
 bm.quiet()
@@ -145,6 +147,9 @@ def test_sinusoidal_rows_are_the_models_own(opened):
         model, emb, _, _ = opened[key]
         own = table(model).detach().numpy()[FIRST_ROW.get(key[0], 0):]
         np.testing.assert_allclose(emb.position_table, own[: emb.position_table.shape[0]], rtol=0, atol=2e-6)
+        assert position_table_of(emb, "sinusoidal") is emb.position_table  # the Positions page shows the model's own
+        with pytest.raises(QueryError, match="no learned position table"):
+            position_table_of(emb, "learned")
 
 
 def assert_says_cannot_be_stated(emb) -> None:
