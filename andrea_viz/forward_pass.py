@@ -305,7 +305,7 @@ def _linear(x: np.ndarray, layer: tuple[np.ndarray, np.ndarray | None]) -> np.nd
     return (y if b is None else y + b).astype(np.float32)
 
 
-def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None, float, bool]) -> np.ndarray:
+def layer_norm(x: np.ndarray, norm: tuple[np.ndarray | None, np.ndarray | None, float, bool]) -> np.ndarray:
     """LayerNorm (or RMSNorm) over the last axis, in float64, returned as float32."""
     w, b, eps, rms = norm
     x = x.astype(np.float64)
@@ -314,14 +314,25 @@ def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None, float, 
     else:
         c = x - x.mean(-1, keepdims=True)
         y = c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)
-    y = y * w
+    y = y if w is None else y * w  # a norm without weights (NanoChat's, ANDREA's) scales nothing
     return (y if b is None else y + b).astype(np.float32)
 
 
+def trigram(tok: np.ndarray) -> np.ndarray:
+    """MobileBERT's trigram input: each position's row beside the next position's and the previous one's,
+    ``[tok[t+1], tok[t], tok[t-1]]``, zeros past either end of the sequence; (…, T, d) -> (…, T, 3·d)."""
+    nxt, prev = np.zeros_like(tok), np.zeros_like(tok)
+    nxt[..., :-1, :], prev[..., 1:, :] = tok[..., 1:, :], tok[..., :-1, :]
+    return np.concatenate([nxt, tok, prev], axis=-1)
+
+
 def before_positions(bi: BlockInput, tok: np.ndarray) -> np.ndarray:
-    """The token rows as the model has them when positions are added: scaled (Gemma), projected (OPT)."""
+    """The token rows as the model has them when positions are added: scaled (Gemma), side by side with their
+    neighbours (MobileBERT), projected (OPT, MobileBERT)."""
     if bi.scale is not None:
         tok = (tok * np.float32(bi.scale)).astype(np.float32)
+    if bi.trigram:
+        tok = trigram(tok)
     if bi.project_in is not None:
         tok = _linear(tok, bi.project_in)
     return tok
@@ -333,9 +344,18 @@ def after_positions(bi: BlockInput, x: np.ndarray) -> np.ndarray:
         x = (x + bi.token_type).astype(np.float32)
     if bi.norm is not None:
         x = layer_norm(x, bi.norm)
+    if bi.affine is not None:
+        x = affine(x, bi.affine)
     if bi.project_out is not None:
         x = _linear(x, bi.project_out)
     return x
+
+
+def affine(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray | None]) -> np.ndarray:
+    """x·weight + bias per column, nothing normalised (MobileBERT's NoNorm), in float64, returned as float32."""
+    w, b = wb
+    y = x.astype(np.float64) * w
+    return (y if b is None else y + b).astype(np.float32)
 
 
 def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
@@ -348,10 +368,13 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
     ``out``, a float32 (B, T, d) array, is written in place (a buffer the caller reuses) for a plain model.
     """
     bi = emb.block_input
+    if bi.unstated is not None:
+        raise QueryError("x, the input to block 1, cannot be stated for {cls}: {reason}", cls=bi.module or emb.name,
+                         reason=bi.unstated)
     add = positions and emb.position_table is not None
     if bi.plain:
         return embedding_sum(emb, ids, backend, add, out)
-    if bi.scale is None and bi.project_in is None:
+    if bi.scale is None and bi.project_in is None and not bi.trigram:
         r = embedding_sum(emb, ids, backend, add)
         x = after_positions(bi, r.x)
     else:
@@ -378,6 +401,8 @@ class Part:
 def block_input_parts(emb: Embeddings, ids) -> list[Part]:
     """The block-1 input of one sequence term by term and step by step, the last part x itself (numpy)."""
     bi = emb.block_input
+    if bi.unstated is not None:
+        forward(emb, ids, "numpy")  # the sentence that says why
     a = check_ids(ids, emb.vocab_size, emb.context)[0]
     tok = emb.token_table[a]
     parts = [Part(Msg("token part ({n} × {d})", n=len(a), d=tok.shape[1]), tok)]
@@ -386,9 +411,14 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
         x = before_positions(BlockInput(scale=bi.scale), x)
         parts.append(Part(Msg("× {s:.4g} (√d, d = {d})", s=bi.scale, d=tok.shape[1]) if abs(
             bi.scale ** 2 - tok.shape[1]) < 1e-6 * tok.shape[1] else Msg("× {s:.4g}", s=bi.scale), x, True))
+    if bi.trigram:
+        x = trigram(x)
+        parts.append(Part(Msg("[next, this, previous] token rows side by side: {a} → {b} columns", a=tok.shape[1],
+                              b=x.shape[1]), x, True))
     if bi.project_in is not None:
+        cols = x.shape[1]
         x = _linear(x, bi.project_in)
-        parts.append(Part(Msg("project_in: {a} → {b} columns", a=tok.shape[1], b=x.shape[1]), x, True))
+        parts.append(Part(Msg("project_in: {a} → {b} columns", a=cols, b=x.shape[1]), x, True))
     if emb.position_table is not None:
         pos = emb.position_table[: len(a)]
         parts.append(Part(Msg("+ position part"), pos))
@@ -399,6 +429,9 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
     if bi.norm is not None:
         x = layer_norm(x, bi.norm)
         parts.append(Part("RMSNorm" if bi.norm[3] else "LayerNorm", x, True))
+    if bi.affine is not None:
+        x = affine(x, bi.affine)
+        parts.append(Part("NoNorm", x, True))
     if bi.project_out is not None:
         x = _linear(x, bi.project_out)
         parts.append(Part(Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=x.shape[1]), x, True))
@@ -410,6 +443,9 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
 def block_input_steps(emb: Embeddings) -> list[Msg]:
     """What this model does beyond x = tok + pos, one sentence per step (empty for GPT-2 and ANDREA)."""
     bi, d = emb.block_input, emb.d_model
+    if bi.unstated is not None:
+        return [Msg("the input to block 1 cannot be stated for {cls}: {reason}", cls=bi.module or emb.name,
+                    reason=bi.unstated)]
     out = []
     if emb.position_table is None:
         reason = emb.card.get("position_reason")
@@ -418,6 +454,9 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
     if bi.scale is not None:
         out.append(Msg("the token rows are multiplied by {s:.4g} (√d, d = {d})", s=bi.scale, d=d)
                    if abs(bi.scale ** 2 - d) < 1e-6 * d else Msg("the token rows are multiplied by {s:.4g}", s=bi.scale))
+    if bi.trigram:
+        out.append(Msg("each token's row is set beside the next token's and the previous one's (zeros past the ends): "
+                       "{a} → {b} columns (MobileBERT's trigram input)", a=d, b=3 * d))
     if bi.project_in is not None:
         a, b = bi.project_in[0].shape[1], bi.project_in[0].shape[0]
         out.append(Msg("the token rows are projected from {a} to {b} columns before the position rows are added "
@@ -427,6 +466,9 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
     if bi.norm is not None:
         out.append(Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
                        norm="RMSNorm" if bi.norm[3] else "LayerNorm"))
+    if bi.affine is not None:
+        out.append(Msg("NoNorm: each column of the sum is multiplied by its weight and its bias is added, with nothing "
+                       "normalised, before block 1"))
     if bi.project_out is not None:
         a, b = bi.project_out[0].shape[1], bi.project_out[0].shape[0]
         out.append(Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",
@@ -437,9 +479,14 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
 def block_input_formula(emb: Embeddings) -> str:
     """What block 1 receives, as LaTeX: x = tok + pos for GPT-2, LayerNorm(tok + pos + type_0) for BERT, …"""
     bi = emb.block_input
+    if bi.unstated is not None:  # never a formula the model does not compute
+        return r"x_t = \;?"
     term = r"\mathrm{tok}[id_t]"
     if bi.scale is not None:
         term = (r"\sqrt{d}\," if abs(bi.scale ** 2 - emb.d_model) < 1e-6 * emb.d_model else rf"{bi.scale:.4g}\,") + term
+    if bi.trigram:
+        term = term.replace("[id_t]", "")
+        term = rf"[{term}[id_{{t+1}}];\,{term}[id_t];\,{term}[id_{{t-1}}]]"
     if bi.project_in is not None:
         term = rf"W_{{\mathrm{{in}}}}\,{term}"
     terms = [term]
@@ -450,6 +497,8 @@ def block_input_formula(emb: Embeddings) -> str:
     x = " + ".join(terms)
     if bi.norm is not None:
         x = (r"\mathrm{RMSNorm}" if bi.norm[3] else r"\mathrm{LayerNorm}") + f"({x})"
+    if bi.affine is not None:
+        x = rf"\mathrm{{NoNorm}}({x})"
     if bi.project_out is not None:
         x = rf"W_{{\mathrm{{proj}}}}\,{x}"
     return f"x_t = {x}"

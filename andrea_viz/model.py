@@ -156,12 +156,16 @@ class Provenance:
 @dataclass(frozen=True, eq=False)
 class BlockInput:
     """What a model's own embedding module does around the lookup, in this order:
-    ``x = project_out(norm(project_in(scale · tok[ids]) + pos[:T] + token_type))``. A field that is None is a step the
-    model does not take; ``BlockInput()`` is GPT-2's and ANDREA's plain ``x = tok + pos``.
+    ``x = project_out(affine(norm(project_in(trigram(scale · tok[ids])) + pos[:T] + token_type)))``. A field that is
+    None (or False) is a step the model does not take; ``BlockInput()`` is GPT-2's and ANDREA's plain ``x = tok + pos``.
+
+    trigram:                  each token's row beside the next token's and the previous one's, zeros past the ends
+                              (MobileBERT: [tok[id_t+1], tok[id_t], tok[id_t-1]], 3·d columns)
+    affine:                   ((d,) weight, (d,) bias): x·weight + bias per column, no normalisation (MobileBERT's NoNorm)
 
     project_in / project_out: ((out, in) weight, (out,) bias or None)
     token_type:               (d,) row 0 of the token-type table (BERT family: every token is type 0)
-    norm:                     ((d,) weight, (d,) bias or None, eps, rms)
+    norm:                     ((d,) weight or None, (d,) bias or None, eps, rms)
     """
 
     scale: float | None = None
@@ -169,11 +173,15 @@ class BlockInput:
     token_type: np.ndarray | None = None
     norm: tuple[np.ndarray, np.ndarray | None, float, bool] | None = None
     project_out: tuple[np.ndarray, np.ndarray | None] | None = None
+    trigram: bool = False
+    affine: tuple[np.ndarray, np.ndarray] | None = None
+    unstated: Msg | None = None  # the model's forward does more than these steps: x cannot be stated, and why
     module: str = ""  # the module whose output this is, e.g. "BertEmbeddings"
 
     @property
     def plain(self) -> bool:
-        return all(v is None for v in (self.scale, self.project_in, self.token_type, self.norm, self.project_out))
+        return not self.trigram and self.unstated is None and all(v is None for v in (self.scale, self.project_in, self.token_type, self.norm,
+                                                             self.affine, self.project_out))
 
 
 def _readonly_f32(name: str, a: np.ndarray | None, d: int | None = None) -> np.ndarray | None:
@@ -234,7 +242,8 @@ class Embeddings:
         if self.position_kind not in POSITION_KINDS:
             raise CheckpointError("position_kind must be one of {kinds}, got '{kind}'", kinds=", ".join(POSITION_KINDS),
                                   kind=self.position_kind)
-        if (self.position_kind == "learned") != (pos is not None):
+        if (self.position_kind == "learned" and pos is None) or (pos is not None and self.position_kind not in (
+                "learned", "sinusoidal")):
             raise CheckpointError("a learned position kind needs a position table, and only it has one")
         if self.tied and out is not None:
             raise CheckpointError("a tied model has no separate output table")

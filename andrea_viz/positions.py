@@ -83,10 +83,13 @@ POSITION_KINDS_SHOWN = ("learned", "sinusoidal")
 
 
 def position_table_of(emb: Embeddings, kind: str) -> np.ndarray:
-    """The model's learned table, or a sinusoidal table of the same (T, d) (T = 1,024 without one)."""
+    """The model's learned table, or a sinusoidal table of the same (T, d) (T = 1,024 without one): the model's own
+    when its positions are sinusoidal (Marian, XGLM: rows computed as the model computes them)."""
     if kind == "learned":
-        if emb.position_table is None:
+        if emb.position_table is None or emb.position_kind != "learned":
             raise QueryError("this model has no learned position table (its positions are {kind})", kind=emb.position_kind)
+        return emb.position_table
+    if kind == "sinusoidal" and emb.position_kind == "sinusoidal" and emb.position_table is not None:
         return emb.position_table
     if kind == "sinusoidal":
         return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or CONTEXT, emb.d_model))

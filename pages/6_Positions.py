@@ -13,7 +13,7 @@ from andrea_viz.ui.models import POSITION_KIND_LABELS
 
 emb = ui.page_setup(__file__)
 T, d = emb.context or CONTEXT, emb.d_model
-kinds = ["learned", "sinusoidal"] if emb.position_table is not None else ["sinusoidal"]
+kinds = ["learned", "sinusoidal"] if emb.position_kind == "learned" else ["sinusoidal"]
 st.title(_("Where is each token? Position embeddings"))
 st.markdown(_(
     "Without position information a transformer sees *the cat sat on a mat* and *mat a on sat cat the* as the same set "

@@ -69,12 +69,34 @@ def config_beside(path: Path, found: Found, confine: Path | None = None) -> None
     found.notes.append(Msg("read with the config.json beside {name}", name=path.name))
 
 
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "n_layers", "num_layers")  # BERT, GPT-2, DistilBERT / MPT, GPT-Neo / T5
+
+
+def _count(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def layer_count(cfg: dict) -> int | None:
+    """The model's blocks: an encoder-decoder's encoder and decoder layers together (BART: encoder_layers +
+    decoder_layers; ProphetNet: num_encoder_layers + num_decoder_layers; T5: num_layers + num_decoder_layers), else the
+    first of LAYER_KEYS config.json has."""
+    for e, d in (("encoder_layers", "decoder_layers"), ("num_encoder_layers", "num_decoder_layers")):  # BART; ProphetNet
+        enc, dec = _count(cfg.get(e)), _count(cfg.get(d))
+        if enc is not None and dec is not None:
+            return enc + dec
+    own = next((_count(cfg[k]) for k in LAYER_KEYS if _count(cfg.get(k)) is not None), None)
+    if own is not None and cfg.get("is_encoder_decoder") and _count(cfg.get("num_decoder_layers")) is not None:
+        return own + cfg["num_decoder_layers"]
+    return own
+
+
 def apply_config(cfg: dict, found: Found) -> None:
     """What config.json says about the tensors already collected: layers, heads, family, init, the recipe, tying,
     positions."""
     model_type = cfg.get("model_type", "unknown")
-    if "num_hidden_layers" in cfg or "n_layer" in cfg:
-        found.config["layers"] = cfg.get("num_hidden_layers", cfg.get("n_layer"))
+    layers = layer_count(cfg)
+    if layers is not None:
+        found.config["layers"] = layers
     if "num_attention_heads" in cfg or "n_head" in cfg:
         found.config["heads"] = cfg.get("num_attention_heads", cfg.get("n_head"))
     found.config["family"] = FAMILIES.get(model_type, str(model_type))
@@ -84,6 +106,9 @@ def apply_config(cfg: dict, found: Found) -> None:
         found.recipe, why = architectures.recipe(cfg, found.shapes)
         if why is not None:
             found.assumptions.append(why)
+        if found.recipe is not None and found.recipe.unstated is not None:
+            found.warnings.append(Msg("the input to block 1 cannot be stated for {cls}: {reason}",
+                                      cls=found.recipe.model_class, reason=found.recipe.unstated))
     archs = " ".join(cfg.get("architectures") or [])
     tie = cfg.get("tie_word_embeddings", model_type not in ROPE_TYPES)
     found.tied_hint = bool(tie) and any(w in archs for w in HEAD_WORDS)

@@ -19,7 +19,7 @@ from ..i18n import Msg, N_
 from ..model import (KEPT_DTYPES, BlockInput, Card, Embeddings, Provenance, blocked_rows, f32,
                      row_blocks)
 from ..tokenizer import IdTokenizer, Tokenizer
-from .architectures import Recipe, resolve_key
+from .architectures import Recipe, resolve_key, sinusoid_rows
 
 WRAPPER_PREFIXES = ("_orig_mod.", "module.")
 
@@ -138,7 +138,7 @@ def choose_by_recipe(found: Found, rec: Recipe) -> Choice:
         if out is None:
             found.warnings.append(Msg("{cls} has an untied output table {name}, but the file holds none",
                                       cls=rec.model_class, name=rec.output[0]))
-    extras = {n: find(n) for n in rec.extra_names}
+    extras = {n: find([n, *([rec.saved[n]] if n in getattr(rec, "saved", {}) else [])]) for n in rec.extra_names}
     return Choice(tok, tok_why, pos, pos_why, out, out_why, extras={k: v for k, v in extras.items() if v})
 
 
@@ -248,6 +248,8 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
                                    last=wpe.shape[0] - offset - 1, offset=offset))
             wpe = wpe[offset:]
         roles.append((N_("position table"), choice.position, choice.position_why))
+    elif found.recipe is not None and found.recipe.sinusoid:  # fixed rows, computed as the model computes them
+        wpe = sinusoid_rows(found.recipe.sinusoid)
     out, tied = None, False
     if found.recipe is not None and found.recipe.tied:
         tied = True
@@ -276,7 +278,7 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
 
 def position_kind(found: Found, has_table: bool) -> str:
     if has_table:
-        return "learned"
+        return "sinusoidal" if found.recipe is not None and found.recipe.sinusoid else "learned"
     if found.recipe is not None:
         return found.recipe.position_kind if found.recipe.position_kind != "learned" else "none"
     if found.position_kind_hint:
@@ -404,8 +406,11 @@ def block_input_of(found: Found, choice: Choice, rec: Recipe) -> BlockInput:
         return None if w is None else (w, get(lin.bias))
 
     tt = get(rec.token_type)
-    norm = None
-    if rec.norm is not None and get(rec.norm.weight) is not None:
+    norm = affine = None
+    if rec.norm is not None and get(rec.norm.weight) is not None and getattr(rec.norm, "affine_only", False):
+        affine = (get(rec.norm.weight), get(rec.norm.bias))
+    elif rec.norm is not None and (rec.norm.weight is None or get(rec.norm.weight) is not None):
         norm = (get(rec.norm.weight), get(rec.norm.bias), rec.norm.eps, rec.norm.rms)
     return BlockInput(scale=rec.scale, project_in=linear(rec.project_in), token_type=None if tt is None else tt[0],
-                      norm=norm, project_out=linear(rec.project_out), module=rec.model_class)
+                      norm=norm, project_out=linear(rec.project_out), module=rec.model_class,
+                      trigram=getattr(rec, "trigram", False), affine=affine, unstated=getattr(rec, "unstated", None))
