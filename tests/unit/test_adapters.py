@@ -1,0 +1,184 @@
+"""PEFT adapter folders written by ``peft`` itself on a tiny Llama: the app's token table equals
+``PeftModel.merge_and_unload()``'s input embeddings (the reference), the card and ``audit BASE ADAPTER`` name the rows
+the adapter changed, and an adapter without its base gets one sentence."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from andrea_viz.audit import audit_checkpoints, audit_report
+from andrea_viz.checkpoints import load_path
+from andrea_viz.checkpoints.adapters import find_base, is_adapter_folder, read_adapter_config
+from andrea_viz.checkpoints.folder import list_checkpoints
+from andrea_viz.cli import main
+from andrea_viz.errors import CheckpointError
+
+V, D = 48, 16
+LORA_ROWS = [2, 9, 30]  # ids whose columns of lora_embedding_A are trained (an embedding LoRA changes only those)
+SAVED_ROWS = [5, 6]  # rows of the modules_to_save copy that training changed
+TOKEN_ROWS = [3, 7, 40]  # trainable_token_indices
+
+
+def _base_model():
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                      num_key_value_heads=2, tie_word_embeddings=False)
+    return LlamaForCausalLM(cfg)
+
+
+def _load_base(root: Path):
+    from transformers import LlamaForCausalLM
+
+    return LlamaForCausalLM.from_pretrained(str(root / "base"))
+
+
+def _train(model, kind: str) -> None:
+    """Stand-in for training: set the adapter's own tensors to values a few steps could give."""
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if not p.requires_grad:
+                continue
+            if kind in ("lora_embed", "rslora_embed") and name.endswith("lora_embedding_A.default"):
+                p.zero_()
+                p[:, LORA_ROWS] = 0.1 * torch.randn(p.shape[0], len(LORA_ROWS), generator=g)
+            elif kind == "modules_to_save" and "modules_to_save" in name and "embed_tokens" in name:
+                p[SAVED_ROWS] += 0.05 * torch.randn(len(SAVED_ROWS), p.shape[1], generator=g)
+            elif "trainable_tokens_delta" in name:
+                p += 0.05 * torch.randn(p.shape, generator=g)
+            else:
+                p += 0.05 * torch.randn(p.shape, generator=g)
+
+
+KINDS = {
+    "attention": dict(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
+    "modules_to_save": dict(r=4, lora_alpha=8, target_modules=["q_proj"], modules_to_save=["embed_tokens"]),
+    "lora_embed": dict(r=4, lora_alpha=8, target_modules=["embed_tokens", "q_proj"]),
+    "rslora_embed": dict(r=4, lora_alpha=6, target_modules=["embed_tokens"], use_rslora=True),
+    "tokens": dict(r=4, lora_alpha=8, target_modules=["q_proj"], trainable_token_indices=TOKEN_ROWS),
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    """A checkpoint folder: base/ (save_pretrained), adapters/<kind>/ (PeftModel.save_pretrained), one adapter saved
+    inside the base's own folder, and merged/<kind>.npy: merge_and_unload()'s input embeddings, the reference."""
+    from peft import LoraConfig, PeftModel, get_peft_model
+
+    root = tmp_path_factory.mktemp("ckpt")
+    _base_model().save_pretrained(str(root / "base"))
+    (root / "merged").mkdir()
+    for kind, spec in KINDS.items():
+        model = get_peft_model(_load_base(root), LoraConfig(**spec))
+        _train(model, kind)
+        model.save_pretrained(str(root / "adapters" / kind))
+        ref = PeftModel.from_pretrained(_load_base(root), str(root / "adapters" / kind)).merge_and_unload()
+        np.save(root / "merged" / f"{kind}.npy", ref.get_input_embeddings().weight.detach().numpy())
+    shutil.copytree(root / "adapters" / "tokens", root / "base" / "my-adapter")
+    return root
+
+
+def _reference(root: Path, kind: str) -> np.ndarray:
+    return np.load(root / "merged" / f"{kind}.npy")
+
+
+def _base_table(root: Path) -> np.ndarray:
+    return _load_base(root).get_input_embeddings().weight.detach().numpy()
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_the_token_table_equals_peft_merge_and_unload(root, kind):
+    folder = root / "adapters" / kind
+    assert is_adapter_folder(folder)
+    emb = load_path(folder, name=f"adapters/{kind}", confine=root)
+    np.testing.assert_allclose(np.asarray(emb.token_table), _reference(root, kind), rtol=0, atol=1e-6)
+    assert "PEFT adapter (LORA) on the base model base" in str(emb.provenance.format)
+
+
+def test_the_lora_scale_is_alpha_over_r_and_rslora_alpha_over_sqrt_r(root):
+    notes = " ".join(map(str, load_path(root / "adapters" / "lora_embed", confine=root).provenance.notes))
+    assert "base + B·A × 2:" in notes  # 8 / 4
+    notes = " ".join(map(str, load_path(root / "adapters" / "rslora_embed", confine=root).provenance.notes))
+    assert "base + B·A × 3:" in notes  # 6 / √4
+
+
+@pytest.mark.parametrize("kind, rows", [("lora_embed", LORA_ROWS), ("rslora_embed", LORA_ROWS),
+                                        ("modules_to_save", SAVED_ROWS), ("tokens", TOKEN_ROWS)])
+def test_the_card_says_which_rows_the_adapter_changed(root, kind, rows):
+    emb = load_path(root / "adapters" / kind, confine=root)
+    changed = np.flatnonzero((np.asarray(emb.token_table) != _base_table(root)).any(axis=1)).tolist()
+    assert changed == rows  # the reference's own difference
+    ids = ", ".join(f"#{i}" for i in rows)
+    assert any(f"{len(rows)} of {V} rows changed ({ids})" in str(n) for n in emb.provenance.notes), emb.provenance.notes
+
+
+def test_an_adapter_on_attention_only_leaves_the_tables_and_says_so(root):
+    emb = load_path(root / "adapters" / "attention", confine=root)
+    np.testing.assert_array_equal(np.asarray(emb.token_table), _base_table(root))
+    assert any("leaves the embedding tables as the base has them; it changes 2 other tensors" in str(n)
+               for n in emb.provenance.notes)
+
+
+def test_the_base_is_found_as_the_parent_folder_or_by_its_name(root):
+    cfg = read_adapter_config(root / "base" / "my-adapter")
+    assert find_base(root / "base" / "my-adapter", cfg, root) == root / "base"  # saved inside the base's folder
+    assert find_base(root / "adapters" / "tokens", cfg, root) == root / "base"  # by base_model_name_or_path's name
+
+
+def test_an_adapter_without_its_base_says_what_was_expected(root, tmp_path):
+    shutil.copytree(root / "adapters" / "lora_embed", tmp_path / "alone")
+    with pytest.raises(CheckpointError) as err:
+        load_path(tmp_path / "alone", name="alone", confine=tmp_path)
+    text = str(err.value)
+    assert text.startswith("alone is a PEFT adapter (LORA) for the base model '")
+    assert "which was not found: expected the base model's folder (config.json and weights)" in text
+    assert str(tmp_path) not in text
+
+
+def test_the_prefix_base_model_model_is_stripped(root):
+    from safetensors import safe_open
+
+    with safe_open(str(root / "adapters" / "modules_to_save" / "adapter_model.safetensors"), "np") as f:
+        assert "base_model.model.model.embed_tokens.weight" in f.keys()  # as peft writes it
+    emb = load_path(root / "adapters" / "modules_to_save", confine=root)
+    assert emb.provenance.roles[0][1] == "model.embed_tokens.weight"
+
+
+def test_adapter_folders_are_offered_in_the_picker(root):
+    offered = list_checkpoints(root)
+    assert "adapters/lora_embed/" in offered and "base/" in offered and "base/my-adapter/" in offered
+
+
+@pytest.mark.parametrize("kind, role_rows, others", [
+    ("attention", None, 2), ("modules_to_save", SAVED_ROWS, 1), ("lora_embed", LORA_ROWS, 1), ("tokens", TOKEN_ROWS, 1)])
+def test_audit_base_adapter_names_the_tables_and_rows(root, kind, role_rows, others):
+    result = audit_checkpoints(root / "base", root / "adapters" / kind)
+    adapter = result["adapter"]
+    tables = [c for c in adapter["changes"] if c["role"]]
+    assert len([c for c in adapter["changes"] if not c["role"]]) == others
+    if role_rows is None:
+        assert tables == []
+    else:
+        assert [(c["tensor"], c["role"], c["rows"]) for c in tables] == [("model.embed_tokens.weight", "token", role_rows)]
+    assert result["added_rows"] == [] and result["removed_rows"] == []
+    assert str(audit_report(result)[0]).startswith(f"adapter {kind} (LORA): it changes {len(tables)} embedding tables")
+
+
+def test_audit_adapter_on_the_command_line_prints_one_json_object(root, capsys):
+    assert main(["audit", str(root / "base"), str(root / "adapters" / "tokens"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["adapter"]["trainable_token_indices"] == TOKEN_ROWS
+    assert out["adapter"]["changes"][0]["rows"] == TOKEN_ROWS
+
+
+def test_audit_of_an_adapter_needs_its_base_folder(root):
+    with pytest.raises(CheckpointError, match="is a PEFT adapter: expected its base model's folder"):
+        audit_checkpoints("minilm-l6", root / "adapters" / "tokens")
