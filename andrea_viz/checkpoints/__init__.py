@@ -179,6 +179,7 @@ def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine:
                               "open the folder with all {n} shards and their index ({detail})", name=path.name,
                               i=shard[0], n=shard[1], detail=exc.msg) from exc
     if adapter is not None:
+        choice = adapters.untie(adapter, found, choice)
         adapters.note_untouched(adapter, found, [choice.token, choice.position, choice.output])
     tok = _tokenizer(tokenizer, tok_path, token_rows(found, choice), found, confine)
     stat = path.stat()

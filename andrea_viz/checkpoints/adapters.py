@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import CheckpointError
 from ..i18n import Msg
 from . import hf_folder, safetensors_file, torch_file
-from .tables import Found, choose_tables
+from .tables import Choice, Found, choose_tables
 
 CONFIG = "adapter_config.json"
 WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
@@ -61,6 +61,7 @@ class Adapter:
     config: dict
     tensors: Found  # the adapter's own tensors, keys with PEFT's prefix stripped
     edits: dict[str, Edit] = field(default_factory=dict)  # base key -> edit
+    base_readers: dict = field(default_factory=dict)  # base key -> the base's own reader, before the adapter
 
     @property
     def peft_type(self) -> str:
@@ -207,7 +208,7 @@ def apply(adapter: Adapter, found: Found) -> None:
     saying which rows changed."""
     adapter.edits = plan(adapter, set(found.shapes))
     for key, e in adapter.edits.items():
-        base_read = found.readers[key]
+        base_read = adapter.base_readers[key] = found.readers[key]
 
         def read(e=e, base_read=base_read) -> np.ndarray:
             base = base_read()
@@ -218,6 +219,24 @@ def apply(adapter: Adapter, found: Found) -> None:
 
         found.readers[key] = read
         found.dtypes[key] = "float32"
+
+
+def untie(adapter: Adapter, found: Found, choice: Choice) -> Choice:
+    """A tied model whose token table a ``modules_to_save`` copy replaces: PEFT swaps the input module only, so the
+    output head keeps the base's table and the merged model is untied (merge_and_unload says so and sets
+    tie_word_embeddings = False), unless the adapter asked for ``ensure_weight_tying``."""
+    e = adapter.edits.get(choice.token)
+    tied = found.recipe.tied if found.recipe is not None else bool(found.tied_hint) and choice.output is None
+    if e is None or e.kind != "modules_to_save" or not tied or adapter.config.get("ensure_weight_tying"):
+        return choice
+    key = f"{choice.token} (base)"
+    found.add(key, found.shapes[choice.token], found.dtypes[choice.token], adapter.base_readers[choice.token])
+    if found.recipe is not None:
+        found.recipe = replace(found.recipe, tied=False)
+    found.tied_hint = False
+    return replace(choice, output=key, output_why=Msg(
+        "the base's {name}: the adapter's modules_to_save copy replaces the input table only, and the output head keeps "
+        "the base's table, so the merged model is untied", name=choice.token))
 
 
 def note_untouched(adapter: Adapter, found: Found, tables: list[str | None]) -> None:

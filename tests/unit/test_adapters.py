@@ -182,3 +182,36 @@ def test_audit_adapter_on_the_command_line_prints_one_json_object(root, capsys):
 def test_audit_of_an_adapter_needs_its_base_folder(root):
     with pytest.raises(CheckpointError, match="is a PEFT adapter: expected its base model's folder"):
         audit_checkpoints("minilm-l6", root / "adapters" / "tokens")
+
+
+GPT2_KINDS = {
+    "lora_wte": dict(r=2, lora_alpha=4, target_modules=["wte"], init_lora_weights=False),
+    "modules_to_save": dict(r=2, target_modules=["c_attn"], modules_to_save=["wte"]),
+    "tokens": dict(r=2, target_modules=["c_attn"], trainable_token_indices={"wte": [1, 4]}),
+}
+
+
+@pytest.mark.parametrize("kind", list(GPT2_KINDS))
+def test_a_tied_gpt2_has_both_tables_of_merge_and_unload(tmp_path, kind):
+    """GPT-2 ties its head to wte: a LoRA or trainable tokens keep it tied; a modules_to_save copy of wte replaces the
+    input table only, and the merged model's head is the base's table (peft unties it)."""
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=V, n_embd=D, n_layer=1, n_head=2, n_positions=32)).save_pretrained(
+        str(tmp_path / "gpt2"))
+    model = get_peft_model(GPT2LMHeadModel.from_pretrained(str(tmp_path / "gpt2")), LoraConfig(**GPT2_KINDS[kind]))
+    with torch.no_grad():
+        for p in (p for p in model.parameters() if p.requires_grad):
+            p.add_(0.01 * torch.randn_like(p))
+    model.save_pretrained(str(tmp_path / "adapter"))
+    ref = PeftModel.from_pretrained(GPT2LMHeadModel.from_pretrained(str(tmp_path / "gpt2")),
+                                    str(tmp_path / "adapter")).merge_and_unload()
+    emb = load_path(tmp_path / "adapter", confine=tmp_path)
+    np.testing.assert_allclose(np.asarray(emb.token_table), ref.get_input_embeddings().weight.detach().numpy(),
+                               rtol=0, atol=1e-6)
+    head = emb.token_table if emb.tied else emb.output_table
+    np.testing.assert_allclose(np.asarray(head), ref.get_output_embeddings().weight.detach().numpy(), rtol=0, atol=1e-6)
+    assert emb.tied == (kind != "modules_to_save")
+    np.testing.assert_array_equal(np.asarray(emb.position_table), ref.transformer.wpe.weight.detach().numpy())
