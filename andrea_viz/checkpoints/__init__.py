@@ -157,6 +157,8 @@ def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine:
     tok_path, adapter = path, None
     if path.is_dir() and adapters.is_adapter_folder(path):
         tok_path, adapter = _read_adapter(path, found, confine, base)
+    elif path.name in adapters.WEIGHTS and adapters.is_adapter_folder(path.parent):  # an adapter's tensors: its folder
+        tok_path, adapter = _read_adapter(path.parent, found, confine, base)
     elif path.is_dir():
         hf_folder.read(path, found)
     else:

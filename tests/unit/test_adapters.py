@@ -215,3 +215,14 @@ def test_a_tied_gpt2_has_both_tables_of_merge_and_unload(tmp_path, kind):
     np.testing.assert_allclose(np.asarray(head), ref.get_output_embeddings().weight.detach().numpy(), rtol=0, atol=1e-6)
     assert emb.tied == (kind != "modules_to_save")
     np.testing.assert_array_equal(np.asarray(emb.position_table), ref.transformer.wpe.weight.detach().numpy())
+
+
+def test_the_adapters_own_file_opens_as_its_folder(root, tmp_path):
+    emb = load_path(root / "adapters" / "tokens" / "adapter_model.safetensors", confine=root)
+    np.testing.assert_allclose(np.asarray(emb.token_table), _reference(root, "tokens"), rtol=0, atol=1e-6)
+    upload = tmp_path / "upload"  # an upload of the adapter's two files: its base is not in the upload's folder
+    upload.mkdir()
+    for name in ("adapter_config.json", "adapter_model.safetensors"):
+        shutil.copy(root / "adapters" / "tokens" / name, upload / name)
+    with pytest.raises(CheckpointError, match="is a PEFT adapter \\(LORA\\) for the base model '.*', which was not found"):
+        load_path(upload / "adapter_model.safetensors", name="adapter_model.safetensors", confine=upload)
