@@ -104,3 +104,30 @@ def test_the_timeline_heading_names_the_folder_relative_to_the_checkpoint_folder
     headings = [plain(h.value) for h in at.subheader]
     assert "Timeline: runs/a/" in headings, headings
     assert not [h for h in headings if str(root) in h]
+
+
+def test_an_adapter_folder_opens_on_the_page_with_the_rows_it_changed(app, tmp_path, monkeypatch):
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    root = tmp_path / "ckpts"
+    torch.manual_seed(0)
+    LlamaForCausalLM(LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=16, num_hidden_layers=1,
+                                 num_attention_heads=2, num_key_value_heads=2)).save_pretrained(str(root / "base"))
+    model = get_peft_model(LlamaForCausalLM.from_pretrained(str(root / "base")),
+                           LoraConfig(r=2, target_modules=["q_proj"], trainable_token_indices=[2, 11]))
+    with torch.no_grad():
+        for p in (p for p in model.parameters() if p.requires_grad):
+            p.add_(0.01 * torch.randn_like(p))
+    model.save_pretrained(str(root / "tuned" / "adapter"))
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    assert "tuned/adapter/" in at.selectbox(key="ckpt:rel").options
+    at.selectbox(key="ckpt:rel").set_value("tuned/adapter/").run()
+    _click(at, "Read it")
+    assert not at.error, [e.value for e in at.error]
+    text = plain(" ".join(m.value for m in at.markdown))
+    assert "PEFT adapter (LORA) on the base model base" in text
+    assert "the adapter adapter changes model.embed_tokens.weight (trainable_tokens): 2 of 40 rows changed (#2, #11)" \
+        in text
+    assert str(root) not in text
