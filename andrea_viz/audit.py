@@ -90,7 +90,11 @@ def open_audit_side(source: str | Path, base: Path | None = None) -> AuditSide:
     emb = load(source) if base is None else load_path(path, base=base)
     folder = path if path.is_dir() and base is None else base if base is not None else None
     config = read_config(folder) if folder is not None else {}
-    if folder is not None and ((folder / "model.safetensors").is_file() or (folder / INDEX_FILES[0]).is_file()):
+    if base is not None and (emb.tied or emb.output_table is not None):  # the merged model, as merge_and_unload leaves
+        config = {**config, "tie_word_embeddings": emb.tied}  # it (untied by a modules_to_save copy of a tied table)
+    if base is not None:
+        head = None if emb.output_table is None else f32(emb.output_table)
+    elif folder is not None and ((folder / "model.safetensors").is_file() or (folder / INDEX_FILES[0]).is_file()):
         head = _head_from_file(folder)  # as stored: load() follows the config and may hide a differing head
     else:
         head = None if emb.output_table is None else f32(emb.output_table)
@@ -302,10 +306,12 @@ def _common_check(base: AuditSide, tuned: AuditSide) -> None:
                               c=float(np.median(cos)) if n else 0.0)
 
 
-def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = None) -> dict:
+def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = None, merged: bool = False) -> dict:
     """The audit as a JSON-ready dict with exactly AUDIT_KEYS; ``start``: the tuned model at step 0 (after the
-    resize, before training), which makes ``moved`` knowable for every added row."""
-    _common_check(base, tuned)
+    resize, before training), which makes ``moved`` knowable for every added row; ``merged``: the tuned side is the base
+    with an adapter merged, related to it by construction (however far the adapter moved its rows)."""
+    if not merged:
+        _common_check(base, tuned)
     b, t = base.emb, tuned.emb
     if start is not None and start.emb.token_table.shape != t.token_table.shape:
         raise CheckpointError("the step-0 snapshot must have the tuned table's shape: expected {want}, got {got}",
@@ -360,7 +366,7 @@ def audit_checkpoints(base: str | Path, tuned: str | Path, init: str | Path | No
             raise CheckpointError("{tuned} is a PEFT adapter: expected its base model's folder (config.json and weights) "
                                   "as the base, got '{base}'", tuned=Path(tuned).name, base=str(base))
         result = audit_sides(open_audit_side(base), open_audit_side(tuned, base=Path(base)),
-                             None if init is None else open_audit_side(init))
+                             None if init is None else open_audit_side(init), merged=True)
         result["adapter"] = describe_changes(Path(tuned), Path(base))
         return result
     return audit_sides(open_audit_side(base), open_audit_side(tuned), None if init is None else open_audit_side(init))

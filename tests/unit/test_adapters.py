@@ -226,3 +226,26 @@ def test_the_adapters_own_file_opens_as_its_folder(root, tmp_path):
         shutil.copy(root / "adapters" / "tokens" / name, upload / name)
     with pytest.raises(CheckpointError, match="is a PEFT adapter \\(LORA\\) for the base model '.*', which was not found"):
         load_path(upload / "adapter_model.safetensors", name="adapter_model.safetensors", confine=upload)
+
+
+@pytest.mark.parametrize("kind", list(GPT2_KINDS))
+def test_audit_of_a_tied_gpt2_adapter_states_the_merged_models_tie(tmp_path, kind):
+    """The audit describes the merged model: a modules_to_save copy of wte unties it (config and bytes), the other
+    kinds keep it tied; an adapter is audited however far it moved the rows (its base is its own by construction)."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=V, n_embd=D, n_layer=1, n_head=2, n_positions=32)).save_pretrained(
+        str(tmp_path / "gpt2"))
+    model = get_peft_model(GPT2LMHeadModel.from_pretrained(str(tmp_path / "gpt2")), LoraConfig(**GPT2_KINDS[kind]))
+    with torch.no_grad():
+        for p in (p for p in model.parameters() if p.requires_grad):
+            p.add_(torch.randn_like(p))  # far from the base: rows unrelated to it
+    model.save_pretrained(str(tmp_path / "adapter"))
+    result = audit_checkpoints(tmp_path / "gpt2", tmp_path / "adapter")
+    tie = "untied" if kind == "modules_to_save" else "tied"
+    assert (result["tie"]["config"], result["tie"]["bytes"]) == (tie, tie)
+    (table,) = [c for c in result["adapter"]["changes"] if c["role"]]
+    assert table["tensor"] == "transformer.wte.weight"
+    assert table["rows"] == ([1, 4] if kind == "tokens" else list(range(V)))
