@@ -38,6 +38,7 @@ CONFIG = "adapter_config.json"
 WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
 PREFIX = "base_model.model."
 SHOWN_IDS = 20  # ids a note lists before "…"
+BLOCK_ROWS = 8192  # rows merged or compared at once
 
 
 def is_adapter_folder(folder: Path) -> bool:
@@ -169,12 +170,15 @@ def merged(adapter: Adapter, e: Edit, base: np.ndarray) -> np.ndarray:
                               want=str(list(base.shape)))
     if e.lora:
         a, b = np.asarray(read[e.lora[0]](), np.float32), np.asarray(read[e.lora[1]](), np.float32)
-        delta = (b @ a).T if e.lora[3] else b @ a
-        if delta.shape != w.shape:
+        shape = (a.shape[1], b.shape[0]) if e.lora[3] else (b.shape[0], a.shape[1])
+        if shape != w.shape or a.shape[0] != b.shape[1]:
             raise CheckpointError("the adapter's LoRA on {key} makes a change of shape {shape}, but the table is {want}: "
-                                  "expected an adapter trained on this base", key=e.key, shape=str(list(delta.shape)),
+                                  "expected an adapter trained on this base", key=e.key, shape=str(list(shape)),
                                   want=str(list(w.shape)))
-        w += delta * np.float32(e.lora[2])
+        scale = np.float32(e.lora[2])
+        for i in range(0, w.shape[0], BLOCK_ROWS):  # (B·A)ᵀ a block of rows at a time: never a second (V, d) array
+            rows = slice(i, i + BLOCK_ROWS)
+            w[rows] += ((a[:, rows].T @ b.T) if e.lora[3] else (b[rows] @ a)) * scale
     if e.tokens:
         rows, ids = np.asarray(read[e.tokens[0]](), np.float32), e.tokens[1]
         if rows.shape != (len(ids), w.shape[1]) or (ids and not 0 <= min(ids) <= max(ids) < w.shape[0]):
@@ -185,8 +189,12 @@ def merged(adapter: Adapter, e: Edit, base: np.ndarray) -> np.ndarray:
 
 
 def changed_rows(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """The ids of the rows the adapter changed (any value differs from the base's)."""
-    return np.flatnonzero((np.asarray(before, np.float32) != after).any(axis=1)) if after.ndim == 2 else np.array([], int)
+    """The ids of the rows the adapter changed (any value differs from the base's), a block of rows at a time."""
+    if after.ndim != 2:
+        return np.array([], int)
+    return np.concatenate([i + np.flatnonzero((np.asarray(before[i:i + BLOCK_ROWS], np.float32) !=
+                                               after[i:i + BLOCK_ROWS]).any(axis=1))
+                           for i in range(0, after.shape[0], BLOCK_ROWS)] or [np.array([], int)])
 
 
 def ids_text(ids: np.ndarray) -> str:

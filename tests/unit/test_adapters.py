@@ -249,3 +249,15 @@ def test_audit_of_a_tied_gpt2_adapter_states_the_merged_models_tie(tmp_path, kin
     (table,) = [c for c in result["adapter"]["changes"] if c["role"]]
     assert table["tensor"] == "transformer.wte.weight"
     assert table["rows"] == ([1, 4] if kind == "tokens" else list(range(V)))
+
+
+@pytest.mark.parametrize("kind", ["lora_embed", "modules_to_save", "tokens"])
+def test_merging_and_comparing_by_blocks_of_rows_gives_the_same_table(root, kind, monkeypatch):
+    from andrea_viz.checkpoints import adapters
+
+    monkeypatch.setattr(adapters, "BLOCK_ROWS", 5)  # 48 rows: ten blocks, the last one short
+    emb = load_path(root / "adapters" / kind, confine=root)
+    np.testing.assert_allclose(np.asarray(emb.token_table), _reference(root, kind), rtol=0, atol=1e-6)
+    rows = {"lora_embed": LORA_ROWS, "modules_to_save": SAVED_ROWS, "tokens": TOKEN_ROWS}[kind]
+    assert any(f"{len(rows)} of {V} rows changed ({', '.join(f'#{i}' for i in rows)})" in str(n)
+               for n in emb.provenance.notes)
