@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .checkpoints import load_path
+from .checkpoints.adapters import describe_changes, ids_text, is_adapter_folder
 from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
 from .i18n import Msg
@@ -82,12 +84,17 @@ def _head_from_file(folder: Path) -> np.ndarray | None:
     return None
 
 
-def open_audit_side(source: str | Path) -> AuditSide:
-    emb = load(source)
+def open_audit_side(source: str | Path, base: Path | None = None) -> AuditSide:
+    """One side of the audit; ``base``: for a PEFT adapter folder, its base model's folder (whose config it keeps)."""
     path = Path(source)
-    folder = path if path.is_dir() else None
+    emb = load(source) if base is None else load_path(path, base=base)
+    folder = path if path.is_dir() and base is None else base if base is not None else None
     config = read_config(folder) if folder is not None else {}
-    if folder is not None and ((folder / "model.safetensors").is_file() or (folder / INDEX_FILES[0]).is_file()):
+    if base is not None and (emb.tied or emb.output_table is not None):  # the merged model, as merge_and_unload leaves
+        config = {**config, "tie_word_embeddings": emb.tied}  # it (untied by a modules_to_save copy of a tied table)
+    if base is not None:
+        head = None if emb.output_table is None else f32(emb.output_table)
+    elif folder is not None and ((folder / "model.safetensors").is_file() or (folder / INDEX_FILES[0]).is_file()):
         head = _head_from_file(folder)  # as stored: load() follows the config and may hide a differing head
     else:
         head = None if emb.output_table is None else f32(emb.output_table)
@@ -299,10 +306,12 @@ def _common_check(base: AuditSide, tuned: AuditSide) -> None:
                               c=float(np.median(cos)) if n else 0.0)
 
 
-def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = None) -> dict:
+def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = None, merged: bool = False) -> dict:
     """The audit as a JSON-ready dict with exactly AUDIT_KEYS; ``start``: the tuned model at step 0 (after the
-    resize, before training), which makes ``moved`` knowable for every added row."""
-    _common_check(base, tuned)
+    resize, before training), which makes ``moved`` knowable for every added row; ``merged``: the tuned side is the base
+    with an adapter merged, related to it by construction (however far the adapter moved its rows)."""
+    if not merged:
+        _common_check(base, tuned)
     b, t = base.emb, tuned.emb
     if start is not None and start.emb.token_table.shape != t.token_table.shape:
         raise CheckpointError("the step-0 snapshot must have the tuned table's shape: expected {want}, got {got}",
@@ -350,13 +359,23 @@ def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = Non
 
 
 def audit_checkpoints(base: str | Path, tuned: str | Path, init: str | Path | None = None) -> dict:
-    """Open both (and the tuned model's step-0 snapshot, if given) and audit them."""
+    """Open both (and the tuned model's step-0 snapshot, if given) and audit them. A PEFT adapter folder as the tuned
+    side is read over the base given, and the result holds ``adapter``: which tensors it changes, and which rows."""
+    if Path(tuned).is_dir() and is_adapter_folder(Path(tuned)):
+        if not Path(base).is_dir():
+            raise CheckpointError("{tuned} is a PEFT adapter: expected its base model's folder (config.json and weights) "
+                                  "as the base, got '{base}'", tuned=Path(tuned).name, base=str(base))
+        result = audit_sides(open_audit_side(base), open_audit_side(tuned, base=Path(base)),
+                             None if init is None else open_audit_side(init), merged=True)
+        result["adapter"] = describe_changes(Path(tuned), Path(base))
+        return result
     return audit_sides(open_audit_side(base), open_audit_side(tuned), None if init is None else open_audit_side(init))
 
 
 def audit_report(result: dict) -> list[Msg]:
     """The audit as sentences, one per line, for the shell."""
-    lines = [Msg("rows added: {n:,}", n=len(result["added_rows"]))]
+    lines = _adapter_report(result["adapter"]) if result.get("adapter") else []
+    lines.append(Msg("rows added: {n:,}", n=len(result["added_rows"])))
     for r in result["added_rows"]:
         lines.append(Msg("  #{id} {token}: init {init}, moved {moved}, norm {ratio:.2f} × the median; {why}", id=r["id"],
                          token=repr(r["token"]) if r["token"] is not None else "—", init=r["init"],
@@ -380,6 +399,19 @@ def audit_report(result: dict) -> list[Msg]:
     lines.append(Msg("tie state: config {config}, bytes {bytes}; transformers {tf}, vLLM {vllm}, llama.cpp {cpp}",
                      config=tie["config"], bytes=tie["bytes"], tf=tie["transformers"], vllm=tie["vllm"],
                      cpp=tie["llama_cpp"]))
+    return lines
+
+
+def _adapter_report(adapter: dict) -> list[Msg]:
+    tables = [c for c in adapter["changes"] if c["role"]]
+    others = [c["tensor"] for c in adapter["changes"] if not c["role"]]
+    lines = [Msg("adapter {name} ({kind}): it changes {n:,} embedding tables and {m:,} other tensors",
+                 name=adapter["folder"], kind=adapter["peft_type"], n=len(tables), m=len(others))]
+    for c in tables:
+        lines.append(Msg("  {tensor} ({kind}): {n:,} rows changed ({ids})", tensor=c["tensor"], kind=c["kind"],
+                         n=len(c["rows"]), ids=ids_text(np.asarray(c["rows"], int))))
+    if others:
+        lines.append(Msg("  other tensors changed: {keys}", keys=", ".join(others[:6]) + (", …" if len(others) > 6 else "")))
     return lines
 
 

@@ -89,7 +89,7 @@ def _gguf_facts(emb: Embeddings) -> dict:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     d = info_dict(emb)
     if args.json:
         print(json.dumps(d, indent=2))
@@ -118,7 +118,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_neighbors(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     q, found = neighbours(emb, args.word, k=args.k, metric=args.metric)
     if args.json:
         print(json.dumps({
@@ -134,7 +134,7 @@ def _cmd_neighbors(args: argparse.Namespace) -> int:
 
 
 def _cmd_analogy(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     inputs, found = analogy(emb, args.a, args.b, args.c, k=args.k)
     if args.json:
         print(json.dumps({
@@ -157,7 +157,7 @@ def _cmd_bench_map(args: argparse.Namespace) -> int:
 
 
 def _cmd_project(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     n = ALL if args.n == ALL else _whole_number(args.n, "--n")
 
     def progress(f: float, text) -> None:
@@ -195,7 +195,7 @@ def _cmd_project(args: argparse.Namespace) -> int:
 
 
 def _cmd_clusters(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     n = ALL if args.n == ALL else _whole_number(args.n, "--n")
     ids = None if sample_size(emb, n) >= emb.vocab_size else build_sample(emb, n, seed=args.seed).ids
     t = time.perf_counter()
@@ -221,8 +221,8 @@ def _whole_number(text: str, name: str) -> int:
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    a = load(args.a, tokenizer=args.tokenizer)
-    b = load(args.b, tokenizer=args.tokenizer)
+    a = load(args.a, tokenizer=args.tokenizer, tables=_named_tables(args))
+    b = load(args.b, tokenizer=args.tokenizer, tables=_named_tables(args))
     if a.token_table.shape != b.token_table.shape:
         raise QueryError("the two tables must have the same vocabulary and width: {a} is {a_v:,} × {a_d:,}, {b} is "
                          "{b_v:,} × {b_d:,}", a=a.name, a_v=a.vocab_size, a_d=a.d_model, b=b.name, b_v=b.vocab_size,
@@ -256,7 +256,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_precision(args: argparse.Namespace) -> int:
-    emb = load(args.source, tokenizer=args.tokenizer)
+    emb = load(args.source, tokenizer=args.tokenizer, tables=_named_tables(args))
     dtypes = args.dtypes if args.dtypes is not None else ([] if args.against else list(PRECISIONS))
     against = {Path(f).name: load(f) for f in args.against or ()}
 
@@ -577,7 +577,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench_load)
 
     add_anatomy(sub, TOKENIZER_HELP)
+    for name in NAMED_TABLE_COMMANDS:
+        add_table_options(sub.choices[name])
     return parser
+
+
+NAMED_TABLE_COMMANDS = ("info", "neighbors", "analogy", "project", "clusters", "drift", "precision")  # read via _named_tables
+
+
+def add_table_options(p: argparse.ArgumentParser) -> None:
+    """--table KEY (and --position, --output): which of the file's tensors is which table, when no known name says."""
+    p.add_argument("--table", metavar="KEY", help="the file's tensor that is the token table (when no known name matches)")
+    p.add_argument("--position", metavar="KEY", help="the file's tensor that is the position table (with --table)")
+    p.add_argument("--output", metavar="KEY", help="the file's tensor that is the output table (with --table)")
+
+
+def _named_tables(args: argparse.Namespace) -> dict[str, str] | None:
+    named = {"token": getattr(args, "table", None), "position": getattr(args, "position", None),
+             "output": getattr(args, "output", None)}
+    return {k: v for k, v in named.items() if v} or None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,11 +10,13 @@ from .model import Embeddings
 from .checkpoints import load_path
 
 
-def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = None) -> Embeddings:
+def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = None,
+         tables: dict[str, str] | None = None) -> Embeddings:
     """Load a model's embedding tables.
 
     ``source`` is a built-in name (``minilm-l6``, ``andrea-120m-init``, ...) or a path to a
-    checkpoint file or folder; ``tokenizer`` a tokenizer file, or GPT-2's vocab.json and merges.txt. Raises ``CheckpointError`` with a sentence saying what was
+    checkpoint file or folder; ``tokenizer`` a tokenizer file, or GPT-2's vocab.json and merges.txt; ``tables``:
+    tables named by hand (``{"token": KEY, "position": KEY, "output": KEY}``). Raises ``CheckpointError`` with a sentence saying what was
     expected when the source cannot be read.
     """
     if isinstance(source, str) and source in BUILTINS:
@@ -25,4 +27,4 @@ def load(source: str | Path, tokenizer: str | Path | list[str | Path] | None = N
     if not path.exists():
         raise CheckpointError("'{source}' is neither a built-in model ({names}) nor an existing file or folder",
                               source=str(source), names=", ".join(BUILTINS))
-    return load_path(path, tokenizer=tokenizer)
+    return load_path(path, tokenizer=tokenizer, tables=tables)

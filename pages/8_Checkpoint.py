@@ -8,10 +8,11 @@ from andrea_viz.grow.corpus import CLASS_LABELS
 from andrea_viz.words import corpus_classes
 from andrea_viz.i18n import _
 from andrea_viz.safe_text import in_code, md
-from andrea_viz.timeline import describe, open_timeline
+from andrea_viz.timeline import describe
 
 LAST = "_checkpoint:last"
 TIMELINE = "_checkpoint:timeline"
+TIMELINE_REL = "_checkpoint:timeline_rel"  # the timeline's folder, relative to the checkpoint folder (its heading)
 
 emb = ui.page_setup(__file__)
 st.title(_("Bring your own checkpoint"))
@@ -46,10 +47,13 @@ with folder_tab:
         if st.button(_("Read it"), type="primary"):
             with ui.explain_errors():
                 if tok_rel == "-":
-                    st.session_state[LAST] = ui.models.from_folder(rel).key
+                    st.session_state[LAST] = ui.models.read_from_folder(rel).key
                 else:
                     st.session_state[LAST] = ui.uploads.load_checkpoint(inside(root, rel), inside(root, tok_rel),
                                                                          rel.rstrip("/"), confine=root).key
+        named = ui.models.table_picker(rel)
+        if named is not None:
+            st.session_state[LAST] = named.key
     timelines = list_timelines(root)
     if timelines:
         st.markdown("**" + _("Or a folder of snapshots of one run, as a timeline") + "**")
@@ -58,7 +62,8 @@ with folder_tab:
                                      "nanoGPT's iter_num, trainer_state.json's global_step)."))
         if st.button(_("Open as a timeline"), key="ckpt:tlopen"):
             with ui.explain_errors():
-                st.session_state[TIMELINE] = open_timeline(inside(root, tl_rel))
+                st.session_state[TIMELINE] = ui.models.timeline_from_folder(tl_rel)
+                st.session_state[TIMELINE_REL] = tl_rel
 
 last = ui.uploads.user_models().get(st.session_state.get(LAST))
 if last is not None:
@@ -72,7 +77,7 @@ elif ui.uploads.user_models():
 
 tl = st.session_state.get(TIMELINE)
 if tl is not None:
-    st.subheader(_("Timeline: {source}", source=md(tl.source)))
+    st.subheader(_("Timeline: {source}", source=md(st.session_state.get(TIMELINE_REL, ""))))
     st.caption(ui.tr(describe(tl), escape=md))
     ui.timeline_view(tl, "ckpt-tl", corpus_classes(tl.last), CLASS_LABELS,
                      explore=lambda step: ui.uploads.explore_checkpoint(tl.snapshots[tl.steps.index(step)].path,

@@ -19,9 +19,9 @@ from ..errors import CheckpointError
 from ..i18n import Msg, N_
 from ..model import Embeddings
 from ..tokenizer import Tokenizer, tokenizer_from_files
-from . import andrea_bin, gguf_file, hf_folder, llmc, numpy_file, safetensors_file, torch_file
+from . import adapters, andrea_bin, gguf_file, hf_folder, llmc, numpy_file, safetensors_file, torch_file
 from .folder import shard_of
-from .tables import Found, build, choose_tables, token_rows
+from .tables import Found, NoTableError, build, choose_tables, token_rows
 
 HEAD_BYTES = 64
 CONFIG_BESIDE = ("safetensors", "torch", "zip")  # what save_pretrained writes: a config.json beside it is read with it
@@ -138,8 +138,28 @@ def _tokenizer(explicit, path: Path, V: int, found: Found, confine: Path | None)
     return tok
 
 
-def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine: Path | None) -> Embeddings:
-    if path.is_dir():
+def _read_adapter(path: Path, found: Found, confine: Path | None, base: Path | None) -> tuple[Path, adapters.Adapter]:
+    """A PEFT adapter folder: its base's tables with the adapter merged (``base``: its base model's folder, else found
+    by ``adapters.find_base``); returns where its tokenizer is looked for, and the adapter."""
+    adapter = adapters.open_adapter(path)
+    base = base if base is not None else adapters.find_base(path, adapter.config, confine)
+    hf_folder.read(base, found)
+    shown = str(base.resolve().relative_to(confine.resolve())) if confine is not None and confine.resolve() in \
+        base.resolve().parents else base.name
+    found.format = Msg("PEFT adapter ({kind}) on the base model {base}: {format}", kind=adapter.peft_type, base=shown,
+                       format=found.format)
+    adapters.apply(adapter, found)
+    return (path if hf_folder.tokenizer_beside(path) is not None else base), adapter
+
+
+def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine: Path | None, tables: dict | None,
+                base: Path | None) -> Embeddings:
+    tok_path, adapter = path, None
+    if path.is_dir() and adapters.is_adapter_folder(path):
+        tok_path, adapter = _read_adapter(path, found, confine, base)
+    elif path.name in adapters.WEIGHTS and adapters.is_adapter_folder(path.parent):  # an adapter's tensors: its folder
+        tok_path, adapter = _read_adapter(path.parent, found, confine, base)
+    elif path.is_dir():
         hf_folder.read(path, found)
     else:
         fmt = sniff(path)
@@ -153,16 +173,22 @@ def _read_found(path: Path, found: Found, tokenizer: str | Path | None, confine:
                                   "open the folder with all {n} shards and their index", name=path.name, i=shard[0],
                                   n=shard[1]))
     try:
-        choice = choose_tables(found)
+        choice = choose_tables(found, tables)
     except CheckpointError as exc:
         if shard is None:
             raise
         raise CheckpointError("{name} is shard {i} of {n} of a sharded checkpoint, and the token table is not in it; "
                               "open the folder with all {n} shards and their index ({detail})", name=path.name,
                               i=shard[0], n=shard[1], detail=exc.msg) from exc
-    tok = _tokenizer(tokenizer, path, token_rows(found, choice), found, confine)
+    if adapter is not None:
+        choice = adapters.untie(adapter, found, choice)
+        adapters.note_untouched(adapter, found, [choice.token, choice.position, choice.output])
+    tok = _tokenizer(tokenizer, tok_path, token_rows(found, choice), found, confine)
     stat = path.stat()
-    key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer_key(tokenizer)}"
+    named = ",".join(f"{r}={k}" for r, k in sorted((tables or {}).items()))
+    key = f"file:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{tokenizer_key(tokenizer)}" + (f":{named}" if named else "")
+    if base is not None:
+        key += f":base={base.resolve()}"
     return build(found, choice, tok, name=path.name, key=key)
 
 
@@ -196,15 +222,17 @@ def said_as(msg: Msg, path: Path, name: str) -> Msg:
     return msg.map_strings(rename)
 
 
-def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path | None = None) -> Embeddings:
+def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path | None = None,
+              tables: dict[str, str] | None = None, base: Path | None = None) -> Embeddings:
     """Read a checkpoint file or folder into an Embeddings object, or raise one CheckpointError. ``name``: what
     messages call it (an upload's own name, a path relative to the checkpoint folder); ``confine``: a folder
-    that every file found beside it must lie in (the checkpoint folder, an upload's own folder)."""
+    that every file found beside it must lie in (the checkpoint folder, an upload's own folder); ``tables``: tables
+    named by hand (``token``, ``position``, ``output`` -> the file's key); ``base``: a PEFT adapter's base folder."""
     path = Path(path)
     found = Found(format=Msg("unknown"), file=str(path))
     try:
         try:
-            emb = _read_found(path, found, tokenizer, confine)
+            emb = _read_found(path, found, tokenizer, confine, {k: v for k, v in (tables or {}).items() if v}, base)
         except CheckpointError:
             raise
         except MemoryError as exc:
@@ -216,6 +244,9 @@ def load_path(path: Path, tokenizer=None, name: str | None = None, confine: Path
                                   format=found.format, detail=first) from exc
     except CheckpointError as exc:
         if name and name != str(path):  # say the user's name for it, never the server's place on disk
-            raise CheckpointError(said_as(exc.msg, path, name)) from exc
+            renamed = said_as(exc.msg, path, name)
+            if isinstance(exc, NoTableError):
+                raise NoTableError(renamed, exc.tensors) from exc
+            raise CheckpointError(renamed) from exc
         raise
     return replace(emb, name=name) if name else emb

@@ -4,6 +4,7 @@ uploading them. Paths that resolve outside it (``..``, absolute paths, links) ar
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 from pathlib import Path
@@ -20,12 +21,35 @@ TOKENIZER_NAMES = set(TOKENIZER_FILES)
 # is a pickle of arbitrary objects and is never read)
 TRAINER_FILES = re.compile(r"^(optimizer\.pt|scheduler\.pt|scaler\.pt|rng_state(_\d+)?\.pth|training_args\.bin)$")
 SHARD = re.compile(r"^(?P<stem>model|pytorch_model)(\.[\w-]+)?-(?P<i>\d{5})-of-(?P<n>\d{5})\.(safetensors|bin)$")
+ADAPTER_FILES = {"adapter_model.safetensors", "adapter_model.bin"}  # a PEFT adapter's tensors: opened as its folder
+MODEL_WEIGHTS = re.compile(r"^(model(\.[\w-]+)?\.safetensors|pytorch_model(\.[\w-]+)?\.bin|"
+                           r"(model\.safetensors|pytorch_model\.bin)\.index(\.[\w-]+)?\.json)$")  # what read_weights reads
 
 
 def is_checkpoint_file(name: str) -> bool:
     """A file that may be offered as a checkpoint of its own: weights, not a shard nor a Trainer's state."""
     return (Path(name).suffix in WEIGHT_SUFFIXES and name not in TOKENIZER_NAMES and not TRAINER_FILES.match(name)
-            and not SHARD.match(name) and not name.endswith(".part"))
+            and not SHARD.match(name) and not name.endswith(".part") and name not in ADAPTER_FILES)
+
+
+def is_model_folder(filenames) -> bool:
+    """A folder that opens as a model: a config.json with weights beside it (a Hugging Face folder), or a PEFT
+    adapter's adapter_config.json with its tensors."""
+    names = set(filenames)
+    return ("config.json" in names and any(MODEL_WEIGHTS.match(n) or SHARD.match(n) for n in names)
+            or "adapter_config.json" in names and bool(names & ADAPTER_FILES))
+
+
+def module_folders(folder: Path, filenames) -> set[str]:
+    """The module folders of a sentence-transformers model (1_Pooling/, 2_Dense/, 3_Normalize/), as its modules.json
+    names them: parts of the model around it, never models of their own."""
+    if "modules.json" not in filenames:
+        return set()
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        return {str(m["path"]).strip("/") for m in modules if isinstance(m, dict) and str(m.get("path", "")).strip("/")}
+    except (ValueError, UnicodeDecodeError, OSError, TypeError, KeyError, RecursionError):
+        return set()
 
 
 def shard_of(name: str) -> tuple[int, int] | None:
@@ -87,16 +111,17 @@ def _within(root: Path, target: Path) -> bool:
 
 
 def list_checkpoints(root: Path, depth: int = 3) -> list[str]:
-    """Weight files and model folders (with a config.json) under root, as paths relative to it."""
+    """Weight files and folders that open as a model (``is_model_folder``) under root, as paths relative to it; the
+    module folders of a sentence-transformers model are not entered."""
     if not root.is_dir():
         return []
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         rel = here.relative_to(root)
-        if len(rel.parts) >= depth:
-            dirnames[:] = []
-        if "config.json" in filenames and here != root:
+        modules = module_folders(here, filenames)
+        dirnames[:] = [] if len(rel.parts) >= depth else [d for d in dirnames if d not in modules]
+        if is_model_folder(filenames) and here != root:
             found.append(str(rel) + "/")
         found += [str(rel / f) for f in filenames if is_checkpoint_file(f)]
     return sorted(found)
@@ -110,17 +135,29 @@ def list_tokenizers(root: Path, depth: int = 3) -> list[str]:
 
 
 def list_timelines(root: Path, depth: int = 2) -> list[str]:
-    """Folders under root (root itself as '.') that hold two or more checkpoint files or checkpoint-N/ folders."""
+    """Folders under root (root itself as '.') that hold two or more snapshots: checkpoint files, checkpoint-N/ or model
+    folders. A model folder's own weight files are one model, not snapshots (unless it is a Trainer's output_dir, with
+    checkpoint-N/ folders), and a sentence-transformers model's module folders are parts of it."""
     if not root.is_dir():
         return []
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         rel = here.relative_to(root)
+        modules = module_folders(here, filenames)
+        subfolders = [d for d in dirnames if d not in modules]
         if len(rel.parts) >= depth:
             dirnames[:] = []
-        n = sum(is_checkpoint_file(f) for f in filenames)
-        n += sum(d.startswith("checkpoint-") for d in dirnames)
+        trainer = [d for d in subfolders if d.startswith("checkpoint-")]
+        n = 0 if is_model_folder(filenames) and not trainer else sum(is_checkpoint_file(f) for f in filenames)
+        n += sum(d.startswith("checkpoint-") or is_model_folder(_names(here / d)) for d in subfolders)
         if n >= 2:
             out.append(str(rel) + "/" if rel.parts else "./")
     return sorted(out)
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return [p.name for p in folder.iterdir()]
+    except OSError:
+        return []

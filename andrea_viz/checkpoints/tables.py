@@ -153,18 +153,69 @@ def _pick(found: Found, keys: list[str]) -> tuple[str | None, Msg | None]:
     return None, None
 
 
-def choose_tables(found: Found) -> Choice:
-    """The tables transformers names (a config.json it knows), else the token table by name or as the only 2-D tensor,
-    and a position and output table of its width."""
+class NoTableError(CheckpointError):
+    """No tensor has a name this app knows as the token table: ``tensors`` lists the ones that could be named by hand
+    (2-D, largest first), for a picker."""
+
+    def __init__(self, msg: Msg, tensors: list[tuple[str, tuple[int, ...]]]):
+        super().__init__(msg)
+        self.tensors = tensors
+
+
+ROLES = {"token": N_("token table"), "position": N_("position table"), "output": N_("output table")}  # named by hand
+
+
+def nameable(found: Found) -> list[tuple[str, tuple[int, ...]]]:
+    """The tensors that can be named as a table: 2-D ones, and (1, T, d) ones such as minGPT's pos_emb; largest first."""
+    ok = [(k, s) for k, s in found.shapes.items() if len(s) == 2 or len(s) == 3 and s[0] == 1]
+    return sorted(ok, key=lambda ks: -int(np.prod(ks[1], dtype=np.float64)))
+
+
+def _as_table(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return shape[1:] if len(shape) == 3 and shape[0] == 1 else shape
+
+
+def choose_named(found: Found, named: dict[str, str]) -> Choice:
+    """The tables named by hand (role -> the file's key): each must exist and be a table of the token table's width."""
+    listed = two_d_listing(found)
+    for role, key in named.items():
+        if key not in found.shapes or len(_as_table(found.shapes[key])) != 2:
+            raise CheckpointError("{file} holds no table named '{key}' (given as the {role}); its 2-D tensors, largest "
+                                  "first: {listed}", file=found.file, key=key, role=Msg(ROLES[role]), listed=listed)
+    if "token" not in named:
+        raise CheckpointError("a position or output table was named, but not the token table: name it too "
+                              "(its 2-D tensors, largest first: {listed})", listed=listed)
+    shapes = {role: _as_table(found.shapes[key]) for role, key in named.items()}
+    d = shapes["token"][1]
+    for role in ("position", "output"):
+        if role in shapes and shapes[role][1] != d:
+            raise CheckpointError("the {role} '{key}' has shape {shape}, but the token table has width d = {d:,}: "
+                                  "expected (rows, {d:,})", role=Msg(ROLES[role]), key=named[role], shape=str(list(shapes[role])),
+                                  d=d)
+    whys = {role: Msg("named by hand: '{key}'", key=key) for role, key in named.items()}
+    for role, key in named.items():
+        found.assumptions.append(Msg("the {role} is '{key}', as named by hand", role=Msg(ROLES[role]), key=key))
+    return Choice(named["token"], whys["token"], named.get("position"), whys.get("position"), named.get("output"),
+                  whys.get("output"))
+
+
+def choose_tables(found: Found, named: dict[str, str] | None = None) -> Choice:
+    """The tables named by hand, else those transformers names (a config.json it knows), else the token table by name or
+    as the only 2-D tensor, and a position and output table of its width."""
+    if named:
+        return choose_named(found, named)
     if found.recipe is not None:
         return choose_by_recipe(found, found.recipe)
     tok, tok_why = _pick(found, TOKEN_KEYS)
     if tok is None:
         two_d = [n for n, s in found.shapes.items() if len(s) == 2]
         if len(two_d) != 1:
-            raise CheckpointError("no token embedding table found in {file}: expected a tensor named like {keys} …; "
-                                  "its 2-D tensors, largest first: {listed}", file=found.file,
-                                  keys=", ".join(TOKEN_KEYS[:6]), listed=two_d_listing(found))
+            options = nameable(found)
+            raise NoTableError(Msg("no token embedding table found in {file}: expected a tensor named like {keys} …; its "
+                                   "2-D tensors, largest first: {listed}. Name the one that is the token table (--table "
+                                   "KEY on the command line, the table picker on the Checkpoint page)",
+                                   file=found.file, keys=", ".join(TOKEN_KEYS[:6]), listed=two_d_listing(found)),
+                               options)
         tok, tok_why = two_d[0], Msg("it is the only 2-D tensor in the file")
     d = found.shapes[tok][1]
     pos, pos_why = _pick(found, POSITION_KEYS)
@@ -241,6 +292,8 @@ def read_tables(found: Found, choice: Choice) -> tuple[np.ndarray, np.ndarray | 
     wpe = None
     if choice.position is not None:
         wpe = _read_table(found, choice.position)
+        if wpe.ndim == 3 and wpe.shape[0] == 1:  # minGPT's pos_emb: a (1, T, d) parameter
+            wpe = wpe[0]
         offset = found.recipe.position_offset if found.recipe else 0
         if offset:
             found.notes.append(Msg("{name} has {rows:,} rows; positions 0 to {last:,} use rows {offset} and up, so the first "

@@ -14,15 +14,19 @@ import streamlit as st
 
 from .. import i18n, lexicon
 from ..builtin import BUILTINS, DEFAULT_MODEL
+from ..checkpoints import said_as
 from ..checkpoints.folder import checkpoint_dir, inside
+from ..checkpoints.tables import NoTableError
 from ..errors import CheckpointError
 from ..i18n import LANGUAGES, N_, _, num, tr, tr_md
 from ..model import Embeddings
 from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
+from ..timeline import Timeline, open_timeline
 from . import session_files, state, url
 from .cache import get_model, start_umap_compile
+from .errors import explain_errors
 from .kernel_build import start_kernel_build
 from .nav import sidebar_menu
 from .uploads import user_models
@@ -75,13 +79,69 @@ FOLDER_PREFIX = "folder:"  # ?model=folder:<path relative to the checkpoint fold
 FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> its path relative to the checkpoint folder
 
 
-def from_folder(rel: str) -> Embeddings:
+def from_folder(rel: str, tables: dict[str, str] | None = None) -> Embeddings:
     """A checkpoint picked from the checkpoint folder by its relative path (refused outside the folder);
-    remembered so that its URL says where it came from."""
+    remembered so that its URL says where it came from. ``tables``: tables named by hand."""
     path = inside(checkpoint_dir(), rel)
-    emb = load_checkpoint(path, None, rel.rstrip("/"), confine=checkpoint_dir())
-    st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel
+    emb = load_checkpoint(path, None, rel.rstrip("/"), confine=checkpoint_dir(), tables=tables)
+    if not tables:  # the address cannot say which tables were named: only a file read by its own names goes there
+        st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel
     return emb
+
+
+NAMING = "_checkpoint:naming"  # session_state: (path relative to the checkpoint folder, [(key, shape)]) to name
+
+
+def read_from_folder(rel: str) -> Embeddings:
+    """``from_folder``; when no known name says which tensor is the token table, its tensors are kept for
+    ``table_picker`` (and the sentence still raised)."""
+    try:
+        emb = from_folder(rel)
+    except NoTableError as exc:
+        st.session_state[NAMING] = (rel, exc.tensors)
+        raise
+    st.session_state.pop(NAMING, None)
+    return emb
+
+
+def _tensor_label(key: str, shape: tuple[int, ...]) -> str:
+    rows, cols = shape[-2:]
+    return f"{key} · " + _("{a} × {b}", a=num(rows), b=num(cols))
+
+
+def table_picker(rel: str) -> Embeddings | None:
+    """For a file whose tables no known name says: pickers of its 2-D tensors (with shapes) for the token, position
+    and output tables, the largest offered first as a stated guess; the model once read with them, else None."""
+    pending = st.session_state.get(NAMING)
+    if not pending or pending[0] != rel:
+        return None
+    shapes = dict(pending[1])
+    keys = list(shapes)
+    label = {k: _tensor_label(k, s) for k, s in shapes.items()} | {"-": _("(none)")}
+    st.markdown("**" + _("Name the tables of {name}", name=md(rel)) + "**")
+    token = st.selectbox(_("Token table"), keys, key="ckpt:name:token", format_func=label.__getitem__)
+    st.caption(_("Offered first: the largest 2-D array, taken as the token table. That is a guess; pick another "
+                 "tensor if it is not the table. The card says which tables were named by hand."))
+    position = st.selectbox(_("Position table"), ["-", *keys], key="ckpt:name:position", format_func=label.__getitem__)
+    output = st.selectbox(_("Output table"), ["-", *keys], key="ckpt:name:output", format_func=label.__getitem__)
+    if not st.button(_("Read it with these tables"), key="ckpt:name:read"):
+        return None
+    named = {"token": token, "position": position, "output": output}
+    with explain_errors():
+        emb = from_folder(rel, tables={r: k for r, k in named.items() if k != "-"})
+        st.session_state.pop(NAMING, None)
+        return emb
+    return None
+
+
+def timeline_from_folder(rel: str) -> Timeline:
+    """A folder of the checkpoint folder opened as a timeline; its sentences name it by ``rel``, never the server's
+    path."""
+    path = inside(checkpoint_dir(), rel)
+    try:
+        return open_timeline(path)
+    except CheckpointError as exc:
+        raise CheckpointError(said_as(exc.msg, path, rel.rstrip("/") or ".")) from exc
 
 
 def _model_from_url() -> str:

@@ -138,13 +138,15 @@ def let_go(name: str) -> None:
     st.session_state[f"_upload_gen:{name}"] = st.session_state.get(f"_upload_gen:{name}", 0) + 1
 
 
-def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confine: Path) -> Embeddings:
+def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confine: Path,
+                    tables: dict[str, str] | None = None) -> Embeddings:
     """Read a checkpoint with progress shown; raises CheckpointError with the sentence to show. Files found
-    beside it are read only from ``confine`` (the checkpoint folder, or the upload's own folder)."""
+    beside it are read only from ``confine`` (the checkpoint folder, or the upload's own folder); ``tables``: tables
+    named by hand."""
     with st.status(_("Reading {name}…", name=md(display_name)), expanded=False) as status:
         status.write(_("Recognising the format from its first bytes, then reading the embedding tables only."))
         try:
-            emb = load_path(path, tokenizer=tokenizer, name=display_name, confine=confine)
+            emb = load_path(path, tokenizer=tokenizer, name=display_name, confine=confine, tables=tables)
         except (CheckpointError, OSError):
             status.update(label=_("{name} could not be read.", name=md(display_name)), state="error")
             raise

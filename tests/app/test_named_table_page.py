@@ -1,0 +1,133 @@
+"""The Checkpoint page with the checkpoint folder: a file whose tables no known name says gets a picker of its 2-D
+tensors (with shapes), and reads with the tables named there; the folder picker offers only what opens (no
+sentence-transformers module folder), and a timeline's heading names its folder relative to the checkpoint folder."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+
+from andrea_viz.checkpoints.folder import list_checkpoints, list_timelines
+from andrea_viz.ui.state import USER_MODELS
+from tests.checkpoint_files import makers
+
+from .conftest import no_exception, open_page, plain
+
+V, D, T = 40, 8, 12
+
+
+def _mingpt(path):
+    g = torch.Generator().manual_seed(0)
+    state = {"tok_emb.weight": torch.randn(V, D, generator=g), "pos_emb": torch.randn(1, T, D, generator=g),
+             "blocks.0.weight": torch.randn(4 * D, D, generator=g), "head.weight": torch.randn(V, D, generator=g)}
+    torch.save(state, path)
+    return state
+
+
+def _click(at, label: str):
+    [b for b in at.button if b.label == label][0].click().run()
+    no_exception(at)
+    return at
+
+
+def test_a_file_with_unknown_names_is_read_with_the_tables_named_in_the_picker(app, tmp_path, monkeypatch):
+    root = tmp_path / "ckpts"
+    root.mkdir()
+    state = _mingpt(root / "mingpt.pt")
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.selectbox(key="ckpt:rel").set_value("mingpt.pt").run()
+    _click(at, "Read it")
+    assert "no token embedding table found in mingpt.pt" in plain(at.error[0].value)
+    assert str(root) not in at.error[0].value
+    picker = at.selectbox(key="ckpt:name:token")
+    assert picker.options == ["tok_emb.weight · 40 × 8", "head.weight · 40 × 8", "blocks.0.weight · 32 × 8",
+                              "pos_emb · 12 × 8"]  # largest first, 2-D tensors and the (1, T, d) pos_emb
+    assert picker.value == "tok_emb.weight"  # the stated guess: the largest
+    assert any("Offered first: the largest 2-D array, taken as the token table. That is a guess" in c.value
+               for c in at.caption)
+    at.selectbox(key="ckpt:name:position").set_value("pos_emb").run()
+    at.selectbox(key="ckpt:name:output").set_value("head.weight").run()
+    _click(at, "Read it with these tables")
+    assert not at.error, [e.value for e in at.error]
+    text = plain(" ".join(m.value for m in at.markdown))
+    assert "the token table is 'tok_emb.weight', as named by hand" in text
+    assert "the position table is 'pos_emb', as named by hand" in text
+    (emb,) = at.session_state[USER_MODELS].values()
+    np.testing.assert_array_equal(emb.token_table, state["tok_emb.weight"].numpy())
+    np.testing.assert_array_equal(emb.position_table, state["pos_emb"][0].numpy())
+    np.testing.assert_array_equal(emb.output_table, state["head.weight"].numpy())
+
+
+def test_sentence_transformers_module_folders_are_not_offered(tmp_path):
+    st_model = tmp_path / "minilm"
+    makers.hf_bert(st_model)
+    (st_model / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}]))
+    (st_model / "1_Pooling").mkdir()
+    (st_model / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 32}))
+    (st_model / "2_Dense").mkdir()
+    (st_model / "2_Dense" / "config.json").write_text(json.dumps({"in_features": 32, "out_features": 32}))
+    from safetensors.numpy import save_file
+
+    save_file({"linear.weight": np.zeros((32, 32), np.float32)}, str(st_model / "2_Dense" / "model.safetensors"))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "config.json").write_text("{}")  # a config.json with no weights: not a model
+    offered = list_checkpoints(tmp_path)
+    assert offered == ["minilm/", "minilm/model.safetensors"]
+    assert list_timelines(tmp_path) == []  # one model's folder is not a run's snapshots
+
+
+def test_timelines_are_only_folders_of_snapshots(tmp_path):
+    (tmp_path / "run").mkdir()
+    for step in (0, 10):
+        makers.andrea_bin(tmp_path / "run" / f"step{step}.bin", V=50, d=8, T=16, L=1, adam=False, step=step, config=True)
+    makers.hf_gpt2(tmp_path / "gpt2")
+    (tmp_path / "gpt2" / "pytorch_model.bin").write_bytes((tmp_path / "gpt2" / "model.safetensors").read_bytes())
+    assert list_timelines(tmp_path) == ["run/"]
+
+
+def test_the_timeline_heading_names_the_folder_relative_to_the_checkpoint_folder(app, tmp_path, monkeypatch):
+    root = tmp_path / "ckpts"
+    (root / "runs" / "a").mkdir(parents=True)
+    for step in (0, 10):
+        makers.andrea_bin(root / "runs" / "a" / f"step{step}.bin", V=50, d=8, T=16, L=1, adam=False, step=step, config=True)
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.selectbox(key="ckpt:tlrel").set_value("runs/a/").run()
+    _click(at, "Open as a timeline")
+    assert not at.error, [e.value for e in at.error]
+    headings = [plain(h.value) for h in at.subheader]
+    assert "Timeline: runs/a/" in headings, headings
+    assert not [h for h in headings if str(root) in h]
+
+
+def test_an_adapter_folder_opens_on_the_page_with_the_rows_it_changed(app, tmp_path, monkeypatch):
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    root = tmp_path / "ckpts"
+    torch.manual_seed(0)
+    LlamaForCausalLM(LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=16, num_hidden_layers=1,
+                                 num_attention_heads=2, num_key_value_heads=2)).save_pretrained(str(root / "base"))
+    model = get_peft_model(LlamaForCausalLM.from_pretrained(str(root / "base")),
+                           LoraConfig(r=2, target_modules=["q_proj"], trainable_token_indices=[2, 11]))
+    with torch.no_grad():
+        for p in (p for p in model.parameters() if p.requires_grad):
+            p.add_(0.01 * torch.randn_like(p))
+    model.save_pretrained(str(root / "tuned" / "adapter"))
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    assert "tuned/adapter/" in at.selectbox(key="ckpt:rel").options
+    at.selectbox(key="ckpt:rel").set_value("tuned/adapter/").run()
+    _click(at, "Read it")
+    assert not at.error, [e.value for e in at.error]
+    text = plain(" ".join(m.value for m in at.markdown))
+    assert "PEFT adapter (LORA) on the base model base" in text
+    assert "the adapter adapter changes model.embed_tokens.weight (trainable_tokens): 2 of 40 rows changed (#2, #11)" \
+        in text
+    assert str(root) not in text
