@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import QueryError
+from ..i18n import Msg
 from .codes import new_code
 
 RETENTION_HOURS = 24.0
@@ -158,7 +159,7 @@ class ClassStore:
             if not self._run([("SELECT code FROM classes WHERE code = ?", (code,))], fetch=True):
                 self._run([("INSERT INTO classes (code, created, ended) VALUES (?, ?, NULL)", (code, now))])
                 return code
-        raise ClassError("No free class code was found in five tries; try again.")
+        raise ClassError(Msg("No free class code was found in five tries; try again."))
 
     def is_open(self, code: str, now: float | None = None) -> bool:
         """The class exists, was not ended and is younger than the retention time."""
@@ -216,8 +217,8 @@ class ClassStore:
                 if len(self._pending) > MAX_PENDING:
                     self._pending.popleft()
                     self._lost += 1
-                    raise ClassError("The class's database is away and more than {n:,} answers wait on this "
-                                     "server: the oldest was lost.", n=MAX_PENDING) from None
+                    raise ClassError(Msg("The class's database is away and more than {n:,} answers wait on this "
+                                     "server: the oldest was lost.", n=MAX_PENDING)) from None
             return False
 
     def answers(self, code: str) -> list[Answer]:
@@ -269,18 +270,18 @@ class SQLiteStore(ClassStore):
     def _failure(self, exc: Exception) -> ClassError | None:
         text = str(exc).lower()
         if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
-            return ClassError("The class's database file {path} is locked by another program: answers wait on this "
-                              "server until it is free.", path=str(self.path))
+            return ClassError(Msg("The class's database file {path} is locked by another program: answers wait on this "
+                              "server until it is free.", path=str(self.path)))
         if (isinstance(exc, sqlite3.OperationalError) and "full" in text
                 or isinstance(exc, OSError) and getattr(exc, "errno", None) == 28):
-            return ClassError("The disk that holds the class's database file {path} is full: answers wait on this "
-                              "server until there is room.", path=str(self.path))
+            return ClassError(Msg("The disk that holds the class's database file {path} is full: answers wait on this "
+                              "server until there is room.", path=str(self.path)))
         if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
-            return ClassError("The class's database file {path} is damaged (not a SQLite database): move it away "
-                              "and start the class again.", path=str(self.path))
+            return ClassError(Msg("The class's database file {path} is damaged (not a SQLite database): move it away "
+                              "and start the class again.", path=str(self.path)))
         if isinstance(exc, sqlite3.OperationalError | OSError):
-            return ClassError("The class's database file {path} cannot be opened ({reason}).", path=str(self.path),
-                              reason=str(exc))
+            return ClassError(Msg("The class's database file {path} cannot be opened ({reason}).", path=str(self.path),
+                              reason=str(exc)))
         return None
 
 
@@ -302,8 +303,8 @@ class PostgresStore(ClassStore):
 
         if isinstance(exc, psycopg.OperationalError):
             self._ready = False  # a new server may need the tables again
-            return ClassError("The class's PostgreSQL server cannot be reached: answers wait on this server until "
-                              "it is back.")
+            return ClassError(Msg("The class's PostgreSQL server cannot be reached: answers wait on this server until "
+                              "it is back."))
         return None
 
 
@@ -313,6 +314,6 @@ def open_store(url: str | None = None) -> ClassStore:
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStore(url)
     if url:
-        raise ClassError("ANDREA_VIZ_CLASS_DB must start with postgresql:// (or be unset for SQLite); it is “{url}”.",
-                         url=url.split("@")[-1])
+        raise ClassError(Msg("ANDREA_VIZ_CLASS_DB must start with postgresql:// (or be unset for SQLite); it is “{url}”.",
+                         url=url.split("@")[-1]))
     return SQLiteStore()
