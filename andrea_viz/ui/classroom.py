@@ -30,7 +30,14 @@ TEACHING = "class:teaching"  # session_state: the code of the class this tab tea
 TEACHER = "class:teacher"  # session_state: True once this tab gave the teacher key
 GIVEN = "class:given"  # session_state: question -> the last answer sent (a choice is sent when it changes)
 FOLLOWED = "class:followed"  # session_state: the presenter's step this tab last moved to
+FOLLOWING = "class:following"  # session_state: this teacher's "follow me" is on (kept apart from the toggle's own
+# key, which Streamlit forgets when the teacher opens another page)
 POLL_SECONDS = 2.0
+SHOW_CSS = """<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"]
+{ display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
+</style>"""  # "show the class" on a projector: the whole screen for the counts
 MAX_NICKNAME = 30
 
 teacher_key()  # made (and written to the server's log) when the app starts, not when a teacher first asks
@@ -102,7 +109,7 @@ def pace(step_key: str, go_to) -> None:
     """On the Lesson page. A teacher who turned "follow me" on writes the step shown here; a joined learner's page
     polls the presenter's step and moves to it (``go_to(step)``) while "follow me" is on."""
     teaching = st.session_state.get(TEACHING)
-    if teaching and st.session_state.get("class:follow"):
+    if teaching and st.session_state.get(FOLLOWING):
         try:
             class_store().set_pacing(teaching, int(st.session_state[step_key]), True)
         except ClassError as exc:
@@ -206,35 +213,57 @@ def teacher_view() -> None:
                 st.rerun()
             except ClassError as exc:
                 show_error(exc)
+        reopen_form()
         return
-    show = st.toggle(_("Show the class"), key="class:show",
-                     help=_("For the projector: only the anonymous counts, no code, no nicknames."))
-    if not show:
-        _class_header(code)
-    c = st.columns(3)
-    c[0].toggle(_("Follow me"), key="class:follow", on_change=_follow_changed, args=(code,),
-                help=_("Every joined learner's Lesson page moves to the step your Lesson page shows."))
-    try:
-        c[1].download_button(_("Download the answers (CSV)"), data=_csv(code), file_name=f"class-{code}.csv",
-                             mime="text/csv", key="class:csv")
-    except ClassError as exc:
-        show_error(exc)
-    if c[2].button(_("End the class"), key="class:end", help=_("Deletes every answer and nickname of this class.")):
+    top = st.container(horizontal=True, vertical_alignment="center")
+    show = top.toggle(_("Show the class"), key="class:show",
+                      help=_("For the projector: only the anonymous counts, no code, no nicknames, no sidebar."))
+    st.session_state["class:follow"] = bool(st.session_state.get(FOLLOWING))
+    top.toggle(_("Follow me"), key="class:follow", on_change=_follow_changed, args=(code,),
+               help=_("Every joined learner's Lesson page moves to the step your Lesson page shows."))
+    if show:
+        st.html(SHOW_CSS)
+    else:
         try:
-            class_store().end_class(code)
-            for k in (TEACHING, "class:follow", "class:show"):
-                st.session_state.pop(k, None)
-            st.rerun()
+            top.download_button(_("Download the answers (CSV)"), data=_csv(code), file_name=f"class-{code}.csv",
+                                mime="text/csv", key="class:csv")
         except ClassError as exc:
             show_error(exc)
+        if top.button(_("End the class"), key="class:end", help=_("Deletes every answer and nickname of this class.")):
+            try:
+                class_store().end_class(code)
+                for k in (TEACHING, FOLLOWING, "class:show"):
+                    st.session_state.pop(k, None)
+                st.rerun()
+            except ClassError as exc:
+                show_error(exc)
+        _class_header(code)
     live_view(code, anonymous=show)
 
 
+def reopen_form() -> None:
+    """A class already running (started in another tab, or before the server restarted) opened by its code."""
+    with st.form("class:reopen-form", border=False):
+        typed = st.text_input(_("Or open a running class by its code"), max_chars=20, key="class:reopen")
+        go = st.form_submit_button(_("Open the class"))
+    if go:
+        code = normalise_code(typed)
+        try:
+            if not well_formed(code) or not class_store().is_open(code):
+                raise ClassError(Msg("No open class has the code “{code}”: check it with your teacher (a class that "
+                                     "was ended or is over a day old is closed).", code=typed.strip()[:20]))
+            st.session_state[TEACHING] = code
+            st.rerun()
+        except ClassError as exc:
+            show_error(exc)
+
+
 def _follow_changed(code: str) -> None:
+    st.session_state[FOLLOWING] = bool(st.session_state.get("class:follow"))
     try:
         p = class_store().pacing(code)
         step = int(st.session_state.get("lesson:step", p.step if p else 1))  # the teacher's own Lesson step
-        class_store().set_pacing(code, step, bool(st.session_state.get("class:follow")))
+        class_store().set_pacing(code, step, st.session_state[FOLLOWING])
     except ClassError:
         pass  # said on the page by the next poll
 
@@ -245,14 +274,14 @@ def _csv(code: str) -> str:
 
 
 def _class_header(code: str) -> None:
-    c1, c2 = st.columns([3, 1])
+    c1, c2 = st.columns([4, 1])
     c1.markdown(_("Class code: **{code}**. Learners open the Class page, type it (or scan the QR code) and join.",
                   code=code))
     base = _base_url()
     qr = segno.make(f"{base}Class?code={code}" if base else code, error="m")
     buf = io.BytesIO()
     qr.save(buf, kind="png", scale=5, border=2)
-    c2.image(buf.getvalue(), caption=_("Scan to join"), width=180)
+    c2.image(buf.getvalue(), caption=_("Scan to join"), width=120)
 
 
 def _base_url() -> str:
@@ -273,36 +302,38 @@ def live_view(code: str, anonymous: bool) -> None:
         show_error(exc)
         return
     lang = language()
-    st.metric(_("Learners in the class"), num(len(members)))
+    head = st.container(horizontal=True, vertical_alignment="bottom")
+    head.metric(_("Learners in the class"), num(len(members)), width="content")
     if not anonymous and members:
-        st.caption(_("Nicknames: {names}", names=", ".join(md(m.nickname) for m in members if m.nickname)
-                     or _("none given")))
+        head.caption(_("Nicknames: {names}", names=", ".join(md(m.nickname) for m in members if m.nickname)
+                       or _("none given")))
     if s.pending:
         st.caption(_("{n:,} answers wait on this server for the database.", n=s.pending))
-    for size in ("ANDREA-480M", "ANDREA-12M"):
+    for col, size in zip(st.columns(2), ("ANDREA-480M", "ANDREA-12M"), strict=True):
         q = A.sizing_question(size)
         counts = A.tally(rows, q)
-        st.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
+        col.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
         if counts:
-            st.dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
-                          for c in A.SIZING_CATEGORIES], hide_index=True)
+            col.dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
+                           for c in A.SIZING_CATEGORIES], hide_index=True)
             wrong = A.common_wrong(rows, q)
             if wrong:
-                st.dataframe([{_("common wrong answer"): clean(ans), _("learners"): n, _("what it means"):
-                               tr(A.meaning(cat))} for ans, cat, n in wrong], hide_index=True, width="stretch")
+                col.dataframe([{_("common wrong answer"): clean(ans), _("learners"): n, _("what it means"):
+                                tr(A.meaning(cat))} for ans, cat, n in wrong], hide_index=True, width="stretch")
     grid = A.misconception_grid(rows)
     st.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
-        st.plotly_chart(grid_heatmap(grid, labels), key="class:grid")
+        c1, c2 = st.columns([3, 2])
+        c1.plotly_chart(grid_heatmap(grid, labels), key="class:grid")
         for hi, lo, n, of in grid.worst(3):
-            st.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
+            c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
                           high=md(labels[grid.pairs.index(hi)]), low=md(labels[grid.pairs.index(lo)])))
     choices = sorted({a.question for a in rows if a.question.startswith("lesson:")})
-    for q in choices:
-        st.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
-        st.dataframe([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()],
-                     hide_index=True)
+    for col, q in zip(st.columns(max(1, len(choices))), choices, strict=False):
+        col.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
+        col.dataframe([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()],
+                      hide_index=True)
     st.caption(_("Updated at {t}.", t=time.strftime("%H:%M:%S")))
 
 

@@ -42,8 +42,8 @@ def _teacher(app):
     return at, at.session_state[classroom.TEACHING]
 
 
-def _learner(app, code: str, nickname: str, lang: str = "en"):
-    at = open_page(app("ANDREA-12M", query={"lang": lang}), "12_Class.py")
+def _learner(app, code: str, nickname: str, lang: str = "en", model: str = "ANDREA-12M"):
+    at = open_page(app(model, query={"lang": lang}), "12_Class.py")
     at.text_input(key="class:code").set_value(code.lower())
     at.text_input(key="class:nickname").set_value(nickname)
     _join_button(at).click().run()
@@ -134,3 +134,59 @@ def test_a_tab_that_did_not_join_sends_nothing(app, class_env):
     at.button(key="sizing:exercise:ANDREA-12M:check").click().run()
     no_exception(at)
     assert _rows(class_env, "answers", code) == 0 and A.tally(classroom.class_store().answers(code), "x") == {}
+
+
+def test_follow_me_moves_a_joined_learners_lesson_to_the_presenters_step(app, class_env):
+    teacher, code = _teacher(app)
+    teacher.toggle(key="class:follow").set_value(True).run()
+    no_exception(teacher)
+    learner = _learner(app, code, "Ana")
+    other = open_page(app("ANDREA-12M"), "0_Lesson.py")  # did not join: goes its own way
+    learner.switch_page("pages/0_Lesson.py").run()
+    teacher.switch_page("pages/0_Lesson.py").run()
+    for _i in range(3):
+        teacher.button(key="lesson:next").click().run()
+    no_exception(teacher)
+    assert teacher.session_state["lesson:step"] == 4
+    assert classroom.class_store().pacing(code).step == 4
+    learner.run()
+    no_exception(learner)
+    assert learner.session_state["lesson:step"] == 4
+    other.run()
+    assert other.session_state["lesson:step"] == 1
+    teacher.switch_page("pages/12_Class.py").run()
+    teacher.toggle(key="class:follow").set_value(False).run()  # and back out: the learner walks alone again
+    learner.button(key="lesson:back").click().run()
+    learner.run()
+    assert learner.session_state["lesson:step"] == 3
+
+
+def test_a_learners_ordering_fills_the_teachers_misconception_grid(app, class_env):
+    teacher, code = _teacher(app)
+    learner = _learner(app, code, "Ana", model="andrea-micro-nl")  # the Dutch model: its pairs are kat / hond …
+    learner.switch_page("pages/3_Dot_products.py").run()
+    no_exception(learner)
+    quiz = [s for s in learner.select_slider if s.key and s.key.startswith("quiz:")]
+    for i, sl in enumerate(quiz):
+        sl.set_value(round(0.2 * i, 2))  # pair 0 lowest ... pair 4 highest
+    learner.run()
+    button(learner, "Reveal the cosines").click().run()
+    no_exception(learner)
+    stored = classroom.class_store().answers(code)
+    assert [a.question for a in stored] == [A.PREDICT]
+    ordering = A.decode_ordering(stored[0].answer)
+    assert ordering[0][:2] == ("cat", "dog")  # kat / hond, stored by its English name
+    real = [c for *_w, _g, c in ordering]
+    expected = sum(1 for i in range(5) for j in range(5) if i > j and real[i] < real[j])  # guesses rise with i
+
+    teacher.run()
+    no_exception(teacher)
+    grid = [f for f in teacher.get("plotly_chart") if "Misconception grid" in f.proto.spec]
+    assert grid, "the teacher sees the grid"
+    assert any("1 orderings" in m.value for m in teacher.markdown)
+    worst = [m.value for m in teacher.markdown if "learners put" in m.value]
+    assert len(worst) == min(3, expected) and all(w.startswith("1 of 1 learners") for w in worst)
+    import json
+
+    shown = json.loads(grid[0].proto.spec)["data"][0]["x"]
+    assert "cat / dog" in shown and "kat / hond" not in shown  # the teacher's language, whatever the learner's
