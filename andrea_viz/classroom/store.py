@@ -199,14 +199,16 @@ class ClassStore:
     # -- answers
     def record(self, code: str, member: str, question: str, answer: str, category: str,
                now: float | None = None) -> bool:
-        """Store a learner's latest answer to a question. True when written; False when the database is away and
+        """Store a learner's latest answer to a question (nothing for a class that was ended or purged). True when
+        written; False when the database is away and
         the answer is kept in memory (``pending``) to be written later; raises ClassError when it was kept only
         by dropping the oldest kept answer (``lost``)."""
         now = time.time() if now is None else now
-        write = ("INSERT INTO answers (class, member, question, answer, category, time) VALUES (?, ?, ?, ?, ?, ?) "
+        write = ("INSERT INTO answers (class, member, question, answer, category, time) SELECT ?, ?, ?, ?, ?, ? "
+                 "WHERE EXISTS (SELECT 1 FROM classes WHERE code = ? AND ended IS NULL) "  # none for an ended class
                  "ON CONFLICT (class, member, question) DO UPDATE SET answer = excluded.answer, "
                  "category = excluded.category, time = excluded.time",
-                 (code, member, question, answer, category, now))
+                 (code, member, question, answer, category, float(now), code))
         try:
             self._flush()
             self._run([write])

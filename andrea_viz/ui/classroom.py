@@ -146,6 +146,12 @@ def class_page() -> None:
 
 def learner_view() -> None:
     joined = st.session_state.get(JOINED)
+    if joined and not _still_open(joined[0]):
+        st.info(_("Your class {code} has ended: your answers stay in this tab only.", code=joined[0]),
+                icon=":material/info:")
+        for k in (JOINED, GIVEN, FOLLOWED):
+            st.session_state.pop(k, None)
+        joined = None
     if joined:
         st.success(_("You are in class {code} as {nickname}. Your answers in the sizing exercise, Predict similarity "
                      "and the Lesson's steps go to your teacher, who sees the class's counts.", code=joined[0],
@@ -168,6 +174,13 @@ def learner_view() -> None:
             st.rerun()
         except ClassError as exc:
             show_error(exc)
+
+
+def _still_open(code: str) -> bool:
+    try:
+        return class_store().is_open(code)
+    except ClassError:
+        return True  # the database is away: the learner stays in the class, the answers wait
 
 
 def join(typed: str, nickname: str) -> None:

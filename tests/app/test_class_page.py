@@ -190,3 +190,16 @@ def test_a_learners_ordering_fills_the_teachers_misconception_grid(app, class_en
 
     shown = json.loads(grid[0].proto.spec)["data"][0]["x"]
     assert "cat / dog" in shown and "kat / hond" not in shown  # the teacher's language, whatever the learner's
+
+
+def test_a_learner_of_an_ended_class_is_told_and_sends_nothing_more(app, class_env):
+    teacher, code = _teacher(app)
+    learner = _learner(app, code, "Ana")
+    button(teacher, "End the class").click().run()
+    learner.run()
+    no_exception(learner)
+    assert any("has ended" in i.value for i in learner.info) and classroom.JOINED not in learner.session_state
+    learner.switch_page("pages/2_Sizing.py").run()
+    learner.text_input(key="sizing:exercise:ANDREA-12M").set_value("12345")
+    learner.button(key="sizing:exercise:ANDREA-12M:check").click().run()
+    assert _rows(class_env, "answers", code) == 0

@@ -113,6 +113,8 @@ def test_ending_a_class_deletes_its_rows_and_refuses_the_code(store):
     assert store.count_rows(code) == {"answers": 0, "members": 0, "pacing": 0, "classes": 1}
     assert not store.is_open(code)
     assert store.count_rows(other) == {"answers": 1, "members": 1, "pacing": 1, "classes": 1}
+    store.record(code, "m1", "q2", "late", "other")  # a learner's tab that did not notice the end
+    assert store.count_rows(code)["answers"] == 0
 
 
 def test_a_class_nobody_ended_is_deleted_after_the_retention_time(store, monkeypatch):
@@ -179,6 +181,21 @@ def test_a_corrupt_sqlite_file_is_one_sentence(tmp_path):
     with pytest.raises(ClassError, match="damaged"):
         store.start_class()
     assert store.record("ABCDEF", "m1", "q", "x", "other") is False and store.pending == 1
+
+
+def test_an_answer_kept_while_the_database_was_away_is_written_once_it_is_back(tmp_path):
+    path = tmp_path / "class.sqlite3"
+    good = SQLiteStore(path)
+    code = good.start_class()
+    good.join(code, "m1", "", "en")
+    moved = tmp_path / "class.sqlite3.away"
+    path.rename(moved)
+    path.mkdir()  # a folder where the file was: the database cannot be opened
+    away = SQLiteStore(path)
+    assert away.record(code, "m1", "q", "kept", "other") is False and away.pending == 1
+    path.rmdir()
+    moved.rename(path)
+    assert [a.answer for a in away.answers(code)] == ["kept"] and away.pending == 0
 
 
 def test_answers_beyond_the_memory_limit_are_said_lost(tmp_path, monkeypatch):
