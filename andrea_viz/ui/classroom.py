@@ -329,10 +329,9 @@ def live_view(code: str, anonymous: bool) -> None:
         if counts:
             col.dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
                            for c in A.SIZING_CATEGORIES], hide_index=True)
-            wrong = A.common_wrong(rows, q)
-            if wrong:
-                col.dataframe([{_("common wrong answer"): clean(ans), _("learners"): n, _("what it means"):
-                                tr(A.meaning(cat))} for ans, cat, n in wrong], hide_index=True, width="stretch")
+            for ans, cat, n in A.common_wrong(rows, q):
+                col.markdown(_("**{answer}** ({n} learners): {meaning}", answer=num(int(ans)) if ans.isdigit()
+                               else md(ans), n=n, meaning=tr(A.meaning(cat))))
     grid = A.misconception_grid(rows)
     st.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
     if grid.learners:
