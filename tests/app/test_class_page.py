@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import psycopg
 import pytest
 
 from andrea_viz.classroom import answers as A
@@ -203,3 +204,36 @@ def test_a_learner_of_an_ended_class_is_told_and_sends_nothing_more(app, class_e
     learner.text_input(key="sizing:exercise:ANDREA-12M").set_value("12345")
     learner.button(key="sizing:exercise:ANDREA-12M:check").click().run()
     assert _rows(class_env, "answers", code) == 0
+
+
+def test_the_class_on_postgresql_a_learners_answer_reaches_the_teacher(app, monkeypatch, tmp_path):
+    """The same page on ANDREA_VIZ_CLASS_DB=postgresql://… (a real server on loopback): join, answer, tally, end."""
+    from tests.postgres_server import running_server
+
+    with running_server() as server:
+        url = server.new_database()
+        monkeypatch.setenv("ANDREA_VIZ_CLASS_DB", url)
+        monkeypatch.setenv("ANDREA_VIZ_TEACHER_KEY", KEY)
+        keys.teacher_key.cache_clear()
+        classroom.class_store.clear()
+        try:
+            teacher, code = _teacher(app)
+            learner = _learner(app, code, "Ana")
+            learner.switch_page("pages/2_Sizing.py").run()
+            s = FAMILY["ANDREA-12M"]
+            learner.text_input(key="sizing:exercise:ANDREA-12M").set_value(f"{s.V * s.d:,}")
+            learner.button(key="sizing:exercise:ANDREA-12M:check").click().run()
+            no_exception(learner)
+            teacher.run()
+            assert any(m.label == "Learners in the class" and m.value == "1" for m in teacher.metric)
+            assert any("ANDREA-12M**: 1 answers" in m.value for m in teacher.markdown)
+            with psycopg.connect(url) as con:
+                assert con.execute("SELECT answer, category FROM answers WHERE class = %s",
+                                   (code,)).fetchall() == [(str(s.V * s.d), "right")]
+            button(teacher, "End the class").click().run()
+            with psycopg.connect(url) as con:
+                assert [con.execute(f"SELECT COUNT(*) FROM {t} WHERE class = %s", (code,)).fetchone()[0]
+                        for t in ("answers", "members", "pacing")] == [0, 0, 0]
+        finally:
+            keys.teacher_key.cache_clear()
+            classroom.class_store.clear()

@@ -1,69 +1,20 @@
 """The class store against both real engines: SQLite in a temp folder and a PostgreSQL server started here on
-loopback (Debian's postgresql: initdb and pg_ctl from /usr/lib/postgresql/15/bin, which .ci/run installs)."""
+loopback (tests/postgres_server.py: Debian's postgresql, which .ci/run installs)."""
 
 from __future__ import annotations
 
-import os
-import pwd
-import shutil
-import socket
 import sqlite3
-import subprocess
-import tempfile
-import uuid
-from pathlib import Path
 
-import psycopg
 import pytest
 
 from andrea_viz.classroom import codes
 from andrea_viz.classroom.store import ClassError, PostgresStore, SQLiteStore, data_dir, open_store
-
-PG_BIN = Path(os.environ.get("ANDREA_VIZ_PG_BIN", "/usr/lib/postgresql/15/bin"))
-
-
-def _as_postgres(args: list[str]) -> list[str]:
-    """PostgreSQL refuses to run as root: as root, run its tools as the postgres user."""
-    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class PgServer:
-    def __init__(self, root: Path):
-        assert (PG_BIN / "pg_ctl").is_file(), f"PostgreSQL's pg_ctl is not in {PG_BIN}: apt-get install -y postgresql"
-        self.root, self.data, self.port = root, root / "data", _free_port()
-        if os.geteuid() == 0:  # a folder of the postgres user's own (pytest's tmp_path is root's alone)
-            pw = pwd.getpwnam("postgres")
-            os.chown(root, pw.pw_uid, pw.pw_gid)
-        subprocess.run(_as_postgres([str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
-                                     "--no-sync"]), check=True, capture_output=True)
-
-    def start(self) -> None:
-        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l",
-                                     str(self.root / "log"), "-w", "-t", "60", "start"]), check=True,
-                       capture_output=True)
-
-    def stop(self) -> None:
-        subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
-                       capture_output=True)
-
-    def url(self, db: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
-
+from tests.postgres_server import running_server
 
 @pytest.fixture(scope="module")
 def pg_server():
-    server = PgServer(Path(tempfile.mkdtemp(prefix="andrea-viz-pg-")))
-    server.start()
-    yield server
-    server.stop()
-    shutil.rmtree(server.root, ignore_errors=True)
+    with running_server() as server:
+        yield server
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -71,10 +22,7 @@ def store(request, tmp_path):
     if request.param == "sqlite":
         return SQLiteStore(tmp_path / "class.sqlite3", timeout=0.2)
     server = request.getfixturevalue("pg_server")
-    db = "t_" + uuid.uuid4().hex[:12]  # a database per test: nothing leaks from one test to the next
-    with psycopg.connect(server.url(), autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {db}")
-    return PostgresStore(server.url(db))
+    return PostgresStore(server.new_database())  # a database per test: nothing leaks from one test to the next
 
 
 def test_a_class_holds_members_answers_and_pacing(store):
@@ -213,10 +161,7 @@ def test_answers_beyond_the_memory_limit_are_said_lost(tmp_path, monkeypatch):
 
 
 def test_postgresql_gone_mid_class_keeps_the_answers_until_it_is_back(pg_server):
-    db = "t_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(pg_server.url(), autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {db}")
-    store = PostgresStore(pg_server.url(db), timeout=1)
+    store = PostgresStore(pg_server.new_database(), timeout=1)
     code = store.start_class()
     store.join(code, "m1", "", "en")
     store.record(code, "m1", "q1", "before", "other")
@@ -231,10 +176,8 @@ def test_postgresql_gone_mid_class_keeps_the_answers_until_it_is_back(pg_server)
 
 
 def test_two_servers_on_one_postgresql_share_a_class(pg_server):
-    db = "t_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(pg_server.url(), autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {db}")
-    one, two = PostgresStore(pg_server.url(db)), PostgresStore(pg_server.url(db))
+    url = pg_server.new_database()
+    one, two = PostgresStore(url), PostgresStore(url)
     code = one.start_class()
     two.join(code, "m1", "", "en")
     two.record(code, "m1", "q", "x", "other")
