@@ -330,7 +330,7 @@ def live_view(code: str, anonymous: bool) -> None:
             col.dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
                            for c in A.SIZING_CATEGORIES], hide_index=True)
             for ans, cat, n in A.common_wrong(rows, q):
-                col.markdown(_("**{answer}** ({n} learners): {meaning}", answer=num(int(ans)) if ans.isdigit()
+                col.markdown(_("**{answer}**: {meaning} (learners: {n})", answer=num(int(ans)) if ans.isdigit()
                                else md(ans), n=n, meaning=tr(A.meaning(cat))))
     grid = A.misconception_grid(rows)
     st.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))

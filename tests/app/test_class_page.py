@@ -92,9 +92,9 @@ def test_a_learners_answer_reaches_the_teacher_and_end_deletes_the_rows(app, cla
     tallies = [df.value for df in teacher.dataframe]
     v_plus_d = [t for t in tallies if "answer" in t.columns and "V + d" in list(t["answer"])]
     assert v_plus_d and int(v_plus_d[0].set_index("answer").loc["V + d", "learners"]) == 1
-    wrong = [m.value for m in teacher.markdown if "learners)" in m.value]
-    assert wrong == [f"**{s.V + s.d:,}** (1 learners): added V and d: they see two sizes but not a table of V rows "
-                     "of d numbers each"]  # in the teacher's language (English), the number written its way
+    wrong = [m.value for m in teacher.markdown if "(learners:" in m.value]
+    assert wrong == [f"**{s.V + s.d:,}**: added V and d: they see two sizes but not a table of V rows of d numbers "
+                     "each (learners: 1)"]  # in the teacher's language (English), the number written its way
 
     button(teacher, "End the class").click().run()
     no_exception(teacher)
