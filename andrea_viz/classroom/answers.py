@@ -29,7 +29,7 @@ SIZING_CATEGORIES = (RIGHT, V_PLUS_D, FACTOR, OTHER)
 CATEGORY_LABELS = {RIGHT: N_("right"), V_PLUS_D: N_("V + d"), FACTOR: N_("off by a factor"), OTHER: N_("other")}
 CATEGORY_MEANINGS = {
     V_PLUS_D: N_("added V and d: they see two sizes but not a table of V rows of d numbers each"),
-    FACTOR: N_("the right digits times a factor: a dropped or extra digit, or two tables counted as one"),
+    FACTOR: N_("the right digits times a factor: a digit dropped or one too many, or two tables counted as one"),
     OTHER: N_("neither the product nor a near miss: the idea of a V × d table needs going over"),
 }
 PREDICT = "predict"
