@@ -1,5 +1,5 @@
 """A real PostgreSQL server for tests, started on loopback in a temp folder: Debian's postgresql (initdb and pg_ctl from
-/usr/lib/postgresql/15/bin, or $ANDREA_VIZ_PG_BIN), which .ci/run installs. As root its tools run as the postgres user
+/usr/lib/postgresql/N/bin, the newest, or $ANDREA_VIZ_PG_BIN), which .ci/run installs. As root its tools run as the postgres user
 (PostgreSQL refuses root)."""
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from pathlib import Path
 
 import psycopg
 
-PG_BIN = Path(os.environ.get("ANDREA_VIZ_PG_BIN", "/usr/lib/postgresql/15/bin"))
+def _pg_bin() -> Path:
+    """$ANDREA_VIZ_PG_BIN, else the newest /usr/lib/postgresql/N/bin (Debian's layout; 15 on bookworm)."""
+    if os.environ.get("ANDREA_VIZ_PG_BIN"):
+        return Path(os.environ["ANDREA_VIZ_PG_BIN"])
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), key=lambda p: int(p.parts[-3]) if
+                   p.parts[-3].isdigit() else 0)
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _pg_bin()
 
 
 def _as_postgres(args: list[str]) -> list[str]:
