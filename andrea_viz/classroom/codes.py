@@ -32,6 +32,20 @@ def well_formed(code: str) -> bool:
     return len(code) == CODE_LENGTH and all(c in CODE_ALPHABET for c in code)
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def client_of(peer: str | None, forwarded_for: str | None) -> str | None:
+    """The address failed joins are counted against: the peer's, or, when the peer is a proxy on this machine (the
+    README's sticky proxy), the address that proxy appended last to X-Forwarded-For (earlier entries come from the
+    client and prove nothing). None when neither is known."""
+    if peer in LOOPBACK and forwarded_for:
+        last = forwarded_for.split(",")[-1].strip()
+        if last:
+            return last
+    return peer or None
+
+
 class JoinLimiter:
     """Failed joins per client (an address or a session) in the last minute; thread-safe, one per server."""
 

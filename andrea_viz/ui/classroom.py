@@ -15,7 +15,7 @@ import segno
 import streamlit as st
 
 from ..classroom import answers as A
-from ..classroom.codes import JoinLimiter, normalise_code, well_formed
+from ..classroom.codes import JoinLimiter, client_of, normalise_code, well_formed
 from ..classroom.keys import is_teacher_key, teacher_key
 from ..classroom.store import ClassError, ClassStore, open_store
 from ..i18n import Msg, _, language, num, tr
@@ -57,10 +57,11 @@ def join_limiter() -> JoinLimiter:
 def _client() -> str:
     """Who a failed join is counted against: the client's address, else this session."""
     try:
-        ip = st.context.ip_address
+        peer, forwarded = st.context.ip_address, st.context.headers.get("X-Forwarded-For")
     except Exception:  # noqa: BLE001 - no request context (AppTest): the session stands for the client
-        ip = None
-    if isinstance(ip, str) and ip:
+        peer, forwarded = None, None
+    ip = client_of(peer if isinstance(peer, str) else None, forwarded if isinstance(forwarded, str) else None)
+    if ip:
         return ip
     return "session:" + st.session_state.setdefault("class:client", secrets.token_hex(8))
 

@@ -200,3 +200,9 @@ def test_the_eleventh_failed_join_in_a_minute_is_refused():
     assert lim.blocked_for("1.2.3.4", now=110.0) == pytest.approx(50.0)
     assert lim.blocked_for("5.6.7.8", now=110.0) == 0  # another client is not held back
     assert lim.blocked_for("1.2.3.4", now=160.5) == 0  # the first failure is a minute old
+
+
+def test_failed_joins_count_against_the_client_behind_a_local_proxy():
+    assert codes.client_of("203.0.113.5", "198.51.100.1") == "203.0.113.5"  # no proxy: a header is not believed
+    assert codes.client_of("127.0.0.1", "10.0.0.9, 198.51.100.7") == "198.51.100.7"  # the proxy's own entry
+    assert codes.client_of("127.0.0.1", None) == "127.0.0.1" and codes.client_of(None, None) is None
