@@ -57,6 +57,8 @@ PAGES = [
              N_("two checkpoints of one vocabulary: how far each token moved, which neighbours stayed")),
     PageInfo("pages/11_Anatomy.py", N_("Anatomy"), ":material/biotech:",
              N_("rows that never trained, dimensions that dominate every cosine, and hubs")),
+    PageInfo("pages/12_Class.py", N_("Class"), ":material/groups:",
+             N_("a teacher's live view of the class's answers, a misconception grid, follow me; learners join with a code")),
 ]
 BY_FILE = {Path(p.path).name: p for p in PAGES}
 

@@ -45,6 +45,7 @@ def confirm_reset() -> None:
         st.rerun()
 
 
+ui.classroom.pace(STEP, go_to)  # a class's "follow me": the teacher's step written, a learner's page moved to it
 k = st.session_state[STEP]
 present = st.session_state[PRESENT]
 ui.url.keep(step=k, present=1 if present else None)

@@ -92,6 +92,7 @@ missing = len(pairs) - len(placed)
 b1, b2, _b = st.columns([1, 1, 4])
 if b1.button(_("Reveal the cosines"), type="primary", disabled=missing > 0):
     st.session_state[revealed] = True
+    ui.classroom.give_ordering(pairs, guesses)  # to the teacher, when this tab joined a class
 if b2.button(_("New round"), help=_("Other pairs from a curated list")):
     st.session_state["quiz:round"] = round_no + 1
     st.rerun()

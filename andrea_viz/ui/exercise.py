@@ -7,6 +7,7 @@ import streamlit as st
 from ..family import FAMILY
 from ..i18n import _, num, tr_md
 from ..sizing import check_table_answer
+from . import classroom
 
 EXERCISE = ("ANDREA-480M", "ANDREA-12M")  # the lesson's two tables to size
 
@@ -23,6 +24,7 @@ def sizing_exercise(key: str) -> None:
                                       example=num(1234567)))
         if c3.button(_("Check"), key=f"{key}:{size}:check"):
             st.session_state[f"{key}:{size}:checked"] = answer
+            classroom.give_sizing(size, answer)  # to the teacher, when this tab joined a class
         if f"{key}:{size}:checked" in st.session_state:
             ok, text = check_table_answer(st.session_state[f"{key}:{size}:checked"], size)
             # the typed text escaped; Material icons, which draw without a colour emoji font (an emoji check mark is an empty box there)

@@ -32,7 +32,7 @@ from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
 from ..sizing_claims import block_share
 from ..words import lesson_word
-from . import exercise
+from . import classroom, exercise
 from .cache import cached, figure, get_model
 from ..errors import QueryError
 from ..safe_text import md
@@ -171,6 +171,7 @@ def dot_product() -> None:
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
+    classroom.give_choice("dot", case_of(theta))  # to the teacher, when this tab joined a class
     rows = []
     for name in (trained_of(lesson_language()), LARGE):
         emb = get_model(name)
@@ -222,6 +223,7 @@ def predict() -> None:
     missing = len(pairs) - len(placed)
     if st.button(_("Reveal the cosines"), type="primary", key="lesson:reveal", disabled=missing > 0):
         st.session_state[REVEALED] = True
+        classroom.give_ordering(pairs, guesses)  # to the teacher, when this tab joined a class
     if missing:
         st.caption(_("Place every pair first: {n} of {total} still at the start.", n=missing, total=len(pairs)))
     if st.session_state.get(REVEALED) and not missing:
