@@ -35,7 +35,7 @@ from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
 from .i18n import Msg
 from .loading import load
-from .model import Embeddings, f32, row_blocks
+from .model import Embeddings, f32, is_narrow, row_blocks
 from .tokenizer import HFTokenizer, IdTokenizer, Tokenizer
 
 AUDIT_KEYS = ("added_rows", "added_output_rows", "removed_rows", "renamed_rows", "reserved_reused", "padding_rows",
@@ -155,8 +155,10 @@ def _close(a: np.ndarray, b: np.ndarray, s: TableStats) -> bool:
 
 
 def rows_equal(a: np.ndarray, b: np.ndarray, narrow: bool, scale: float) -> bool:
-    """Equal up to the rounding of the stored dtype (bf16/fp16: 2⁻⁷ relative) or of float32 arithmetic."""
-    return bool(np.allclose(a, b, rtol=2.0 ** -7 if narrow else 1e-5, atol=1e-6 * scale + 1e-12))
+    """Equal up to the rounding of the stored dtype (bf16/fp16: 2⁻⁷ relative, and 2⁻⁸ of a typical coordinate for
+    coordinates near 0, where a sum computed in bf16 is off by more than its own rounding) or of float32 arithmetic."""
+    return bool(np.allclose(a, b, rtol=2.0 ** -7 if narrow else 1e-5,
+                            atol=(2.0 ** -8 if narrow else 1e-6) * scale + 1e-12))
 
 
 def classify_init(row: np.ndarray, s: TableStats, pieces: list[int] | None = None,
@@ -219,6 +221,7 @@ def _added(base_table: np.ndarray, tuned_table: np.ndarray, tuned: AuditSide, ba
            start: np.ndarray | None, init_std: float | None) -> list[dict]:
     """One entry per row of ``tuned_table`` past the base's rows; ``start``: the same table at step 0, if known."""
     s = table_stats(base_table, init_std)
+    s.narrow = s.narrow or is_narrow(tuned_table)  # a row stored in bf16 holds its init only up to bf16's rounding
     rows = []
     first = base_table.shape[0]
     seen_all = np.asarray((start if start is not None else tuned_table)[first:], np.float64)

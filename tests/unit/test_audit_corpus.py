@@ -1,0 +1,80 @@
+"""The fine-tune audit over the corpus of pairs in tests/audit_pairs.py (made by transformers' own code): every failure
+pair detected right, no finding on a clean pair, and the init method right on at least 95% of the added rows."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints
+from tests.audit_pairs import KEEPS, SPECS, Corpus
+
+FAILURES = [s.name for s in SPECS if s.mode != "clean"]
+CLEAN = [s.name for s in SPECS if s.mode == "clean"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return Corpus(tmp_path_factory.mktemp("audit_corpus"))
+
+
+@pytest.fixture(scope="module")
+def audits(corpus):
+    """name -> the audit's JSON-ready dict, each pair audited once."""
+    cache: dict[str, dict] = {}
+
+    def get(name: str) -> dict:
+        if name not in cache:
+            p = corpus.pair(name)
+            cache[name] = audit_checkpoints(p.base, p.tuned, init=p.step0)
+        return cache[name]
+    return get
+
+
+def test_the_corpus_has_30_failure_pairs_of_10_modes_and_20_clean_pairs():
+    modes = Counter(s.mode for s in SPECS if s.mode != "clean")
+    assert len(FAILURES) >= 30 and len(modes) >= 10 and len(CLEAN) >= 20, (len(FAILURES), modes, len(CLEAN))
+    assert len({s.name for s in SPECS}) == len(SPECS)
+
+
+def _findings(r: dict) -> dict[str, int]:
+    return {k: len(v) for k, v in r.items() if k != "tie" and v}
+
+
+@pytest.mark.parametrize("name", FAILURES)
+def test_each_failure_pair_is_detected_right(audits, corpus, name):
+    r = audits(name)
+    e = corpus.specs[name].expect
+    assert tuple(r) == AUDIT_KEYS
+    assert _findings(r) == e.findings
+    if e.moved:
+        assert tuple(x["moved"] for x in r["added_rows"]) == e.moved
+    if e.tie is None:
+        assert r["tie"]["config"] == r["tie"]["bytes"] and {k: r["tie"][k] for k in KEEPS} == KEEPS
+    else:
+        assert r["tie"] == e.tie
+
+
+@pytest.mark.parametrize("name", CLEAN)
+def test_a_clean_pair_has_no_finding_and_a_consistent_tie(audits, name):
+    r = audits(name)
+    assert _findings(r) == {}, {k: r[k][:3] for k in _findings(r)}
+    assert r["tie"]["config"] == r["tie"]["bytes"] and {k: r["tie"][k] for k in KEEPS} == KEEPS
+
+
+def test_the_init_method_is_right_on_at_least_95_percent_of_added_rows(audits, corpus):
+    right = total = 0
+    wrong = []
+    for name in FAILURES:
+        want = corpus.specs[name].expect.init
+        got = tuple(x["init"] for x in audits(name)["added_rows"])
+        if not want:
+            continue
+        assert len(got) == len(want), name
+        total += len(want)
+        right += sum(a == b for a, b in zip(got, want, strict=True))
+        wrong += [(name, a, b) for a, b in zip(got, want, strict=True) if a != b]
+    assert total >= 80
+    assert right / total >= 0.95, wrong
+    assert {i for s in SPECS for i in s.expect.init} >= {"zeros", "mean", "mvn", "copy", "description_mean", "normal"}
