@@ -7,7 +7,9 @@ from collections import Counter
 
 import pytest
 
-from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints
+import numpy as np
+
+from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints, copy_sources, nearest_rows, table_stats
 from tests.audit_pairs import KEEPS, SPECS, Corpus
 
 FAILURES = [s.name for s in SPECS if s.mode != "clean"]
@@ -78,3 +80,20 @@ def test_the_init_method_is_right_on_at_least_95_percent_of_added_rows(audits, c
     assert total >= 80
     assert right / total >= 0.95, wrong
     assert {i for s in SPECS for i in s.expect.init} >= {"zeros", "mean", "mvn", "copy", "description_mean", "normal"}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, "bfloat16"])
+def test_copy_sources_on_wide_tables_agree_with_the_full_nearest_search(dtype):
+    import ml_dtypes
+
+    rng = np.random.default_rng(5)
+    table = rng.normal(0, 0.02, (3_000, 256)).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    table[1_234] = table[17]  # two equal rows: the first is named
+    s = table_stats(table, 0.02)
+    wide = np.asarray(table, np.float64)
+    rows = np.stack([wide[5], wide[2_999], wide[17], rng.normal(0, 0.02, 256), wide.mean(0)])
+    got = copy_sources(rows, s)
+    assert list(got[:3]) == [5, 2_999, 17]
+    assert list(got[:3]) == list(nearest_rows(rows[:3], table))  # the slow, full search
+    for j in (3, 4):  # no copy: whatever row comes back is not equal to it
+        assert not np.allclose(rows[j], wide[got[j]], atol=1e-4)
