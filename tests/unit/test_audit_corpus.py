@@ -9,7 +9,7 @@ import pytest
 
 import numpy as np
 
-from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints, copy_sources, nearest_rows, table_stats
+from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints, copy_sources, nearest_rows, table_stats, wide
 from tests.audit_pairs import KEEPS, SPECS, Corpus
 
 FAILURES = [s.name for s in SPECS if s.mode != "clean"]
@@ -97,3 +97,15 @@ def test_copy_sources_on_wide_tables_agree_with_the_full_nearest_search(dtype):
     assert list(got[:3]) == list(nearest_rows(rows[:3], table))  # the slow, full search
     for j in (3, 4):  # no copy: whatever row comes back is not equal to it
         assert not np.allclose(rows[j], wide[got[j]], atol=1e-4)
+
+
+def test_wide_reads_bfloat16_by_its_bits_exactly_as_a_cast_does():
+    import ml_dtypes
+
+    rng = np.random.default_rng(6)
+    x = np.concatenate([rng.normal(0, 0.02, 4_998), [0.0, -0.0, 1e-40, -3.5e38, np.inf, -np.inf]])
+    b = x.astype(ml_dtypes.bfloat16).reshape(-1, 6)
+    np.testing.assert_array_equal(wide(b), b.astype(np.float32))  # the slow, general cast
+    np.testing.assert_array_equal(wide(b[:, :3]), b[:, :3].astype(np.float32))  # a column slice, not contiguous
+    f = rng.normal(size=(4, 3)).astype(np.float16)
+    assert wide(f).dtype == np.float32 and np.array_equal(wide(f), f.astype(np.float32))
