@@ -136,16 +136,26 @@ class Map:
         return np.float32(self.scale) * (x @ self.rotation.astype(np.float32)) + self.mean_b.astype(np.float32)
 
 
-def fit_map(x: np.ndarray, y: np.ndarray) -> Map:
-    """The orthogonal Procrustes map with scale that best takes rows ``x`` (n, d_A) onto rows ``y`` (n, d_B): both
-    centred, R = U·Vᵀ from the thin SVD of xᵀy (d_A × d_B), scale = (sum of its singular values) / ||x||²."""
-    x = np.asarray(x, np.float32)
-    y = np.asarray(y, np.float32)
-    mx, my = x.mean(axis=0, dtype=np.float64), y.mean(axis=0, dtype=np.float64)
-    xc, yc = x - mx.astype(np.float32), y - my.astype(np.float32)
-    m = (xc.T @ yc).astype(np.float64)  # (d_A, d_B): the one product over the anchors
+def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map:
+    """The orthogonal Procrustes map with scale that best takes rows ``x`` (n, d_A) onto rows ``y`` (n, d_B) (only
+    ``rows`` of both, when given): both centred, R = U·Vᵀ from the thin SVD of the centred xᵀy (d_A × d_B), scale =
+    (sum of its singular values) / ||x − mean||². Summed over blocks of rows, so no centred copy of either is made:
+    xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
+    idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows, np.int64)
+    n = idx.size
+    sx, sy = np.zeros(x.shape[1]), np.zeros(y.shape[1])
+    xy, sq = np.zeros((x.shape[1], y.shape[1])), 0.0
+    for i in range(0, n, BLOCK * 4):
+        xb = np.asarray(x[idx[i:i + BLOCK * 4]], np.float32)
+        yb = np.asarray(y[idx[i:i + BLOCK * 4]], np.float32)
+        xy += xb.T @ yb  # (d_A, d_B) in float32 per block, summed in float64
+        sx += xb.sum(axis=0, dtype=np.float64)
+        sy += yb.sum(axis=0, dtype=np.float64)
+        sq += float(np.einsum("ij,ij->", xb, xb, dtype=np.float64))
+    mx, my = sx / max(n, 1), sy / max(n, 1)
+    m = xy - n * np.outer(mx, my)
     u, s, vt = np.linalg.svd(m, full_matrices=False)
-    total = float(np.einsum("ij,ij->", xc, xc, dtype=np.float64))
+    total = sq - n * float(mx @ mx)
     return Map(rotation=u @ vt, scale=float(s.sum()) / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
 
 
@@ -222,7 +232,7 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     train, held = split(len(anchors), seed)
     xa = np.asarray(a[anchors.a], np.float32)  # the anchors' rows, gathered once (rows of a memory map are read here)
     yb = np.asarray(b[anchors.b], np.float32)
-    m = fit_map(xa[train], yb[train])
+    m = fit_map(xa, yb, train)
     cos = np.concatenate([_row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
                           for s in range(0, held.size, BLOCK)])
     judged = np.arange(held.size) if held.size <= sample else np.sort(
