@@ -15,6 +15,7 @@ import numpy as np
 
 from .anatomy.commands import add_parsers as add_anatomy
 from .audit import audit_checkpoints, audit_report
+from .bench import audit as bench_audit
 from .bench import classroom
 from .bench import drift as bench_drift
 from .bench import forward as bench_forward
@@ -328,6 +329,12 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_audit(args: argparse.Namespace) -> int:
+    bench_audit.run(repeats=args.repeats, grow_steps=args.grow_steps, rows=args.rows, d=args.d, added=args.added,
+                    anchors=args.anchors)
+    return 0
+
+
 def _cmd_bench_grow(args: argparse.Namespace) -> int:
     bench_grow.run(repeats=args.repeats)
     return 0
@@ -496,6 +503,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench-drift", help="time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)")
     p.add_argument("--repeats", type=int, default=3)
     p.set_defaults(func=_cmd_bench_drift)
+
+    p = sub.add_parser("bench-audit", help="the audit of a 128,256 × 4,096 bf16 table with 1,000 added rows, the "
+                       "alignment of 50,000 anchors × 4,096, and held-out cosines of grown runs beside a baseline")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--grow-steps", type=int, default=600, help="steps of the seed-2 micro run (0: skip it)")
+    p.add_argument("--rows", type=int, default=bench_audit.V)
+    p.add_argument("--d", type=int, default=bench_audit.D)
+    p.add_argument("--added", type=int, default=bench_audit.ADDED)
+    p.add_argument("--anchors", type=int, default=bench_audit.ANCHORS)
+    p.set_defaults(func=_cmd_bench_audit)
 
     p = sub.add_parser("grow", help="train a small ANDREA and write its snapshots (real ANDREA .bin files)")
     p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET)

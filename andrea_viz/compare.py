@@ -6,6 +6,9 @@
   the identity for snapshots of one run, which share their axes (``align="none"``).
 - Neighbour overlap: the share of a token's k nearest in A that are among its k nearest in B (needs
   no alignment). On large vocabularies it is computed for a stated, seeded sample of tokens.
+- Two tables of different vocabularies or widths (``vocab_drift``): the same figures over the anchors, the tokens
+  both hold (``andrea_viz.alignment``), after the Procrustes map with scale of A onto B; a neighbour set is then
+  of anchors, taken from A to B through the anchors.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .alignment import Alignment, align, anchor_drift
 from .errors import QueryError
-from .geometry import cosine, nearest, resolve, unit_rows
+from .geometry import Neighbour, cosine, nearest, resolve, scores, top_k, unit_rows
 from .i18n import Msg
 from .model import Embeddings
 from .projection import pca_fit
 
 ALIGNMENTS = ("procrustes", "none")
+ANCHORS = "anchors"  # the alignment of two vocabularies: a Drift over their anchors
 OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
 
 
@@ -144,3 +149,49 @@ def aligned_map(tables: Sequence[np.ndarray], ids: np.ndarray, align: str = "non
         rows.append(x[ids])
     _, comps, ratio, mean = pca_fit(rows[-1], 2)
     return np.stack([(x - mean) @ comps.T for x in rows]).astype(np.float32), ratio
+
+
+def same_vocabulary(a: Embeddings, b: Embeddings) -> bool:
+    """Two tables compared id by id: the same V and d (else their anchors are aligned)."""
+    return a.token_table.shape == b.token_table.shape
+
+
+def vocab_drift(a: Embeddings, b: Embeddings, k: int = 10, sample: int = OVERLAP_SAMPLE, seed: int = 0,
+                progress: Callable[[float, Msg], None] | None = None) -> tuple[Drift, Alignment]:
+    """Drift and neighbour overlap of two models of different vocabularies or widths, over their anchors (position i
+    of the Drift is anchor i: ``alignment.anchors.a[i]`` in A, ``.b[i]`` in B), with the map that aligns them."""
+    report = progress or (lambda f, s: None)
+    t = time.perf_counter()
+    report(0.05, Msg("finding the anchors and fitting the map"))
+    al = align(a, b, seed)
+    n = len(al.anchors)
+    if not 1 <= k < n:
+        raise QueryError("k must be between 1 and {most:,}, got {k}", most=n - 1, k=k)
+    report(0.4, Msg("drift of every anchor"))
+    d = anchor_drift(a.token_table, b.token_table, al.map, al.anchors)
+    xa, yb = np.asarray(a.token_table[al.anchors.a], np.float32), np.asarray(b.token_table[al.anchors.b], np.float32)
+    ids = np.arange(n) if n <= sample else np.sort(np.random.default_rng(seed).choice(n, sample, replace=False))
+    report(0.6, Msg("nearest neighbours in A and in B"))
+    na, nb = nearest(xa, k, ids), nearest(yb, k, ids)
+    overlap = np.full(n, np.nan)
+    overlap[ids] = [len(set(x) & set(y) - {-1}) / k for x, y in zip(na, nb, strict=True)]
+    report(1.0, Msg("done"))
+    return Drift(d, overlap, ids, ANCHORS, k, None, time.perf_counter() - t), al
+
+
+def vocab_map(a: np.ndarray, b: np.ndarray, al: Alignment, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The anchors at ``positions`` on one 2-D frame: A's rows mapped into B's space, and B's rows, both projected by
+    one PCA fitted on those B rows. ((2, n, 2) coordinates, explained variance of the 2 axes)."""
+    pa = al.map(np.asarray(a[al.anchors.a[positions]], np.float32)).astype(np.float64)
+    pb = np.asarray(b[al.anchors.b[positions]], np.float64)
+    _, comps, ratio, mean = pca_fit(pb, 2)
+    return np.stack([(x - mean) @ comps.T for x in (pa, pb)]).astype(np.float32), ratio
+
+
+def placed_neighbours(a: Embeddings, b: Embeddings, al: Alignment, query: str | int, k: int = 10
+                      ) -> list[Neighbour]:
+    """A word of A (text or #id; several tokens: the mean of their rows, as the Neighbours page takes it) mapped into
+    B's space, and its k nearest B tokens by cosine: where the map places it."""
+    v = al.map(resolve(a, query).vector[None])[0]
+    s = scores(b, v, "cosine")
+    return [Neighbour(int(i), b.token(int(i)), float(s[i])) for i in top_k(s, k)]

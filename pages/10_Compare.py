@@ -5,7 +5,16 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.builtin import micro_name, start_name
-from andrea_viz.compare import ALIGNMENTS, aligned_map, drift, unchanged_rows
+from andrea_viz.compare import (
+    ALIGNMENTS,
+    aligned_map,
+    drift,
+    placed_neighbours,
+    same_vocabulary,
+    unchanged_rows,
+    vocab_drift,
+    vocab_map,
+)
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
@@ -39,29 +48,37 @@ k = c[1].slider(_("Neighbours compared (k)"), 5, 50, 10, key="cmp:k")
 with ui.explain_errors():
     if a is None or b is None:
         raise QueryError("choose a model for A and for B")
-    if a.token_table.shape != b.token_table.shape:
-        raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
-                         "{b_v:,} × {b_d:,}", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model)
     if a.key == b.key:
         st.info(_("A and B are the same model: nothing can have moved. Choose another model for A or B."), icon=":material/info:")
-    unmoved = int(unchanged_rows(a.token_table, b.token_table).size)  # exact, before any alignment
-    r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
-        a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))
+    same = same_vocabulary(a, b)
+    if same:
+        unmoved = int(unchanged_rows(a.token_table, b.token_table).size)  # exact, before any alignment
+        r = ui.remember(("drift", a.key, b.key, align, k), lambda progress: drift(
+            a.token_table, b.token_table, align=align, k=k, progress=progress), label=_("Comparing:"))
+        al = None
+    else:  # different vocabularies or widths: compared on their anchors, A mapped onto B
+        r, al = ui.remember(("vocab-drift", a.key, b.key, k), lambda progress: vocab_drift(
+            a, b, k=k, progress=progress), label=_("Aligning:"))
+        ui.compare.alignment_note(a, b, al)
     m = st.columns(4)
     m[0].metric(_("Median drift"), num(r.median_drift, ".4f"))
     m[1].metric(_("Largest drift"), num(r.max_drift, ".4f"))
     m[2].metric(_("Neighbours kept (mean)"), num(r.mean_overlap, ".0%"),
                 help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
                        k=k, n=int(r.overlap_ids.size)))
-    m[3].metric(_("Unmoved rows"), num(unmoved),
-                help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
-    st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
-        r.drift, r.aligned), label=None), key="cmp:hist")
+    if same:
+        m[3].metric(_("Unmoved rows"), num(unmoved),
+                    help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
+    else:
+        m[3].metric(_("Anchors"), num(len(al.anchors)), help=_("Tokens both models hold: the only ones compared."))
+    st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align if same else "anchors", k), lambda progress:
+                                drift_histogram(r.drift, r.aligned), label=None), key="cmp:hist")
 
     most, least = r.most_moved(LIST), r.least_moved(LIST)
+    label = (lambda i: b.token(int(i))) if same else (lambda i: ui.compare.anchor_label(a, b, al, int(i)))
 
     def rows(ids):
-        return [{_("token"): b.token(int(i)), "id": int(i), _("drift"): round(float(r.drift[i]), 4),
+        return [{_("token"): label(i), "id": int(i) if same else int(al.anchors.b[i]), _("drift"): round(float(r.drift[i]), 4),
                  _("neighbours kept"): None if np.isnan(r.overlap[i]) else round(float(r.overlap[i]), 2)} for i in ids]
 
     t1, t2 = st.columns(2)
@@ -71,17 +88,25 @@ with ui.explain_errors():
     t2.dataframe(ui.localized(rows(least)), hide_index=True, width="stretch")
 
     ids = np.concatenate([most, least])
-    coords, ratio = ui.remember(("cmp-map", a.key, b.key, align, tuple(ids.tolist())), lambda progress: aligned_map(
-        [a.token_table, b.token_table], ids, align=align), label=_("Drawing:"))
-    st.plotly_chart(ui.remember(("cmp-arrows", a.key, b.key, align, k), lambda progress: arrows_map(
-        coords[0], coords[1], [b.token(int(i)) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
+    coords, ratio = ui.remember(("cmp-map", a.key, b.key, align if same else "anchors", tuple(ids.tolist())),
+                                lambda progress: aligned_map([a.token_table, b.token_table], ids, align=align) if same
+                                else vocab_map(a.token_table, b.token_table, al, ids), label=_("Drawing:"))
+    st.plotly_chart(ui.remember(("cmp-arrows", a.key, b.key, align if same else "anchors", k), lambda progress: arrows_map(
+        coords[0], coords[1], [label(i) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
         label=None), key="cmp:map")
 
-    word = st.text_input(_("A word's neighbours in A and in B"), tracked_word(b) or f"#{int(most[0])}", key="cmp:word")
+    first = b if same else a  # the word is one of A's when A is rotated onto B
+    word = st.text_input(_("A word's neighbours in A and in B"), tracked_word(first) or f"#{int(most[0])}",
+                         key="cmp:word" if same else "cmp:vword")
     n1, n2 = st.columns(2)
     for col, model, name in ((n1, a, "A"), (n2, b, "B")):
         with col, ui.explain_errors():
-            _q, found = ui.cached(model, neighbours, word, k)
-            col.markdown(f"**{name}**")
+            if same or model is a:
+                _q, found = ui.cached(model, neighbours, word, k)
+                col.markdown(f"**{name}**")
+            else:
+                found = ui.remember(("cmp-placed", a.key, b.key, word, k), lambda progress: placed_neighbours(
+                    a, b, al, word, k), label=None)
+                col.markdown("**" + _("B, nearest to the word of A mapped into B") + "**")
             col.dataframe(ui.localized([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found]),
                           hide_index=True, width="stretch")

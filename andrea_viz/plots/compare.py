@@ -19,7 +19,8 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     fig.add_vline(x=float(np.median(d)), line={"color": GREY, "dash": "dash"},
                   annotation_text=_("median {m:.3f}", m=float(np.median(d))))
     fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
-    how = _("after a Procrustes rotation of A onto B") if aligned == "procrustes" else _("in place (no rotation)")
+    how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors, A mapped onto B")
+           }.get(aligned) or _("in place (no rotation)")
     return layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
                   y=_("tokens (log scale)"), height=360)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..alignment import Alignment
 from ..checkpoints.folder import checkpoint_dir, display_root, inside, list_checkpoints
 from ..errors import CheckpointError
 from ..i18n import _
@@ -60,3 +61,23 @@ def pick(side: str, default: str) -> Embeddings | None:
         show_error(exc)
         return None
 
+
+
+def anchor_label(a: Embeddings, b: Embeddings, al: Alignment, i: int) -> str:
+    """Anchor ``i`` as its token in A and in B ("kat → cat"; one string when both write it alike)."""
+    ta, tb = a.token(int(al.anchors.a[i])), b.token(int(al.anchors.b[i]))
+    return ta if ta == tb else f"{ta} → {tb}"
+
+
+def alignment_note(a: Embeddings, b: Embeddings, al: Alignment) -> None:
+    """What a comparison of two vocabularies rests on: the anchors, the map, and how well it holds on held-out ones."""
+    st.info(_("A ({a_v:,} × {a_d:,}) and B ({b_v:,} × {b_d:,}) have different vocabularies or widths, so they are "
+              "compared on their {n:,} anchors, the tokens both hold ({s:,} written alike, {lex:,} of the lesson's "
+              "words in two languages). A's table is rotated and scaled onto B's (orthogonal Procrustes with scale) on "
+              "{t:,} anchors; on the {h:,} held out, a mapped row's median cosine with its true row in B is {c:.3f}, "
+              "against {base:.3f} for the nearest-anchor baseline (each guessed from its nearest anchors, as "
+              "tokensurgeon does), and the median Jaccard@10 of their neighbour sets is {j:.2f}. The alignment choice "
+              "above does not apply here.", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model,
+              n=len(al.anchors), s=al.anchors.count("string"), lex=al.anchors.count("lexicon"), t=int(al.train.size),
+              h=int(al.held_out.size), c=al.median_cosine, base=al.median_baseline, j=al.median_jaccard),
+            icon=":material/translate:")

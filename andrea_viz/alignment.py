@@ -1,0 +1,278 @@
+"""Two token tables of different vocabularies (or widths) put in one space.
+
+- Anchors: pairs of ids (one in A, one in B) that mean the same token. Tokens whose normalised strings match
+  (``normalise``: the word-start signs ``Ġ`` and ``▁`` and the word-piece sign ``##`` folded, case kept), and, for
+  two languages the lexicon knows, the lesson's words across the four grown models (``andrea_viz.lexicon``: kat and
+  cat, hond and dog …). A model without a tokenizer has no strings, so no anchors.
+- The map: an orthogonal Procrustes map with scale, ``x ↦ s·(x − μ_A)·R + μ_B`` (R a d_A × d_B matrix with
+  orthonormal rows or columns, so widths may differ), fitted on 80% of the anchors (a seeded split).
+- Its quality, on the 20% held out: the median cosine of each mapped A row against its true B row, and Jaccard@10
+  of neighbour sets mapped through the anchors (an anchor's 10 nearest anchors in A, taken to their B ids, against
+  its 10 nearest anchors in B). Beside it, the nearest-anchor baseline of mergekit's tokensurgeon: a held-out
+  token's B row guessed as the cosine-weighted mean of the B rows of its nearest training anchors in A.
+- Every other token of A placed in B's space (``Alignment.place``), with its nearest B token and a confidence: the
+  cosine of the mapped row to that nearest B row.
+
+Large tables: the fit is one d_A × d_B product over the training anchors; neighbour sets and the baseline are
+computed on a stated, seeded sample of held-out anchors (``JUDGE_SAMPLE``), in blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import QueryError
+from .geometry import jaccard, nearest, unit_rows
+from .lexicon import MORE_PAIRS, WORDS, language_of
+from .model import Embeddings
+from .tokenizer import IdTokenizer
+
+FOLDED = ("Ġ", "▁", "##", " ")  # GPT-2's and SentencePiece's word-start signs, WordPiece's continuation sign, a space
+TRAIN_SHARE = 0.8
+JACCARD_K = 10
+BASELINE_K = 8  # training anchors a held-out token's baseline guess is made from
+JUDGE_SAMPLE = 1_000  # held-out anchors whose neighbour sets and baseline guess are computed when there are more
+MIN_ANCHORS = 10  # fewer cannot be split 80/20 into a fit and a judgement worth a number
+BLOCK = 2_048
+
+
+def normalise(token: str) -> str:
+    """A token's string with one leading ``Ġ``, ``▁`` or ``##`` folded away (case kept); the sign alone stays."""
+    for sign in FOLDED:
+        if token.startswith(sign) and len(token) > len(sign):
+            return token[len(sign):]
+    return token
+
+
+def _by_string(tokens: list[str]) -> dict[str, int]:
+    """normalised string → id; a string that several ids share goes to the id whose token is the string itself,
+    else to the smallest id."""
+    out: dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        n = normalise(t)
+        if n not in out or (t == n and tokens[out[n]] != n):
+            out[n] = i
+    return out
+
+
+@dataclass(frozen=True)
+class Anchors:
+    a: np.ndarray  # (n,) ids in A
+    b: np.ndarray  # (n,) ids in B, b[i] the same token as a[i]
+    kind: np.ndarray  # (n,) "string" or "lexicon"
+
+    def __len__(self) -> int:
+        return int(self.a.size)
+
+    def count(self, kind: str) -> int:
+        return int((self.kind == kind).sum())
+
+
+def string_anchors(tokens_a: list[str], tokens_b: list[str]) -> list[tuple[int, int]]:
+    """(id in A, id in B) for every normalised string both vocabularies hold, in A's id order."""
+    ia, ib = _by_string(tokens_a), _by_string(tokens_b)
+    return sorted((ia[s], ib[s]) for s in ia.keys() & ib.keys())
+
+
+def lexicon_anchors(tokens_a: list[str], tokens_b: list[str], lang_a: str | None, lang_b: str | None
+                    ) -> list[tuple[int, int]]:
+    """(id in A, id in B) for each of the lexicon's words that both models hold, when both languages are known and
+    differ (the lesson's words and Predict similarity's pairs, which stand in the same place in every language)."""
+    if lang_a is None or lang_b is None or lang_a == lang_b or lang_a not in WORDS or lang_b not in WORDS:
+        return []
+    words = [(WORDS[lang_a][k], WORDS[lang_b][k]) for k in WORDS[lang_a]]
+    for (x, y), (u, v) in zip(MORE_PAIRS[lang_a], MORE_PAIRS[lang_b], strict=True):
+        words += [(x, u), (y, v)]
+    ia, ib = _by_string(tokens_a), _by_string(tokens_b)
+    return sorted({(ia[x], ib[y]) for x, y in words if x in ia and y in ib})
+
+
+def _tokens(emb: Embeddings) -> list[str]:
+    """Every token's string; none for a model without a tokenizer (its "#42" names ids, not strings)."""
+    tok = emb.tokenizer
+    return [] if isinstance(tok, IdTokenizer) else [str(tok.token(i)) for i in range(emb.vocab_size)]
+
+
+def find_anchors(a: Embeddings, b: Embeddings) -> Anchors:
+    """Every anchor of two models: the lexicon's word pairs first (they win over a shared string), then shared
+    strings; each id of A and of B in one anchor at most."""
+    ta, tb = _tokens(a), _tokens(b)
+    lex = lexicon_anchors(ta, tb, language_of(a.key) or language_of(a.name), language_of(b.key) or language_of(b.name))
+    pairs, kinds, used_a, used_b = [], [], set(), set()
+    for kind, found in (("lexicon", lex), ("string", string_anchors(ta, tb))):
+        for x, y in found:
+            if x not in used_a and y not in used_b:
+                pairs.append((x, y))
+                kinds.append(kind)
+                used_a.add(x)
+                used_b.add(y)
+    order = np.argsort([x for x, _ in pairs], kind="stable")
+    arr = np.asarray(pairs, np.int64).reshape(-1, 2)[order]
+    return Anchors(arr[:, 0], arr[:, 1], np.asarray(kinds, dtype=object)[order] if kinds else np.zeros(0, object))
+
+
+def check_anchors(anchors: Anchors, a_name: str, b_name: str) -> None:
+    if len(anchors) < MIN_ANCHORS:
+        raise QueryError("expected two models whose vocabularies share at least {need} tokens (the same string, or "
+                         "one of the lesson's words in both languages) to align them on, but {a} and {b} share {n}",
+                         need=MIN_ANCHORS, a=a_name, b=b_name, n=len(anchors))
+
+
+# --- the map ---------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Map:
+    """x ↦ scale·(x − mean_a)·rotation + mean_b."""
+
+    rotation: np.ndarray  # (d_A, d_B), orthonormal columns (d_A ≥ d_B) or rows (d_A ≤ d_B)
+    scale: float
+    mean_a: np.ndarray
+    mean_b: np.ndarray
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        x = np.asarray(rows, np.float32) - self.mean_a.astype(np.float32)
+        return np.float32(self.scale) * (x @ self.rotation.astype(np.float32)) + self.mean_b.astype(np.float32)
+
+
+def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map:
+    """The orthogonal Procrustes map with scale that best takes rows ``x`` (n, d_A) onto rows ``y`` (n, d_B) (only
+    ``rows`` of both, when given): both centred, R = U·Vᵀ from the thin SVD of the centred xᵀy (d_A × d_B), scale =
+    (sum of its singular values) / ||x − mean||². Summed over blocks of rows, so no centred copy of either is made:
+    xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
+    idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows, np.int64)
+    n = idx.size
+    sx, sy = np.zeros(x.shape[1]), np.zeros(y.shape[1])
+    xy, sq = np.zeros((x.shape[1], y.shape[1])), 0.0
+    for i in range(0, n, BLOCK * 4):
+        xb = np.asarray(x[idx[i:i + BLOCK * 4]], np.float32)
+        yb = np.asarray(y[idx[i:i + BLOCK * 4]], np.float32)
+        xy += xb.T @ yb  # (d_A, d_B) in float32 per block, summed in float64
+        sx += xb.sum(axis=0, dtype=np.float64)
+        sy += yb.sum(axis=0, dtype=np.float64)
+        sq += float(np.einsum("ij,ij->", xb, xb, dtype=np.float64))
+    mx, my = sx / max(n, 1), sy / max(n, 1)
+    m = xy - n * np.outer(mx, my)
+    u, s, vt = np.linalg.svd(m, full_matrices=False)
+    total = sq - n * float(mx @ mx)
+    return Map(rotation=u @ vt, scale=float(s.sum()) / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
+
+
+def split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(train, held out) positions of ``n`` anchors: a seeded shuffle, 80% / 20% (at least one of each)."""
+    order = np.random.default_rng(seed).permutation(n)
+    cut = min(max(1, int(round(TRAIN_SHARE * n))), n - 1)
+    return np.sort(order[:cut]), np.sort(order[cut:])
+
+
+def _row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.einsum("ij,ij->i", unit_rows(np.asarray(x, np.float64)), unit_rows(np.asarray(y, np.float64)))
+
+
+def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray, k: int = BASELINE_K) -> np.ndarray:
+    """tokensurgeon's kind of transplant: each row of ``a_rows`` (A space) guessed in B space as the mean of the B rows
+    of its ``k`` nearest known anchors in A, weighted by their cosines (those above 0)."""
+    ua = unit_rows(np.asarray(a_known, np.float32)).astype(np.float32)
+    out = np.empty((a_rows.shape[0], b_known.shape[1]), np.float32)
+    k = min(k, ua.shape[0])
+    for s in range(0, a_rows.shape[0], BLOCK):
+        q = unit_rows(np.asarray(a_rows[s:s + BLOCK], np.float32)).astype(np.float32)
+        sim = q @ ua.T
+        top = np.argpartition(-sim, k - 1, axis=1)[:, :k]
+        w = np.maximum(np.take_along_axis(sim, top, axis=1), 0) + 1e-12
+        out[s:s + q.shape[0]] = np.einsum("nk,nkd->nd", w, np.asarray(b_known, np.float32)[top]) / w.sum(1)[:, None]
+    return out
+
+
+@dataclass(frozen=True)
+class Alignment:
+    anchors: Anchors
+    map: Map
+    train: np.ndarray  # positions in anchors
+    held_out: np.ndarray
+    held_out_cosine: np.ndarray  # (len(held_out),) cos(map(a), b)
+    judged: np.ndarray  # positions in held_out whose neighbour sets and baseline were computed
+    jaccard: np.ndarray  # (len(judged),) Jaccard@10 of neighbour sets mapped through the anchors
+    baseline_cosine: np.ndarray  # (len(judged),) cos(baseline guess, b)
+    seed: int
+
+    @property
+    def median_cosine(self) -> float:
+        return float(np.nanmedian(self.held_out_cosine))
+
+    @property
+    def median_baseline(self) -> float:
+        return float(np.nanmedian(self.baseline_cosine))
+
+    @property
+    def median_jaccard(self) -> float:
+        return float(np.nanmedian(self.jaccard))
+
+    @property
+    def mapped_judged_cosine(self) -> float:
+        """The map's median held-out cosine on the same anchors as the baseline's."""
+        return float(np.nanmedian(self.held_out_cosine[self.judged]))
+
+
+def judge_jaccard(a_rows: np.ndarray, b_rows: np.ndarray, rows: np.ndarray, k: int = JACCARD_K) -> np.ndarray:
+    """Jaccard@k, for each position in ``rows``, of its k nearest anchors in A (positions, i.e. mapped through the
+    anchors to B) against its k nearest anchors in B."""
+    na, nb = nearest(a_rows, k, rows), nearest(b_rows, k, rows)
+    return np.array([jaccard([i for i in x if i >= 0], [i for i in y if i >= 0]) for x, y in zip(na, nb, strict=True)])
+
+
+def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, sample: int = JUDGE_SAMPLE
+                 ) -> Alignment:
+    """Fit the map of table A onto table B on 80% of the anchors, judge it on the rest."""
+    if len(anchors) < MIN_ANCHORS:
+        raise QueryError("expected at least {need} anchors to align two tables on, got {n}", need=MIN_ANCHORS,
+                         n=len(anchors))
+    train, held = split(len(anchors), seed)
+    xa = np.asarray(a[anchors.a], np.float32)  # the anchors' rows, gathered once (rows of a memory map are read here)
+    yb = np.asarray(b[anchors.b], np.float32)
+    m = fit_map(xa, yb, train)
+    cos = np.concatenate([_row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
+                          for s in range(0, held.size, BLOCK)])
+    judged = np.arange(held.size) if held.size <= sample else np.sort(
+        np.random.default_rng(seed + 1).choice(held.size, sample, replace=False))
+    jac = judge_jaccard(xa, yb, held[judged], min(JACCARD_K, len(anchors) - 1))
+    guess = baseline_guess(xa[held[judged]], xa[train], yb[train])
+    return Alignment(anchors, m, train, held, cos, judged, jac, _row_cosines(guess, yb[held[judged]]), seed)
+
+
+def align(a: Embeddings, b: Embeddings, seed: int = 0) -> Alignment:
+    """Anchors of two models, checked (one sentence when they share too little), and the map of A onto B."""
+    anchors = find_anchors(a, b)
+    check_anchors(anchors, a.key, b.key)
+    return align_tables(a.token_table, b.token_table, anchors, seed)
+
+
+@dataclass(frozen=True)
+class Placement:
+    ids: np.ndarray  # ids in A
+    rows: np.ndarray  # (n, d_B) the mapped rows
+    nearest: np.ndarray  # (n,) the nearest B id of each
+    confidence: np.ndarray  # (n,) cosine to that nearest B row
+
+
+def place(table_a: np.ndarray, table_b: np.ndarray, m: Map, ids: np.ndarray) -> Placement:
+    """Rows ``ids`` of A mapped into B's space, each with its nearest B token and the cosine to it (B in blocks)."""
+    ids = np.asarray(ids, np.int64)
+    rows = m(np.asarray(table_a[ids], np.float32))
+    q = unit_rows(rows).astype(np.float32)
+    best, where = np.full(ids.size, -np.inf, np.float32), np.zeros(ids.size, np.int64)
+    for s in range(0, table_b.shape[0], BLOCK):
+        sim = q @ unit_rows(np.asarray(table_b[s:s + BLOCK], np.float32)).astype(np.float32).T
+        sim = np.nan_to_num(sim, nan=-np.inf)
+        j = np.argmax(sim, axis=1)
+        v = sim[np.arange(ids.size), j]
+        better = v > best
+        best[better], where[better] = v[better], j[better] + s
+    return Placement(ids, rows, where, best.astype(np.float64))
+
+
+def anchor_drift(table_a: np.ndarray, table_b: np.ndarray, m: Map, anchors: Anchors) -> np.ndarray:
+    """(n,) 1 − cos(map(a_i), b_i) of every anchor: how far each shared token sits from where the map puts it."""
+    return 1.0 - _row_cosines(m(np.asarray(table_a[anchors.a], np.float32)), np.asarray(table_b[anchors.b], np.float32))
