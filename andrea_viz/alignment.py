@@ -1,7 +1,7 @@
 """Two token tables of different vocabularies (or widths) put in one space.
 
 - Anchors: pairs of ids (one in A, one in B) that mean the same token. Tokens whose normalised strings match
-  (``normalise``: the word-start signs ``Ġ`` and ``▁`` and the word-piece sign ``##`` folded, case kept), and, for
+  (``fold_token``: the word-start signs ``Ġ`` and ``▁`` and the word-piece sign ``##`` folded, case kept), and, for
   two languages the lexicon knows, the lesson's words across the four grown models (``andrea_viz.lexicon``: kat and
   cat, hond and dog …). A model without a tokenizer has no strings, so no anchors.
 - The map: an orthogonal Procrustes map with scale, ``x ↦ s·(x − μ_A)·R + μ_B`` (R a d_A × d_B matrix with
@@ -27,6 +27,7 @@ from .errors import QueryError
 from .geometry import jaccard, nearest, unit_rows
 from .lexicon import MORE_PAIRS, WORDS, language_of
 from .model import Embeddings
+from .neighbours import select_k
 from .tokenizer import IdTokenizer
 
 FOLDED = ("Ġ", "▁", "##", " ")  # GPT-2's and SentencePiece's word-start signs, WordPiece's continuation sign, a space
@@ -38,7 +39,7 @@ MIN_ANCHORS = 10  # fewer cannot be split 80/20 into a fit and a judgement worth
 BLOCK = 2_048
 
 
-def normalise(token: str) -> str:
+def fold_token(token: str) -> str:
     """A token's string with one leading ``Ġ``, ``▁`` or ``##`` folded away (case kept); the sign alone stays."""
     for sign in FOLDED:
         if token.startswith(sign) and len(token) > len(sign):
@@ -51,7 +52,7 @@ def _by_string(tokens: list[str]) -> dict[str, int]:
     else to the smallest id."""
     out: dict[str, int] = {}
     for i, t in enumerate(tokens):
-        n = normalise(t)
+        n = fold_token(t)
         if n not in out or (t == n and tokens[out[n]] != n):
             out[n] = i
     return out
@@ -180,8 +181,8 @@ def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray,
     for s in range(0, a_rows.shape[0], BLOCK):
         q = unit_rows(np.asarray(a_rows[s:s + BLOCK], np.float32)).astype(np.float32)
         sim = q @ ua.T
-        top = np.argpartition(-sim, k - 1, axis=1)[:, :k]
-        w = np.maximum(np.take_along_axis(sim, top, axis=1), 0) + 1e-12
+        top, best = select_k(sim, k, checked=True)  # the kit's selection: its tie rule (smaller id) too
+        w = np.maximum(best, 0) + 1e-12
         out[s:s + q.shape[0]] = np.einsum("nk,nkd->nd", w, np.asarray(b_known, np.float32)[top]) / w.sum(1)[:, None]
     return out
 

@@ -15,7 +15,7 @@ from andrea_viz.alignment import (
     baseline_guess,
     find_anchors,
     fit_map,
-    normalise,
+    fold_token,
     place,
     split,
     string_anchors,
@@ -25,7 +25,7 @@ from andrea_viz.lexicon import MORE_PAIRS, WORDS
 
 
 def test_word_signs_are_folded_and_case_is_kept():
-    assert [normalise(t) for t in ("Ġcat", "▁Cat", "##at", "cat", "Ġ", "##", "ĠĠx")] == [
+    assert [fold_token(t) for t in ("Ġcat", "▁Cat", "##at", "cat", "Ġ", "##", "ĠĠx")] == [
         "cat", "Cat", "at", "cat", "Ġ", "##", "Ġx"]
     gpt2 = ["Ġcat", "cat", "Ġdog", "The", "!"]
     sp = ["▁dog", "▁cat", "the", "!", "▁The"]
