@@ -38,6 +38,7 @@ from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
 from .i18n import Msg
 from .loading import load
+from .neighbours import select_k
 from .model import Embeddings, block_rows, f32, is_narrow, row_blocks
 from .tokenizer import HFTokenizer, IdTokenizer, Tokenizer
 
@@ -187,13 +188,14 @@ def copy_sources(rows: np.ndarray, s: TableStats) -> np.ndarray:
         return nearest_rows(r, s.table)
     q = r[:, :PROBE_DIMS].astype(np.float32)
     c = min(PROBE_CANDIDATES, s.table.shape[0])
-    cand_d, cand_i = np.full((r.shape[0], c), np.inf, np.float32), np.zeros((r.shape[0], c), np.int64)
+    far = np.finfo(np.float32).max  # a place not yet filled: finite, so the kit's selection may pass over it
+    cand_d, cand_i = np.full((r.shape[0], c), far, np.float32), np.zeros((r.shape[0], c), np.int64)
     for start, p in blocks(s.table, PROBE_DIMS):
         d2 = np.einsum("ij,ij->i", p, p)[None, :] - 2 * q @ p.T  # (n, block)
-        loc = np.argpartition(d2, min(c, p.shape[0]) - 1, axis=1)[:, :c]  # the block's best c, merged with the best
-        d = np.concatenate([cand_d, np.take_along_axis(d2, loc, 1)], axis=1)  # so far
+        loc, near = select_k(-d2, c)  # the block's best c (the kit's selection), merged with the best so far
+        d = np.concatenate([cand_d, -near], axis=1)
         i = np.concatenate([cand_i, loc + start], axis=1)
-        keep = np.argpartition(d, c - 1, axis=1)[:, :c]
+        keep, _best = select_k(-d, c)
         cand_d, cand_i = np.take_along_axis(d, keep, 1), np.take_along_axis(i, keep, 1)
     out = np.empty(r.shape[0], np.int64)
     for n in range(r.shape[0]):
