@@ -15,6 +15,7 @@ import numpy as np
 
 from .anatomy.commands import add_parsers as add_anatomy
 from .audit import audit_checkpoints, audit_report
+from . import map_quality
 from .bench import classroom
 from .bench import drift as bench_drift
 from .bench import forward as bench_forward
@@ -172,6 +173,9 @@ def _cmd_project(args: argparse.Namespace) -> int:
         labels = [c.label(args.lang) for c in found.clusters]
         columns = {"cluster": [int(a) for a in found.assignment],
                    "label": [labels[a] if a != NOISE else "" for a in found.assignment]}
+    progress(0.0, "measuring the map's quality (T@10, C@10, triplets, kept)")
+    quality = map_quality.card(emb.token_table[r.sample.ids], r.projection.coords, seed=args.seed,
+                               full=True if args.full_quality else None)
     elapsed = time.perf_counter() - t
     out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust,
                           columns=columns)
@@ -180,6 +184,13 @@ def _cmd_project(args: argparse.Namespace) -> int:
             f.write(out)
     except OSError as exc:
         raise QueryError("cannot write {path}: {reason}", path=args.out, reason=exc.strerror or str(exc)) from exc
+    if args.json:  # one JSON object on stdout
+        ratio = r.projection.explained_variance_ratio
+        print(json.dumps({"points": len(r.sample), "method": args.method, "dims": args.dims, "out": args.out,
+                          "seconds": elapsed, "map_seconds": r.projection.seconds, "from_cache": r.from_cache,
+                          "trust_mean": r.trust_mean, "explained_variance": None if ratio is None else
+                          [float(v) for v in ratio], "quality": quality.as_json()}, indent=2))
+        return 0
     print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
     if r.from_cache:
         print(f"read from the map cache in {cache_dir()} (computed in {r.projection.seconds:.2f} s the first time)")
@@ -189,6 +200,12 @@ def _cmd_project(args: argparse.Namespace) -> int:
     scored = "" if len(r.sample) <= TRUST_SAMPLE else f" (scored on a seeded sample of {TRUST_SAMPLE:,} points; the " \
         "other rows' trust column is empty)"
     print(f"trust (share of each point's 10 nearest kept): {r.trust_mean:.1%}{scored}")
+    for name, sc in (("every point", quality.full), (f"a seeded sample of {map_quality.SAMPLE_ROWS:,}", quality.sample)):
+        if sc is not None:
+            print(f"quality on {name}: T@{quality.k} {sc.trustworthiness:.3f}, C@{quality.k} {sc.continuity:.3f}, "
+                  f"triplet accuracy {sc.triplets:.3f}, {quality.k} nearest kept {sc.kept:.1%}")
+    if quality.full is None:
+        print("(the full card was too costly to compute unasked: --full-quality computes it)")
     if columns:
         print(f"clusters: {len(labels):,} (the cluster and label columns; -1 and an empty label: noise)")
     return 0
@@ -431,6 +448,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", action="store_true", help="add each point's cluster (HDBSCAN in d dimensions) and its label")
     p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the labels' language")
     p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
+    p.add_argument("--json", action="store_true", help="print one JSON object: the map's figures and its quality card")
+    p.add_argument("--full-quality", action="store_true", help="the quality card over every point even when costly")
     p.set_defaults(func=_cmd_project)
 
     p = sub.add_parser("clusters", help="regions of the token table found in its d dimensions (HDBSCAN), each "

@@ -159,3 +159,32 @@ def test_bad_input_is_a_sentence():
 def test_budget_lets_minilm_whole_table_through():
     assert mq.full_affordable(30_522, 384)
     assert not mq.full_affordable(128_256, 4_096)
+
+
+def test_project_json_holds_the_card(tmp_path):
+    """The CLI's project --json: the card over every point of the map it wrote (its kept share is the map's mean
+    trust, both counted over every point of a map this small), equal to the card of the written coordinates."""
+    import json
+    import subprocess
+    import sys
+
+    from andrea_viz.builtin import load_builtin
+
+    out = tmp_path / "map.tsv"
+    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "andrea-micro", "--method", "pca", "--n", "all",
+                        "--out", str(out), "--json"], capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ, "ANDREA_VIZ_CACHE_DIR": "off"})
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    q = got["quality"]
+    assert q["k"] == 10 and q["triplets"] == 100_000 and q["sample"] is None
+    assert q["full"]["points"] == got["points"] == 557
+    assert q["full"]["kept"] == pytest.approx(got["trust_mean"], abs=1e-12)
+    rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    ids = np.array([int(row[0]) for row in rows])
+    coords = np.array([[float(row[3]), float(row[4])] for row in rows])
+    emb = load_builtin("andrea-micro")
+    again = mq.scores(emb.token_table[ids], coords)
+    assert q["full"]["trustworthiness"] == pytest.approx(again.trustworthiness, abs=2e-3)  # coordinates written to 6 digits
+    assert q["full"]["continuity"] == pytest.approx(again.continuity, abs=2e-3)
+    assert 0.5 < q["full"]["trustworthiness"] < 1
