@@ -63,6 +63,7 @@ params = (method, *settings.items())
 with ui.explain_errors():
     result = ui.cached_with_progress(emb, project_model, method, **settings, label=_("Projecting:"))
     view.projection_metrics(result, axes)
+    view.quality_card(emb, result, params)
     o1, o2 = st.columns([1, 2])
     colour, shading = view.colour_choice(emb, result, params, o1)
     found = view.labelled_regions(emb, result, params, o1, int(dims))

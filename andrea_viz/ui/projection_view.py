@@ -11,7 +11,8 @@ import streamlit as st
 
 from ..clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from ..geometry import MAX_QUERY_CHARS
-from ..i18n import _, num, tr
+from .. import map_quality
+from ..i18n import Msg, _, num, tr
 from ..map_colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
@@ -42,6 +43,35 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
         m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
                     help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
                                    zip(axes, proj.explained_variance_ratio, strict=False)))
+
+
+def quality_card(emb: Embeddings, result, params: tuple) -> None:
+    """The map's quality card (``map_quality``): T@10, C@10, triplet accuracy and the share of the 10 nearest kept,
+    over every point, with the seeded 5,000-point estimate beside it on a larger map (alone when the full card is
+    too costly here), computed once per map with a bar."""
+    card = remember(("proj:quality", emb.key, *params), lambda progress: map_quality.card(
+        emb.token_table[result.sample.ids], result.projection.coords, seed=int(result.settings.get("seed", 0)),
+        progress=lambda f: progress(f, Msg("T@10, C@10 and triplets"))), label=_("Measuring the map:"),
+        per_language=False)
+    columns = [(_("every point ({n:,})", n=card.full.points), card.full) if card.full is not None else
+               (_("every point ({n:,})", n=len(result.sample)), None)]
+    if card.sample is not None:
+        columns.append((_("seeded sample ({n:,})", n=card.sample.points), card.sample))
+    rows = [(_("Trustworthiness T@{k}", k=card.k), "trustworthiness", ".3f"),
+            (_("Continuity C@{k}", k=card.k), "continuity", ".3f"),
+            (_("Triplet accuracy ({n:,} triplets)", n=map_quality.TRIPLETS), "triplets", ".1%"),
+            (_("{k} nearest kept", k=card.k), "kept", ".1%")]
+    head = "| " + _("Map quality") + " | " + " | ".join(name for name, _s in columns) + " |"
+    lines = [head, "|" + "---|" * (len(columns) + 1)]
+    for label, field, spec in rows:
+        cells = [num(getattr(sc, field), spec) if sc is not None else _("too costly here") for _n, sc in columns]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    with st.container(key="proj-quality"):
+        st.markdown("\n".join(lines))
+        st.caption(_("T: of each point's {k} nearest on the map, how near they are in {d} dimensions (cosine); C: of "
+                     "its {k} nearest in {d} dimensions, how near they stay on the map; triplets: how often the map "
+                     "agrees on which of two random tokens is nearer to a third. 1 is perfect.", k=card.k,
+                     d=emb.d_model))
 
 
 def colour_choice(emb: Embeddings, result, params: tuple, column) -> tuple[str, tuple | None]:
