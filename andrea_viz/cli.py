@@ -24,6 +24,7 @@ from .bench import gpu as bench_gpu
 from .bench import grow as bench_grow
 from .bench import load as bench_load
 from .bench import map_compute as bench_map
+from .bench import map_methods as bench_map_methods
 from .bench import map_view as bench_map_view
 from .bench import memory as bench_memory
 from .bench import precision as bench_precision
@@ -151,6 +152,9 @@ def _cmd_analogy(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_map(args: argparse.Namespace) -> int:
+    if args.methods:  # the methods side by side instead of the UMAP map's timings
+        bench_map_methods.run(tables=tuple(args.tables), full=True if args.full_quality else None)
+        return 0
     bench_map.run(args.repeats, not args.no_big)
     if not args.no_browser:  # the browser half in the same run: the renderers side by side
         bench_map_view.run(sizes=tuple(args.sizes))
@@ -551,6 +555,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-big", action="store_true", help="MiniLM only")
     p.add_argument("--no-browser", action="store_true", help="the compute half only (no headless Chromium)")
     p.add_argument("--sizes", type=int, nargs="+", default=[30_000, 128_256], help="points of the browser half's maps")
+    p.add_argument("--methods", action="store_true", help="PCA, UMAP, openTSNE FFT, PaCMAP and TriMap side by side: "
+                                                          "wall time, T@10, C@10, triplet accuracy, kNN class accuracy")
+    p.add_argument("--tables", nargs="+", default=list(bench_map_methods.TABLES),
+                   help="with --methods: built-in tables, NAME:ROWS for a seeded sample of one")
+    p.add_argument("--full-quality", action="store_true", help="with --methods: every card over every point")
     p.set_defaults(func=_cmd_bench_map)
 
     p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")

@@ -135,7 +135,7 @@ def _own_neighbours(given: np.ndarray | None, n: int, k: int) -> np.ndarray | No
     return np.ascontiguousarray(ids[:, :k], dtype=np.int64)
 
 
-def scores(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarray | None = None, seed: int = 0,
+def map_scores(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarray | None = None, seed: int = 0,
            progress: Callable[[float], None] | None = None, block: int = ROW_BLOCK) -> Scores:
     """The four measures over every row of X (N, d) and its place in Y (N, dims), blocked and vectorised."""
     import torch
@@ -189,7 +189,7 @@ def card(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarray | N
     if n > SAMPLE_ROWS:
         pick = np.sort(np.random.default_rng(seed).choice(n, SAMPLE_ROWS, replace=False))
         share = 0.05 if whole else 1.0
-        sample = scores(X[pick], Y[pick], k, seed=seed, progress=lambda f: report(share * f))
+        sample = map_scores(X[pick], Y[pick], k, seed=seed, progress=lambda f: report(share * f))
     done = 0.05 if sample is not None else 0.0
-    every = scores(X, Y, k, neighbour_ids, seed, progress=lambda f: report(done + (1 - done) * f)) if whole else None
+    every = map_scores(X, Y, k, neighbour_ids, seed, progress=lambda f: report(done + (1 - done) * f)) if whole else None
     return QualityCard(k, every, sample, time.perf_counter() - t)

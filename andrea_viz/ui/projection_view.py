@@ -12,13 +12,14 @@ import streamlit as st
 from ..clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from ..geometry import MAX_QUERY_CHARS
 from .. import map_quality
+from ..map_choice import default_for
 from ..i18n import Msg, _, num, tr
 from ..map_colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
 from ..plots.deck_map import deck_map
 from ..plots.projection import clicked_id, deck_clicked_id, projection_scatter
-from ..projection import TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
+from ..projection import METHODS, TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
 from ..safe_text import md
 from . import map_view, url
 from .cache import remember
@@ -43,6 +44,15 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
         m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
                     help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
                                    zip(axes, proj.explained_variance_ratio, strict=False)))
+
+
+def measured_method(points: int) -> None:
+    """Which of the app's methods measurement favours for a map of this many points, and why (``map_choice``: the
+    figures of bench-map --methods at the nearest measured size)."""
+    chosen = default_for(points)
+    if chosen is not None:
+        st.caption(_("Measurement favours {method} for a map of {n:,} points. {why}", n=points,
+                     method=tr(METHODS[chosen.method].label), why=tr(chosen.why)))
 
 
 def quality_card(emb: Embeddings, result, params: tuple) -> None:

@@ -48,3 +48,14 @@ def test_the_card_in_dutch_writes_numbers_the_dutch_way(load_model):
     got = {row[0]: row[1] for row in rows[2:]}
     assert got["Betrouwbaarheid T@10"] == format_number(card.full.trustworthiness, ".3f", "nl")
     assert "," in got["Betrouwbaarheid T@10"] and "." not in got["Betrouwbaarheid T@10"]
+
+
+def test_the_page_says_which_method_measurement_favours_and_why(app):
+    from andrea_viz.map_choice import default_for
+
+    at = open_page(app("andrea-micro"), "5_Projection.py")
+    chosen = default_for(557)
+    (text,) = [c.value for c in at.caption if c.value.startswith("Measurement favours")]
+    assert text.startswith(f"Measurement favours UMAP for a map of 557 points. Measured by bench-map --methods on "
+                           f"{chosen.table}:") and chosen.method == "umap"
+    assert f"{chosen.trustworthiness:.3f} and {chosen.continuity:.3f} against" in text

@@ -57,7 +57,7 @@ def _table_and_map(n: int, d: int, seed: int):
 @pytest.mark.parametrize(("n", "d", "seed", "block"), [(60, 8, 0, 256), (90, 16, 1, 7), (130, 5, 2, 32)])
 def test_card_matches_the_slow_reference(n, d, seed, block):
     X, Y = _table_and_map(n, d, seed)
-    got = mq.scores(X, Y, k=10, seed=seed, block=block)
+    got = mq.map_scores(X, Y, k=10, seed=seed, block=block)
     ref = _reference(X, Y, 10, mq.triplets(n, seed=seed))
     assert got.points == n
     assert got.trustworthiness == pytest.approx(ref["T"], abs=1e-12)
@@ -74,7 +74,7 @@ def test_reference_on_a_table_close_to_its_map():
     rng = np.random.default_rng(3)
     Y = rng.normal(size=(80, 2)).astype(np.float32)
     X = np.concatenate([Y, np.full((80, 1), 50.0, np.float32)], axis=1)  # far along a third axis: cosine ≈ plane
-    got = mq.scores(X, Y, k=10)
+    got = mq.map_scores(X, Y, k=10)
     ref = _reference(X, Y, 10, mq.triplets(80))
     assert got.continuity == pytest.approx(ref["C"], abs=1e-12)
     assert got.trustworthiness == pytest.approx(ref["T"], abs=1e-12)
@@ -85,13 +85,13 @@ def test_a_map_that_is_the_table_scores_one():
     rng = np.random.default_rng(4)
     angles = rng.uniform(0, 2 * np.pi, 70)
     X = np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)  # on the circle: cosine order = plane order
-    got = mq.scores(X, X, k=10)
+    got = mq.map_scores(X, X, k=10)
     assert (got.trustworthiness, got.continuity, got.kept, got.triplets) == (1.0, 1.0, 1.0, 1.0)
 
 
 def test_a_shuffled_map_scores_about_chance():
     X, Y = _table_and_map(400, 12, 5)
-    got = mq.scores(X, np.random.default_rng(0).permutation(Y), k=10)
+    got = mq.map_scores(X, np.random.default_rng(0).permutation(Y), k=10)
     assert 0.4 < got.triplets < 0.6
     assert got.kept < 0.1
 
@@ -101,13 +101,13 @@ def test_precomputed_neighbours_give_the_same_card():
 
     X, Y = _table_and_map(150, 10, 6)
     ids, _ = knn_graph(X, 11)  # self first, then 10
-    a, b = mq.scores(X, Y), mq.scores(X, Y, neighbour_ids=ids)
+    a, b = mq.map_scores(X, Y), mq.map_scores(X, Y, neighbour_ids=ids)
     assert a == b
-    assert mq.scores(X, Y, neighbour_ids=ids[:, 1:]) == a
+    assert mq.map_scores(X, Y, neighbour_ids=ids[:, 1:]) == a
     with pytest.raises(QueryError, match="at least 10 neighbours"):
-        mq.scores(X, Y, neighbour_ids=ids[:, :5])
+        mq.map_scores(X, Y, neighbour_ids=ids[:, :5])
     with pytest.raises(QueryError, match="one row per point"):
-        mq.scores(X, Y, neighbour_ids=ids[:9])
+        mq.map_scores(X, Y, neighbour_ids=ids[:9])
 
 
 def test_triplets_are_three_different_points_and_seeded():
@@ -133,14 +133,14 @@ def test_sample_estimate_beside_the_full_value(monkeypatch):
     X, Y = _table_and_map(260, 6, 8)
     c = mq.card(X, Y)  # affordable: both
     assert c.full is not None and c.sample is not None and c.best is c.full
-    assert c.full == mq.scores(X, Y)
+    assert c.full == mq.map_scores(X, Y)
     pick = np.sort(np.random.default_rng(0).choice(260, 100, replace=False))
-    assert c.sample == mq.scores(X[pick], Y[pick])
+    assert c.sample == mq.map_scores(X[pick], Y[pick])
     assert abs(c.sample.trustworthiness - c.full.trustworthiness) < 0.1
     monkeypatch.setattr(mq, "FULL_BUDGET", 10.0)
     c = mq.card(X, Y)  # too costly: the estimate only, unless asked
     assert c.full is None and c.best is c.sample
-    assert mq.card(X, Y, full=True).full == mq.scores(X, Y)
+    assert mq.card(X, Y, full=True).full == mq.map_scores(X, Y)
     small = mq.card(X[:80], Y[:80])
     assert small.sample is None and small.full is not None  # no sample of a map smaller than it
     js = mq.card(X, Y, full=True).as_json()
@@ -151,9 +151,9 @@ def test_sample_estimate_beside_the_full_value(monkeypatch):
 def test_bad_input_is_a_sentence():
     X, Y = _table_and_map(60, 4, 9)
     with pytest.raises(QueryError, match="more than 20 points"):
-        mq.scores(X[:15], Y[:15])
+        mq.map_scores(X[:15], Y[:15])
     with pytest.raises(QueryError, match="the map has 59 points"):
-        mq.scores(X, Y[:59])
+        mq.map_scores(X, Y[:59])
 
 
 def test_budget_lets_minilm_whole_table_through():
@@ -184,7 +184,7 @@ def test_project_json_holds_the_card(tmp_path):
     ids = np.array([int(row[0]) for row in rows])
     coords = np.array([[float(row[3]), float(row[4])] for row in rows])
     emb = load_builtin("andrea-micro")
-    again = mq.scores(emb.token_table[ids], coords)
+    again = mq.map_scores(emb.token_table[ids], coords)
     assert q["full"]["trustworthiness"] == pytest.approx(again.trustworthiness, abs=2e-3)  # coordinates written to 6 digits
     assert q["full"]["continuity"] == pytest.approx(again.continuity, abs=2e-3)
     assert 0.5 < q["full"]["trustworthiness"] < 1
