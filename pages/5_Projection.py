@@ -64,7 +64,6 @@ params = (method, *settings.items())
 with ui.explain_errors():
     result = ui.cached_with_progress(emb, project_model, method, **settings, label=_("Projecting:"))
     view.projection_metrics(result, axes)
-    view.quality_card(emb, result, params)
     o1, o2 = st.columns([1, 2])
     colour, shading = view.colour_choice(emb, result, params, o1)
     found = view.labelled_regions(emb, result, params, o1, int(dims))
@@ -72,4 +71,5 @@ with ui.explain_errors():
     view.drawn_map(emb, result, params, dims=int(dims), points=points, colour=colour, shading=shading, found=found,
                    index=index, lines=lines, column=o1)
     view.projection_caption(emb, method, result)
+    view.quality_card(emb, result, params)
     view.projection_downloads(emb, result)

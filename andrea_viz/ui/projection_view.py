@@ -55,29 +55,40 @@ def measured_method(points: int) -> None:
                      method=tr(METHODS[chosen.method].label), why=tr(chosen.why)))
 
 
+QUALITY_FULL = "proj:quality-full"  # the map (its params) whose card was asked for over every point
+
+
 def quality_card(emb: Embeddings, result, params: tuple) -> None:
-    """The map's quality card (``map_quality``): T@10, C@10, triplet accuracy and the share of the 10 nearest kept,
-    over every point, with the seeded 5,000-point estimate beside it on a larger map (alone when the full card is
-    too costly here), computed once per map with a bar."""
-    card = remember(("proj:quality", emb.key, *params), lambda progress: map_quality.card(
+    """The map's quality card (``map_quality``): T@10, C@10, triplet accuracy and the share of the 10 nearest kept.
+    A map of at most 5,000 points is measured whole; a larger one shows the seeded 5,000-point estimate, and a
+    button measures every point (when ``full_affordable``) and shows that beside it. Computed once per map, with a
+    bar; drawn below the map, so that the map never waits for it."""
+    n = len(result.sample)
+    whole = st.session_state.get(QUALITY_FULL) == params
+    card = remember(("proj:quality", emb.key, *params, whole), lambda progress: map_quality.card(
         emb.token_table[result.sample.ids], result.projection.coords, seed=int(result.settings.get("seed", 0)),
+        full=whole,
         progress=lambda f: progress(f, Msg("T@10, C@10 and triplets"))), label=_("Measuring the map:"),
         per_language=False)
-    columns = [(_("every point ({n:,})", n=card.full.points), card.full) if card.full is not None else
-               (_("every point ({n:,})", n=len(result.sample)), None)]
+    affordable = map_quality.full_affordable(n, emb.d_model, result.projection.coords.shape[1])
+    columns = [(_("every point ({n:,})", n=n), card.full)]
     if card.sample is not None:
         columns.append((_("seeded sample ({n:,})", n=card.sample.points), card.sample))
     rows = [(_("Trustworthiness T@{k}", k=card.k), "trustworthiness", ".3f"),
             (_("Continuity C@{k}", k=card.k), "continuity", ".3f"),
             (_("Triplet accuracy ({n:,} triplets)", n=map_quality.TRIPLETS), "triplets", ".1%"),
             (_("{k} nearest kept", k=card.k), "kept", ".1%")]
+    missing = _("not measured yet") if affordable else _("too costly here")
     head = "| " + _("Map quality") + " | " + " | ".join(name for name, _s in columns) + " |"
     lines = [head, "|" + "---|" * (len(columns) + 1)]
     for label, field, spec in rows:
-        cells = [num(getattr(sc, field), spec) if sc is not None else _("too costly here") for _n, sc in columns]
+        cells = [num(getattr(sc, field), spec) if sc is not None else missing for _n, sc in columns]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     with st.container(key="proj-quality"):
         st.markdown("\n".join(lines))
+        if card.full is None and affordable and st.button(_("Measure every point"), key="proj:quality-button"):
+            st.session_state[QUALITY_FULL] = params
+            st.rerun()
         st.caption(_("T: of each point's {k} nearest on the map, how near they are in {d} dimensions (cosine); C: of "
                      "its {k} nearest in {d} dimensions, how near they stay on the map; triplets: how often the map "
                      "agrees on which of two random tokens is nearer to a third. 1 is perfect.", k=card.k,

@@ -59,3 +59,22 @@ def test_the_page_says_which_method_measurement_favours_and_why(app):
     assert text.startswith(f"Measurement favours UMAP for a map of 557 points. Measured by bench-map --methods on "
                            f"{chosen.table}:") and chosen.method == "umap"
     assert f"{chosen.trustworthiness:.3f} and {chosen.continuity:.3f} against" in text
+
+
+def test_a_larger_map_shows_the_estimate_and_measures_every_point_on_asking(app, load_model):
+    """6,000 points: the seeded 5,000-point estimate at once, every point after the button, side by side."""
+    at = open_page(app("minilm-l6", {"method": "pca", "n": "6000"}), "5_Projection.py")
+    rows = _card_table(at)
+    assert rows[0] == ["Map quality", "every point (6,000)", "seeded sample (5,000)"]
+    assert rows[2][1] == "not measured yet"
+    emb = load_model("minilm-l6")
+    r = project_model(emb, "pca", n=6000, include=("cat",), seed=0, dims=2, axes=(0, 1))
+    X = emb.token_table[r.sample.ids]
+    card = map_quality.card(X, r.projection.coords, full=True)
+    assert rows[2][2] == f"{card.sample.trustworthiness:.3f}" and rows[3][2] == f"{card.sample.continuity:.3f}"
+    at.button(key="proj:quality-button").click().run()
+    no_exception(at)
+    rows = _card_table(at)
+    assert rows[2][1:] == [f"{card.full.trustworthiness:.3f}", f"{card.sample.trustworthiness:.3f}"]
+    assert rows[5][1] == f"{card.full.kept:.1%}"
+    assert not [b for b in at.button if b.key == "proj:quality-button"]  # measured: no button any more
