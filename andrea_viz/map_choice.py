@@ -21,18 +21,25 @@ APP_METHOD = {"pca": "pca", "umap": "umap", "tsne-fft": "tsne"}  # the bench's n
 # points → (the table measured, {bench method: (wall seconds, T@10, C@10)}), from bench-map --methods
 MEASURED: dict[int, tuple[str, dict[str, tuple[float, float, float]]]] = {
     557: ("andrea-micro (557 × 64)", {
-        "pca": (5.2, 0.711, 0.755),
-        "umap": (6.0, 0.819, 0.847),
-        "tsne-fft": (131.8, 0.821, 0.755),
+        "pca": (10.5, 0.711, 0.755),
+        "umap": (8.9, 0.819, 0.847),
+        "tsne-fft": (154.3, 0.821, 0.755),
         "pacmap": (31.4, 0.778, 0.803),
-        "trimap": (7.1, 0.831, 0.801),
+        "trimap": (6.6, 0.831, 0.801),
     }),
     5_000: ("minilm-l6 (5,000 × 384)", {
-        "pca": (6.5, 0.682, 0.817),
-        "umap": (20.9, 0.789, 0.897),
-        "tsne-fft": (252.2, 0.876, 0.827),
-        "pacmap": (121.9, 0.768, 0.888),
-        "trimap": (101.5, 0.783, 0.881),
+        "pca": (1.0, 0.682, 0.817),
+        "umap": (11.1, 0.789, 0.897),
+        "tsne-fft": (351.3, 0.876, 0.827),
+        "pacmap": (64.7, 0.768, 0.888),
+        "trimap": (70.2, 0.783, 0.881),
+    }),
+    30_522: ("minilm-l6 (30,522 × 384)", {
+        "pca": (4.1, 0.682, 0.816),
+        "umap": (110.3, 0.804, 0.871),
+        "tsne-fft": (272.5, 0.544, 0.592),
+        "pacmap": (85.8, 0.778, 0.866),
+        "trimap": (191.8, 0.777, 0.856),
     }),
 }
 
