@@ -15,6 +15,7 @@ import numpy as np
 
 from .anatomy.commands import add_parsers as add_anatomy
 from .audit import audit_checkpoints, audit_report
+from . import map_quality
 from .bench import audit as bench_audit
 from .bench import classroom
 from .bench import drift as bench_drift
@@ -24,6 +25,7 @@ from .bench import gpu as bench_gpu
 from .bench import grow as bench_grow
 from .bench import load as bench_load
 from .bench import map_compute as bench_map
+from .bench import map_methods as bench_map_methods
 from .bench import map_view as bench_map_view
 from .bench import memory as bench_memory
 from .bench import precision as bench_precision
@@ -151,6 +153,9 @@ def _cmd_analogy(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_map(args: argparse.Namespace) -> int:
+    if args.methods:  # the methods side by side instead of the UMAP map's timings
+        bench_map_methods.run(tables=tuple(args.tables), full=True if args.full_quality else None)
+        return 0
     bench_map.run(args.repeats, not args.no_big)
     if not args.no_browser:  # the browser half in the same run: the renderers side by side
         bench_map_view.run(sizes=tuple(args.sizes))
@@ -173,6 +178,9 @@ def _cmd_project(args: argparse.Namespace) -> int:
         labels = [c.label(args.lang) for c in found.clusters]
         columns = {"cluster": [int(a) for a in found.assignment],
                    "label": [labels[a] if a != NOISE else "" for a in found.assignment]}
+    progress(0.0, "measuring the map's quality (T@10, C@10, triplets, kept)")
+    quality = map_quality.card(emb.token_table[r.sample.ids], r.projection.coords, seed=args.seed,
+                               full=args.full_quality)  # over 5,000 points: the estimate unless asked
     elapsed = time.perf_counter() - t
     out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust,
                           columns=columns)
@@ -181,6 +189,13 @@ def _cmd_project(args: argparse.Namespace) -> int:
             f.write(out)
     except OSError as exc:
         raise QueryError("cannot write {path}: {reason}", path=args.out, reason=exc.strerror or str(exc)) from exc
+    if args.json:  # one JSON object on stdout
+        ratio = r.projection.explained_variance_ratio
+        print(json.dumps({"points": len(r.sample), "method": args.method, "dims": args.dims, "out": args.out,
+                          "seconds": elapsed, "map_seconds": r.projection.seconds, "from_cache": r.from_cache,
+                          "trust_mean": r.trust_mean, "explained_variance": None if ratio is None else
+                          [float(v) for v in ratio], "quality": quality.as_json()}, indent=2))
+        return 0
     print(f"wrote {len(r.sample):,} points ({args.method}, {args.dims}-D) to {args.out} in {elapsed:.2f} s")
     if r.from_cache:
         print(f"read from the map cache in {cache_dir()} (computed in {r.projection.seconds:.2f} s the first time)")
@@ -190,6 +205,13 @@ def _cmd_project(args: argparse.Namespace) -> int:
     scored = "" if len(r.sample) <= TRUST_SAMPLE else f" (scored on a seeded sample of {TRUST_SAMPLE:,} points; the " \
         "other rows' trust column is empty)"
     print(f"trust (share of each point's 10 nearest kept): {r.trust_mean:.1%}{scored}")
+    for name, sc in (("every point", quality.full), (f"a seeded sample of {map_quality.SAMPLE_ROWS:,}", quality.sample)):
+        if sc is not None:
+            print(f"quality on {name}: T@{quality.k} {sc.trustworthiness:.3f}, C@{quality.k} {sc.continuity:.3f}, "
+                  f"triplet accuracy {sc.triplets:.3f}, {quality.k} nearest kept {sc.kept:.1%}")
+    if quality.full is None:
+        print(f"(over {map_quality.SAMPLE_ROWS:,} points the card is estimated on a sample: --full-quality measures "
+              "every point)")
     if columns:
         print(f"clusters: {len(labels):,} (the cluster and label columns; -1 and an empty label: noise)")
     return 0
@@ -438,6 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", action="store_true", help="add each point's cluster (HDBSCAN in d dimensions) and its label")
     p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the labels' language")
     p.add_argument("--tokenizer", action="append", help=TOKENIZER_HELP)
+    p.add_argument("--json", action="store_true", help="print one JSON object: the map's figures and its quality card")
+    p.add_argument("--full-quality", action="store_true", help="the quality card over every point (above 5,000 points the "
+                                                                 "default is a seeded 5,000-point estimate)")
     p.set_defaults(func=_cmd_project)
 
     p = sub.add_parser("clusters", help="regions of the token table found in its d dimensions (HDBSCAN), each "
@@ -549,6 +574,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-big", action="store_true", help="MiniLM only")
     p.add_argument("--no-browser", action="store_true", help="the compute half only (no headless Chromium)")
     p.add_argument("--sizes", type=int, nargs="+", default=[30_000, 128_256], help="points of the browser half's maps")
+    p.add_argument("--methods", action="store_true", help="PCA, UMAP, openTSNE FFT, PaCMAP and TriMap side by side: "
+                                                          "wall time, T@10, C@10, triplet accuracy, kNN class accuracy")
+    p.add_argument("--tables", nargs="+", default=list(bench_map_methods.TABLES),
+                   help="with --methods: built-in tables, NAME:ROWS for a seeded sample of one")
+    p.add_argument("--full-quality", action="store_true", help="with --methods: every card over every point")
     p.set_defaults(func=_cmd_bench_map)
 
     p = sub.add_parser("bench", help="the forward pass on every backend and torch, side by side")

@@ -56,6 +56,7 @@ if not umap_is_warm():  # the server started it in a process of its own (or, wit
 if method == "tsne" and TSNE_EXACT_MAX < points <= MOST_POINTS["tsne"]:  # above it the map is refused below
     st.info(_("t-SNE of {n:,} points is slow: above {exact:,} points it switches to approximate neighbours. UMAP maps "
               "the whole table much faster.", n=points, exact=TSNE_EXACT_MAX))
+view.measured_method(points)
 include = tuple(w.strip() for w in words.split(",") if w.strip())
 settings = settings_for(method, n=size, include=include, seed=int(seed), dims=int(dims), axes=axes,
                         perplexity=float(perplexity), n_iter=int(n_iter))  # only what this method reads: its cache key
@@ -70,4 +71,5 @@ with ui.explain_errors():
     view.drawn_map(emb, result, params, dims=int(dims), points=points, colour=colour, shading=shading, found=found,
                    index=index, lines=lines, column=o1)
     view.projection_caption(emb, method, result)
+    view.quality_card(emb, result, params)
     view.projection_downloads(emb, result)

@@ -11,13 +11,15 @@ import streamlit as st
 
 from ..clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from ..geometry import MAX_QUERY_CHARS
-from ..i18n import _, num, tr
+from .. import map_quality
+from ..map_choice import default_for
+from ..i18n import Msg, _, num, tr
 from ..map_colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
 from ..plots.deck_map import deck_map
 from ..plots.projection import clicked_id, deck_clicked_id, projection_scatter
-from ..projection import TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
+from ..projection import METHODS, TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
 from ..safe_text import md
 from . import map_view, url
 from .cache import remember
@@ -42,6 +44,55 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
         m[3].metric(_("Variance shown"), num(float(proj.explained_variance_ratio.sum()), ".1%"),
                     help=", ".join(f"PC{a + 1}: {num(float(r), '.2%')}" for a, r in
                                    zip(axes, proj.explained_variance_ratio, strict=False)))
+
+
+def measured_method(points: int) -> None:
+    """Which of the app's methods measurement favours for a map of this many points, and why (``map_choice``: the
+    figures of bench-map --methods at the nearest measured size)."""
+    chosen = default_for(points)
+    if chosen is not None:
+        st.caption(_("Measurement favours {method} for a map of {n:,} points. {why}", n=points,
+                     method=tr(METHODS[chosen.method].label), why=tr(chosen.why)))
+
+
+QUALITY_FULL = "proj:quality-full"  # the map (its params) whose card was asked for over every point
+
+
+def quality_card(emb: Embeddings, result, params: tuple) -> None:
+    """The map's quality card (``map_quality``): T@10, C@10, triplet accuracy and the share of the 10 nearest kept.
+    A map of at most 5,000 points is measured whole; a larger one shows the seeded 5,000-point estimate, and a
+    button measures every point (when ``full_affordable``) and shows that beside it. Computed once per map, with a
+    bar; drawn below the map, so that the map never waits for it."""
+    n = len(result.sample)
+    whole = st.session_state.get(QUALITY_FULL) == params
+    card = remember(("proj:quality", emb.key, *params, whole), lambda progress: map_quality.card(
+        emb.token_table[result.sample.ids], result.projection.coords, seed=int(result.settings.get("seed", 0)),
+        full=whole,
+        progress=lambda f: progress(f, Msg("T@10, C@10 and triplets"))), label=_("Measuring the map:"),
+        per_language=False)
+    affordable = map_quality.full_affordable(n, emb.d_model, result.projection.coords.shape[1])
+    columns = [(_("every point ({n:,})", n=n), card.full)]
+    if card.sample is not None:
+        columns.append((_("seeded sample ({n:,})", n=card.sample.points), card.sample))
+    rows = [(_("Trustworthiness T@{k}", k=card.k), "trustworthiness", ".3f"),
+            (_("Continuity C@{k}", k=card.k), "continuity", ".3f"),
+            (_("Triplet accuracy ({n:,} triplets)", n=map_quality.TRIPLETS), "triplets", ".1%"),
+            (_("{k} nearest kept", k=card.k), "kept", ".1%")]
+    missing = _("not measured yet") if affordable else _("too costly here")
+    head = "| " + _("Map quality") + " | " + " | ".join(name for name, _s in columns) + " |"
+    lines = [head, "|" + "---|" * (len(columns) + 1)]
+    for label, field, spec in rows:
+        cells = [num(getattr(sc, field), spec) if sc is not None else missing for _n, sc in columns]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    with st.container(key="proj-quality"):
+        st.markdown("\n".join(lines))
+        if card.full is None and affordable and st.button(_("Measure every point"), key="proj:quality-button"):
+            st.session_state[QUALITY_FULL] = params
+            st.rerun()
+        st.caption(_("T: of each point's {k} nearest on the map, how near they are in {d} dimensions (cosine); C: of "
+                     "its {k} nearest in {d} dimensions, how near they stay on the map; triplets: how often the map "
+                     "agrees on which of two random tokens is nearer to a third. 1 is perfect.", k=card.k,
+                     d=emb.d_model))
 
 
 def colour_choice(emb: Embeddings, result, params: tuple, column) -> tuple[str, tuple | None]:

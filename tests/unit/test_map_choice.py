@@ -1,0 +1,71 @@
+"""The default method chosen by measurement (``map_choice``) and the bench's class accuracy (``bench.map_methods``),
+on small figures worked by hand."""
+
+import numpy as np
+import pytest
+
+from andrea_viz import map_choice
+from andrea_viz.bench.map_methods import knn_accuracy, token_classes
+
+
+def test_the_fastest_app_method_within_the_bar_of_the_best_is_chosen():
+    figures = {"pca": (1.0, 0.70, 0.75), "umap": (9.0, 0.900, 0.905), "tsne-fft": (30.0, 0.915, 0.910),
+               "pacmap": (5.0, 0.919, 0.920), "trimap": (4.0, 0.80, 0.90)}
+    # best T 0.919 and best C 0.920 (PaCMAP, not offered): UMAP is 0.019 and 0.015 short, t-SNE closer but slower
+    assert map_choice.choose(figures) == "umap"
+    figures["umap"] = (9.0, 0.898, 0.905)  # 0.021 short on T: out
+    assert map_choice.choose(figures) == "tsne-fft"
+    figures["tsne-fft"] = (30.0, 0.85, 0.95)
+    # none within: the one least short on its worse measure (UMAP 0.021 short, t-SNE 0.069, PCA 0.219)
+    assert map_choice.choose(figures) == "umap"
+    assert map_choice.choose({"pca": (1.0, 0.9, 0.9), "umap": (2.0, 0.91, 0.91)}) == "pca"
+
+
+def test_a_size_takes_the_choice_of_the_nearest_measured_size():
+    measured = {500: ("small", {"pca": (1.0, 0.7, 0.7), "umap": (5.0, 0.8, 0.85)}),
+                30_000: ("large", {"pca": (2.0, 0.6, 0.7), "umap": (60.0, 0.9, 0.9), "tsne-fft": (40.0, 0.89, 0.91)})}
+    small, large = map_choice.default_for(100, measured), map_choice.default_for(20_000, measured)
+    assert (small.method, small.points, large.method, large.points) == ("umap", 500, "tsne", 30_000)
+    assert map_choice.default_for(3_000, measured).points == 500  # 3,000 is nearer 500 than 30,000 on a log scale
+    assert map_choice.default_for(5_000, measured).points == 30_000
+    assert (large.trustworthiness, large.best_continuity, large.seconds) == (0.89, 0.91, 40.0)
+    assert "0.890" in str(large.why) and "large" in str(large.why)
+    assert map_choice.default_for(10, {}) is None
+
+
+def test_measured_figures_choose_an_app_method_at_every_size():
+    for points, (table, figures) in map_choice.MEASURED.items():
+        chosen = map_choice.default_for(points)
+        assert chosen.method in map_choice.APP_METHOD.values() and chosen.table == table
+        assert set(figures) <= {"pca", "umap", "tsne-fft", "pacmap", "trimap"}
+
+
+def test_token_classes():
+    c = token_classes(["##ing", "cat", "42", "!?", "Ġdog", "猫", "[CLS]"])
+    assert c["script"] == ["LATIN", "LATIN", None, None, "LATIN", "CJK", None]
+    assert c["digits"] == ["no", "no", "yes", "no", "no", "no", "no"]
+    assert c["punctuation"] == ["no", "no", "no", "yes", "no", "no", "no"]
+    assert c["word-initial"] == ["piece", "plain", "plain", "plain", "space", "plain", "plain"]
+
+
+def test_knn_accuracy_against_a_loop():
+    rng = np.random.default_rng(0)
+    coords = rng.normal(size=(60, 2))
+    labels = ["a" if x > 0 else "b" for x in coords[:, 0]]
+    labels[5] = None
+    got = knn_accuracy(coords, labels, k=5)
+    hits = scored = 0
+    for i in range(60):
+        if labels[i] is None:
+            continue
+        d = ((coords - coords[i]) ** 2).sum(1)
+        d[i] = np.inf
+        near = np.argsort(d)[:5]
+        votes = [labels[j] for j in near]
+        counts = {v: votes.count(v) for v in votes}
+        top = max(counts.values())
+        guess = next(v for v in votes if counts[v] == top)
+        hits += guess == labels[i]
+        scored += 1
+    assert got == pytest.approx(hits / scored) and 0.7 < got < 1
+    assert knn_accuracy(coords, [None] * 60) is None
