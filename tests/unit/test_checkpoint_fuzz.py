@@ -302,11 +302,9 @@ def test_random_bytes_as_tokenizer_files(name, data):
     use_tokenizer(name, data)
 
 
-def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(tmp_path):
+def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(cli, tmp_path):
     """tokenizers would raise a bare Exception at the first unknown word; the loader finds it first, keeps
     the weights with #id tokens, and says why in a warning and in any word look-up."""
-    import subprocess
-    import sys
 
     from andrea_viz.errors import QueryError
     from andrea_viz.geometry import neighbours
@@ -320,8 +318,7 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     assert any(re.search(reason, str(w)) for w in emb.provenance.warnings) and emb.token(3) == "#3"
     with pytest.raises(QueryError, match=reason):
         neighbours(emb, "zzz")
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
-                        str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
+    r = cli("neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer", str(tmp_path / "tokenizer.json"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
 
