@@ -55,7 +55,7 @@ def load_model():
 
 @dataclass
 class CliRun:
-    """What ``python -m andrea_viz ARGS`` gave: its exit status and what it wrote (the fields of subprocess's result)."""
+    """What ``python -m andrea_viz ARGS`` gave: its exit status and what it wrote (subprocess's result's fields)."""
 
     returncode: int
     stdout: str
