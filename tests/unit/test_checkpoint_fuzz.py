@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import andrea_viz
 from andrea_viz import CheckpointError
 from andrea_viz.checkpoints import SAFETY_NET
+from andrea_viz.testing_harness import PeakResident
 from tests.checkpoint_files import makers
 
 SETTINGS = settings(max_examples=40, deadline=10_000, suppress_health_check=[HealthCheck.too_slow],
@@ -52,27 +53,6 @@ def _valid_files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
 
 
 VALID = _valid_files()
-
-
-def _status_kb(field: str) -> int:
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise AssertionError(field)
-
-
-class PeakResident:
-    """How far the process's resident memory rose above where it stood when the block began."""
-
-    def __enter__(self):
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset the peak (VmHWM) to the current resident size
-        self.base = _status_kb("VmRSS")
-        return self
-
-    def __exit__(self, *exc):
-        self.bytes = (_status_kb("VmHWM") - self.base) * 1024
-        return False
 
 
 BOUND = 64 * 2**20  # bytes of resident growth allowed beyond 8 × the file's size
