@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from .conftest import exceptions, open_page, serve, wait_idle
 
 def press_train(page, url: str, steps: int) -> None:
@@ -56,6 +58,7 @@ LEARNERS = 12
 AFTER_LIMIT_MB = 150  # the server's resident memory within 60 s after the class has gone, above what it held before
 
 
+@pytest.mark.slow
 def test_a_dozen_learners_open_four_pages_at_once_and_the_server_lets_go_of_them():
     """12 browser contexts in one Chromium open Home, Neighbours, Positions and Projection at once (the bench-class
     code, in a thread of its own so that its asyncio loop is not the sync fixtures')."""

@@ -137,6 +137,7 @@ def test_analogy_cli_json(cli):
     assert "queen" in [a["token"] for a in json.loads(r.stdout)["answers"]]
 
 
+@pytest.mark.slow
 def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(minilm):
     from andrea_viz.projection import umap_map
 
@@ -153,6 +154,7 @@ def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(mini
     assert kept > 10 * noise  # chance keeps about 10 / 1,499 of them
 
 
+@pytest.mark.slow
 def test_project_cli_umap_writes_the_whole_table(cli, tmp_path):
     out = tmp_path / "u.tsv"
     r = cli("project", "andrea-micro", "--method", "umap", "--n", "all", "--out", str(out))
