@@ -182,7 +182,7 @@ def test_most_and_least_moved_put_rows_that_are_not_finite_apart():
 def test_drift_between_real_snapshots_is_larger_for_frequent_tokens_than_never_seen_ones(tmp_path):
     from andrea_viz.grow import train
 
-    r = train(tmp_path / "run", steps=60, snapshot_at=[0, 60])
+    r = train(tmp_path / "run", steps=20, snapshot_at=[0, 20])
     first, last = (andrea_viz.load(p) for _, p in r.snapshots)
     d = drift(first.token_table, last.token_table, align="none")
     unseen = np.array(r.unseen_ids)
