@@ -2,7 +2,9 @@ import atexit
 import functools
 import os
 import shutil
+import sys
 import tempfile
+from dataclasses import dataclass
 
 import pytest
 
@@ -49,3 +51,35 @@ def minilm():
 def load_model():
     """Load a built-in model once per test session."""
     return _model
+
+
+@dataclass
+class CliRun:
+    """What ``python -m andrea_viz ARGS`` gave: its exit status and what it wrote (subprocess's result's fields)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys):
+    """``cli(*args)`` runs ``python -m andrea_viz *args`` in this process, through ``andrea_viz.cli.main(argv)`` as
+    ``__main__`` calls it, and returns a ``CliRun``. An exception that escapes main fails the test with its
+    traceback (a process would have printed it and exited 1); argparse's own refusals exit 2 as in a process. Each
+    call starts in English, as a fresh process does; loaded models stay cached between calls (the time saved)."""
+    from andrea_viz.cli import main
+
+    def run(*args) -> CliRun:
+        capsys.readouterr()  # what the test printed before is not the command's
+        andrea_viz.i18n.set_language(andrea_viz.i18n.DEFAULT_LANGUAGE)
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse (usage errors, --help) and commands that exit
+            code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
+            if not isinstance(exc.code, int | None):
+                print(exc.code, file=sys.stderr)
+        out, err = capsys.readouterr()
+        return CliRun(int(code or 0), out, err)
+
+    return run

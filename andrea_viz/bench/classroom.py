@@ -16,25 +16,15 @@ Needs a checkout (``streamlit_app.py`` beside the package), Playwright and Debia
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import platform
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from statistics import median
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..testing_harness import CHROMIUM_FLAGS, chromium_exe, reset_peak, serve, settle, status
+
 MB = 1 << 20
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-]
 # (url path, the page's title, what must be on screen besides it)
 PAGES = [
     ("", "ANDREA Embedding Explorer", None),
@@ -43,65 +33,8 @@ PAGES = [
     ("Projection", "Projecting vectors to 2-D and 3-D", ".js-plotly-plot"),
 ]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-SETTLE_S = 60  # how long after the class has gone the server's memory is read again
+SETTLE_S = 60  # how long after the class has gone the server's memory is read again (at most, with settled_at)
 SESSION_TTL_S = 20  # server.disconnectedSessionTTL for the measured server (Streamlit's default is 120 s)
-
-
-def status(pid: int, name: str) -> int:
-    """A field of /proc/<pid>/status in bytes (VmRSS: resident now; VmHWM: the peak since the last reset)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(name + ":"):
-            return int(line.split()[1]) * 1024
-    raise KeyError(name)
-
-
-def reset_peak(pid: int) -> None:
-    Path(f"/proc/{pid}/clear_refs").write_text("5")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s: float = 90,
-          script: str = "streamlit_app.py"):
-    """The app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers. With ``log_dir``
-    the server's output goes to ``streamlit-PORT.log`` there (a file: a pipe nobody reads would block the server once
-    it filled), and a server that never answers is reported with the end of its log. ``script``: another Streamlit
-    script to serve instead of the app (a path from the checkout's root)."""
-    port = _free_port()
-    log = None if log_dir is None else Path(log_dir) / f"streamlit-{port}.log"
-    if log is not None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-    out = open(log or os.devnull, "w")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port",
-         str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + wait_s
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    out.flush()
-                    tail = "" if log is None else ":\n" + log.read_text(errors="replace")[-4000:]
-                    raise RuntimeError(f"streamlit did not answer /_stcore/health within {wait_s:.0f} s{tail}") from None
-                time.sleep(0.3)
-        yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        out.close()
 
 
 @dataclass
@@ -144,13 +77,6 @@ async def visit(context, url: str, pages=PAGES, timeout_s: float = 300) -> Visit
     return v
 
 
-def _browser_exe() -> str:
-    exe = shutil.which("chromium")
-    if exe is None:
-        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
-    return exe
-
-
 @dataclass
 class ClassResult:
     n: int
@@ -161,7 +87,7 @@ class ClassResult:
     base: int  # server resident before the class (after one warm-up learner)
     idle: int  # resident with every learner's session open and idle
     peak: int  # the kernel's peak while the class worked
-    after: int  # resident SETTLE_S after the class has gone
+    after: int  # resident SETTLE_S after the class has gone (or once back within run_class's settled_at)
 
     @property
     def per_idle_session(self) -> float:
@@ -172,11 +98,12 @@ class ClassResult:
         return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-async def _class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETTLE_S, forget_warm: bool = True) -> ClassResult:
+async def _class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETTLE_S, forget_warm: bool = True,
+                 settled_at: int | None = None) -> ClassResult:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=_browser_exe(), args=CHROMIUM_FLAGS)
+        browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
         warm = await browser.new_context(viewport={"width": 1400, "height": 1000})
         await visit(warm, url, pages)  # models loaded, figures cached, modules imported: what every class finds
         await warm.close()
@@ -192,14 +119,22 @@ async def _class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETT
         for c in contexts:
             await c.close()
         await browser.close()
-    await asyncio.sleep(settle_s)
+    if settled_at is None:
+        await asyncio.sleep(settle_s)
+        after = status(pid, "VmRSS")
+    else:
+        after = await asyncio.to_thread(settle, pid, base + settled_at, settle_s)
     by_page = {(p or "Home"): [v.times[i] for v in visits if i < len(v.times)] for i, (p, _t, _m) in enumerate(pages)}
     return ClassResult(n, [t for v in visits for t in v.times], by_page, sum(v.exceptions for v in visits),
-                       [m for v in visits for m in v.missing], base, idle, peak, status(pid, "VmRSS"))
+                       [m for v in visits for m in v.missing], base, idle, peak, after)
 
 
-def run_class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETTLE_S, forget_warm: bool = True) -> ClassResult:
-    return asyncio.run(_class(url, pid, n, pages, settle_s, forget_warm))
+def run_class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETTLE_S, forget_warm: bool = True,
+              settled_at: int | None = None) -> ClassResult:
+    """A class of ``n`` on the server at ``url`` (process ``pid``). Its memory ``after`` is read ``settle_s`` after
+    the class has gone; with ``settled_at`` (bytes above ``base``) as soon as it is back within that, polled, and
+    at ``settle_s`` at the latest."""
+    return asyncio.run(_class(url, pid, n, pages, settle_s, forget_warm, settled_at))
 
 
 def class_env() -> dict[str, str]:
@@ -248,7 +183,7 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=_browser_exe(), args=CHROMIUM_FLAGS)
+        browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
         other = await browser.new_context(viewport={"width": 1400, "height": 1000})
         await visit(other, url, PAGES[:2])  # the other learner, and the model, ready
         contexts = [await browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]

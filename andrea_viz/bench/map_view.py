@@ -17,14 +17,13 @@ Needs a checkout, Playwright and Debian's ``chromium``; nothing is downloaded.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from statistics import median
 
 import numpy as np
 
 from ..projection import Projection, Sample
-from .classroom import CHROMIUM_FLAGS, ROOT, serve
+from ..testing_harness import CHROMIUM_FLAGS, ROOT, chromium_exe, serve
 
 RENDERERS = ("plotly", "deck", "canvas")
 SCRIPT = "andrea_viz/ui/bench_map_app.py"
@@ -139,9 +138,7 @@ def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
     """One row per (size, renderer): fps while panning, pointer moves/s, hover median ms and hits, payload bytes."""
     from playwright.sync_api import sync_playwright  # here: only this command needs a browser
 
-    exe = shutil.which("chromium")
-    if exe is None:
-        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
+    exe = chromium_exe()
     rows = []
     env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with serve(env, log_dir=ROOT / "artifacts" / "logs", script=SCRIPT) as (url, _pid), sync_playwright() as pw:

@@ -35,10 +35,10 @@ def test_the_default_is_a_real_pair_and_a_model_against_itself_is_said(app):
 
 
 def test_two_uploaded_snapshots_compared_in_place(app, tmp_path):
-    r = train(tmp_path / "run", steps=40, snapshot_at=[0, 40])
-    (p0, p40) = (p for _, p in r.snapshots)
+    r = train(tmp_path / "run", steps=5, snapshot_at=[0, 5])
+    (p0, p5) = (p for _, p in r.snapshots)
     at = open_page(app("minilm-l6"), "10_Compare.py")
-    for side, path in (("A", p0), ("B", p40)):
+    for side, path in (("A", p0), ("B", p5)):
         at.radio(key=f"cmp:{side}:source").set_value("upload").run()
         uploader = [u for u in at.get("file_uploader") if u.key == f"cmp:{side}:file"][0]
         alone = uploader.upload(path.name, path.read_bytes(), "application/octet-stream").run()
@@ -50,7 +50,7 @@ def test_two_uploaded_snapshots_compared_in_place(app, tmp_path):
     assert len(at.session_state["_user_models"]) == 2  # the second upload did not evict the first
     at.radio(key="cmp:align").set_value("none").run()
     no_exception(at)
-    first, last = andrea_viz.load(p0), andrea_viz.load(p40)
+    first, last = andrea_viz.load(p0), andrea_viz.load(p5)
     unmoved = int((first.token_table == last.token_table).all(axis=1).sum())
     assert metrics(at)["Unmoved rows"] == f"{unmoved:,}" and unmoved == len(r.unseen_ids)
     most = at.dataframe[0].value
@@ -60,16 +60,16 @@ def test_two_uploaded_snapshots_compared_in_place(app, tmp_path):
 
 def test_a_folder_of_snapshots_opens_as_a_timeline_and_a_step_can_be_explored(app, tmp_path, monkeypatch):
     root = tmp_path / "ckpts"
-    r = train(root / "run", steps=30, snapshot_at=[0, 10, 30])
+    r = train(root / "run", steps=3, snapshot_at=[0, 1, 3])
     monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
     at = open_page(app("minilm-l6"), "8_Checkpoint.py")
     at.selectbox(key="ckpt:tlrel").set_value("run/").run()
     button(at, "Open as a timeline").click().run()
     no_exception(at)
-    assert at.select_slider(key="ckpt-tl:step").options == ["0", "10", "30"]
+    assert at.select_slider(key="ckpt-tl:step").options == ["0", "1", "3"]
     assert metrics(at)["Unchanged token rows"] == f"{len(r.unseen_ids):,} / {r.config['vocab_size']:,}"
-    at.select_slider(key="ckpt-tl:step").set_value(10).run()
-    button(at, "Explore step 10 on every page").click().run()
+    at.select_slider(key="ckpt-tl:step").set_value(1).run()
+    button(at, "Explore step 1 on every page").click().run()
     no_exception(at)
     emb = at.session_state["_user_models"][at.session_state["model"]]
     np.testing.assert_array_equal(emb.token_table, andrea_viz.load(r.snapshots[1][1]).token_table)

@@ -28,10 +28,15 @@ def test_home_neighbours_of_cat_on_the_trained_model(app):
 
 
 @pytest.mark.parametrize("model", BUILTINS)
-def test_lookup_page_drives_its_widgets(app, model):
+def test_lookup_page_draws_each_model(app, model):
     at = open_page(app(model), "1_Lookup_table.py")
     assert len(figures(at)) == 5  # overview, window, row bars, values, row lengths
     assert at.metric[0].value == "0"  # max |one-hot·E − E[id]|
+
+
+def test_lookup_page_drives_its_widgets(app):
+    """The window, row and scale widgets, once: they move over any table alike (each model's page: above)."""
+    at = open_page(app("andrea-micro"), "1_Lookup_table.py")
     at.text_input[0].set_value("#5").run()
     no_exception(at)
     window = figures(at)[1]
@@ -72,10 +77,9 @@ def test_lookup_page_bad_word_is_a_sentence(app):
     assert any("out of range" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("model", BUILTINS)
-def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
-    emb = load_model(model)
-    at = open_page(app(model), "2_Sizing.py")
+def test_sizing_page_presets_and_tying(app):
+    """The presets and the tying toggle, once: they size ANDREA's presets whatever model is loaded."""
+    at = open_page(app("andrea-micro"), "2_Sizing.py")
     m = {x.label: x.value for x in at.metric}
     assert m["Token table"] == "6,488,832" and m["Position table"] == "786,432"
     assert m["Token + position"] == "7,275,264" and m["Whole model (ANDREA layout)"] == "98,698,752"
@@ -90,6 +94,13 @@ def test_sizing_page_presets_exercise_and_tying(app, model, load_model):
     m = {x.label: x.value for x in at.metric}
     assert m["Tying saves"] == "25,560,576"
     assert not any("share of nominal" in c for c in at.dataframe[0].value.columns)  # tied: not the preset any more
+
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_sizing_page_sizes_the_loaded_model(app, model, load_model):
+    emb = load_model(model)
+    at = open_page(app(model), "2_Sizing.py")
+    at.selectbox(key="sizing:preset").set_value("ANDREA-480M").run()  # L = 16, kept where the model's is unknown
     at.selectbox(key="sizing:preset").set_value("the loaded model").run()
     no_exception(at)
     assert at.number_input(key="sizing:V").value == emb.vocab_size

@@ -160,13 +160,18 @@ def test_a_typed_size_is_echoed_the_dutch_way():
 
 
 def test_the_timelines_steps_in_dutch(tmp_path, monkeypatch):
-    """A run of 1,000 steps opened as a timeline: its step slider writes 1.000, not 1000."""
+    """A run whose last snapshot records step 1,000, opened as a timeline: its step slider writes 1.000, not 1000.
+    One step is trained and its snapshot's header (a little-endian int32, first in the file) made to say 1,000:
+    the timeline reads the step from there, and training 999 more steps would change nothing that is checked."""
     from andrea_viz.grow import train
     from andrea_viz.i18n import translate
 
     from .conftest import button
 
-    train(tmp_path / "ckpts" / "run", steps=1_000, snapshot_at=[0, 1_000])
+    run = train(tmp_path / "ckpts" / "run", steps=1, snapshot_at=[0, 1]).snapshots[-1][1]
+    with open(run, "r+b") as f:
+        f.write((1_000).to_bytes(4, "little"))
+    run.rename(run.with_name("step-001000.bin"))
     monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(tmp_path / "ckpts"))
     at = session("nl", MODEL, "pages/8_Checkpoint.py")
     at.selectbox(key="ckpt:tlrel").set_value("run/").run()

@@ -9,9 +9,9 @@ from andrea_viz.ui.state import MODEL_WIDGET
 from .conftest import BUILTINS, button, figures, no_exception, open_page, values
 
 
-@pytest.mark.parametrize("model", BUILTINS)
-def test_dot_products_sliders_and_quiz(app, model):
-    at = open_page(app(model), "3_Dot_products.py")
+def test_dot_products_sliders(app):
+    """The two arrows' sliders, once: u and v are the page's own vectors, the same for every model."""
+    at = open_page(app("andrea-micro"), "3_Dot_products.py")
     figs = figures(at)
     assert any(f.get("frames") for f in figs), "the turning animation has frames"
     at.slider[0].set_value(90).run()  # θ: the page's one Streamlit number slider (the lengths are select sliders)
@@ -22,6 +22,11 @@ def test_dot_products_sliders_and_quiz(app, model):
     at.slider[0].set_value(0).run()
     assert {x.label: x.value for x in at.metric}["u·v"] == "+2.000"
 
+
+@pytest.mark.parametrize("model", BUILTINS)
+def test_dot_products_quiz(app, model):
+    """The quiz's cosines are each model's own: placed, revealed and asked again with every model."""
+    at = open_page(app(model), "3_Dot_products.py")
     quiz = [s for s in at.select_slider if s.key and s.key.startswith("quiz:")]
     assert len(quiz) == 5
     for i, s in enumerate(quiz):
@@ -76,10 +81,16 @@ def test_neighbours_of_cat_and_the_analogy_on_the_trained_model(app):
 
 
 @pytest.mark.parametrize("model", BUILTINS)
-def test_projection_pca_then_tsne_then_3d(app, model):
+def test_projection_opens_on_a_pca_map_of_each_model(app, model):
     at = open_page(app(model), "5_Projection.py")
     assert any("PCA" in f["layout"]["title"]["text"] for f in figures(at))
     assert len(at.get("download_button")) == 3
+
+
+def test_projection_pca_then_tsne_then_3d(app):
+    """The method and dimension widgets, once: they drive the same code for every table (the maps of each model are
+    opened above)."""
+    at = open_page(app("andrea-micro"), "5_Projection.py")
     at.number_input[0].set_value(400)
     at.radio[0].set_value("tsne")
     at.select_slider(key="proj:iters").set_value(250)

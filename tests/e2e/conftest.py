@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from andrea_viz.bench import classroom
-from andrea_viz.bench.classroom import CHROMIUM_FLAGS  # noqa: F401 (the one list of flags; tests import it from here)
+from andrea_viz import testing_harness
+from andrea_viz.testing_harness import CHROMIUM_FLAGS, chromium_exe  # the one list of flags, shared with the benchmarks
 from andrea_viz.ui.state import MODEL_WIDGET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,9 +16,9 @@ LOGS = ROOT / "artifacts" / "logs"
 
 
 def serve(extra_env: dict[str, str] | None = None):
-    """The real app in its own ``streamlit run`` process (the benchmarks' launcher), its output under artifacts/logs/:
-    yields (url, pid) once /_stcore/health answers."""
-    return classroom.serve(extra_env, log_dir=LOGS)
+    """The real app in its own ``streamlit run`` process (andrea_viz.testing_harness, the benchmarks' launcher), its
+    output under artifacts/logs/: yields (url, pid) once /_stcore/health answers."""
+    return testing_harness.serve(extra_env, log_dir=LOGS)
 
 
 @pytest.fixture(scope="session")
@@ -32,11 +31,8 @@ def app_url():
 def browser():
     from playwright.sync_api import sync_playwright
 
-    exe = shutil.which("chromium")
-    if exe is None:
-        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
+        b = pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
         yield b
         b.close()
 

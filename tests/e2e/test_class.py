@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from .conftest import exceptions, open_page, serve, wait_idle
 
 def press_train(page, url: str, steps: int) -> None:
@@ -53,9 +55,10 @@ def test_three_press_train_the_third_waits_its_turn_then_trains(browser):
 
 
 LEARNERS = 12
-AFTER_LIMIT_MB = 150  # the server's resident memory 60 s after the class has gone, above what it held before
+AFTER_LIMIT_MB = 150  # the server's resident memory within 60 s after the class has gone, above what it held before
 
 
+@pytest.mark.slow
 def test_a_dozen_learners_open_four_pages_at_once_and_the_server_lets_go_of_them():
     """12 browser contexts in one Chromium open Home, Neighbours, Positions and Projection at once (the bench-class
     code, in a thread of its own so that its asyncio loop is not the sync fixtures')."""
@@ -64,10 +67,11 @@ def test_a_dozen_learners_open_four_pages_at_once_and_the_server_lets_go_of_them
     from andrea_viz.bench.classroom import MB, PAGES, class_env, run_class
 
     with serve(class_env()) as (url, pid), ThreadPoolExecutor(1) as ex:
-        r = ex.submit(run_class, url, pid, LEARNERS, PAGES, 60, False).result()
+        # the server's memory read once it is back within the limit (polled), or 60 s after the class at the latest
+        r = ex.submit(run_class, url, pid, LEARNERS, PAGES, 60, False, AFTER_LIMIT_MB * MB).result()
     print(f"\n{LEARNERS} learners: p50 {r.percentile(0.5):.1f} s, p95 {r.percentile(0.95):.1f} s, slowest "
           f"{max(r.times):.1f} s; server {r.base / MB:.0f} MB before, peak {r.peak / MB:.0f} MB, "
-          f"{r.per_idle_session / MB:.1f} MB per idle session, {r.after / MB:.0f} MB 60 s after")
+          f"{r.per_idle_session / MB:.1f} MB per idle session, {r.after / MB:.0f} MB after it (settled)")
     print({p: [round(t, 1) for t in ts] for p, ts in r.by_page.items()}, r.missing)
     assert r.exceptions == 0
     assert r.missing == [] and len(r.times) == LEARNERS * len(PAGES)

@@ -3,23 +3,12 @@ arrives and is read, and after, measured from /proc (the kernel's own peak, VmHW
 
 from pathlib import Path
 
+from andrea_viz.testing_harness import reset_peak, status
 from tests.checkpoint_files import makers
 
 from .conftest import exceptions, open_page, serve, wait_idle
 
 MB = 1 << 20
-
-
-def status(pid: int, field: str) -> int:
-    """A field of /proc/<pid>/status, in bytes (VmRSS: resident now; VmHWM: the peak since the last reset)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    raise KeyError(field)
-
-
-def reset_peak(pid: int) -> None:
-    Path(f"/proc/{pid}/clear_refs").write_text("5")  # 5: reset the peak resident set size to the current one
 
 
 def read_upload(page, path: Path) -> None:

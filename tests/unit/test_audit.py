@@ -5,8 +5,6 @@ found, each added row's init is named, and clean pairs give every list empty."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -318,22 +316,19 @@ def test_bad_pairs_get_one_sentence(pairs, tmp_path):
         audit_checkpoints(base, claims)
 
 
-def test_the_command_prints_one_json_object_and_exits_0_with_findings(pairs):
+def test_the_command_prints_one_json_object_and_exits_0_with_findings(cli, pairs):
     base, tuned, _ = pairs["reserved"]
-    run = subprocess.run([sys.executable, "-m", "andrea_viz", "audit", base, tuned, "--json"], capture_output=True,
-                         text=True, timeout=300)
+    run = cli("audit", base, tuned, "--json")
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert tuple(d) == AUDIT_KEYS and d["reserved_reused"][0]["token"] == "<think>"
-    run = subprocess.run([sys.executable, "-m", "andrea_viz", "audit", base, tuned, "--lang", "nl"], capture_output=True,
-                         text=True, timeout=300)
+    run = cli("audit", base, tuned, "--lang", "nl")
     assert run.returncode == 0 and "gereserveerde rijen hergebruikt: 1" in run.stdout, run.stdout + run.stderr
     claims = Path(tuned).parent / "claims_more"
     if not claims.exists():
         _save(_model("gpt2"), _tokenizer(WORDS), claims)
         _edit_config(str(claims), vocab_size=80)
-    run = subprocess.run([sys.executable, "-m", "andrea_viz", "audit", base, str(claims), "--json"], capture_output=True,
-                         text=True, timeout=300)
+    run = cli("audit", base, str(claims), "--json")
     assert run.returncode == 2 and run.stdout == ""
     assert "config.json says vocab_size = 80 but the token table has only 66 rows" in run.stderr
 

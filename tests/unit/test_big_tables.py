@@ -76,19 +76,17 @@ def test_the_config_decides_the_tie_and_a_few_rows_settle_an_untied_pair(tmp_pat
     assert len(calls) == 2  # differs in its first rows: settled there
 
 
+# A process of its own, on purpose: its peak resident memory counts only what `info` reads, not the tables and
+# models this test process already holds (the peak reader is andrea_viz.testing_harness's, as the benchmarks').
 CHILD = r"""
 import json, sys
 import transformers  # imported before the peak is reset: what it costs is not a table's bytes
 from andrea_viz import cli
 import andrea_viz.checkpoints.safetensors_file as sf
-def status(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-open("/proc/self/clear_refs", "w").write("5")
-base = status("VmRSS")
-cli.main(["info", "--json", sys.argv[1]])
-print(json.dumps({"growth": status("VmHWM") - base}))
+from andrea_viz.testing_harness import PeakResident
+with PeakResident() as peak:
+    cli.main(["info", "--json", sys.argv[1]])
+print(json.dumps({"growth": peak.bytes}))
 """
 
 

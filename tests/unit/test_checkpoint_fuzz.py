@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import andrea_viz
 from andrea_viz import CheckpointError
 from andrea_viz.checkpoints import SAFETY_NET
+from andrea_viz.testing_harness import PeakResident
 from tests.checkpoint_files import makers
 
 SETTINGS = settings(max_examples=40, deadline=10_000, suppress_health_check=[HealthCheck.too_slow],
@@ -52,27 +53,6 @@ def _valid_files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
 
 
 VALID = _valid_files()
-
-
-def _status_kb(field: str) -> int:
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise AssertionError(field)
-
-
-class PeakResident:
-    """How far the process's resident memory rose above where it stood when the block began."""
-
-    def __enter__(self):
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset the peak (VmHWM) to the current resident size
-        self.base = _status_kb("VmRSS")
-        return self
-
-    def __exit__(self, *exc):
-        self.bytes = (_status_kb("VmHWM") - self.base) * 1024
-        return False
 
 
 BOUND = 64 * 2**20  # bytes of resident growth allowed beyond 8 × the file's size
@@ -302,11 +282,9 @@ def test_random_bytes_as_tokenizer_files(name, data):
     use_tokenizer(name, data)
 
 
-def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(tmp_path):
+def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(cli, tmp_path):
     """tokenizers would raise a bare Exception at the first unknown word; the loader finds it first, keeps
     the weights with #id tokens, and says why in a warning and in any word look-up."""
-    import subprocess
-    import sys
 
     from andrea_viz.errors import QueryError
     from andrea_viz.geometry import neighbours
@@ -320,8 +298,7 @@ def test_a_tokenizer_json_whose_unknown_token_is_missing_is_refused_when_loaded(
     assert any(re.search(reason, str(w)) for w in emb.provenance.warnings) and emb.token(3) == "#3"
     with pytest.raises(QueryError, match=reason):
         neighbours(emb, "zzz")
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer",
-                        str(tmp_path / "tokenizer.json")], capture_output=True, text=True, timeout=120)
+    r = cli("neighbors", str(tmp_path / "T.npy"), "zzz", "--tokenizer", str(tmp_path / "tokenizer.json"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "[NOPE]" in r.stderr
 

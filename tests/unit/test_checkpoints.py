@@ -2,8 +2,6 @@
 
 import json
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -243,20 +241,17 @@ def test_nonfinite_rows_are_a_warning(tmp_path):
     assert [n.id for n in found] == [1, 2, 4, 5, 6, 8, 9]  # every finite row but the query's, none of 3 and 7
 
 
-def test_cli_info_and_neighbors_on_a_path(tmp_path):
+def test_cli_info_and_neighbors_on_a_path(cli, tmp_path):
     makers.hf_bert(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "info", str(tmp_path), "--json"], capture_output=True,
-                       text=True)
+    r = cli("info", str(tmp_path), "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["format"] == "Hugging Face folder (bert)" and d["vocab_size"] == 100 and d["output"] == "none"
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", str(tmp_path), "cat", "--json",
-                        "--tokenizer", str(tmp_path / "vocab.txt")], capture_output=True, text=True)
+    r = cli("neighbors", str(tmp_path), "cat", "--json", "--tokenizer", str(tmp_path / "vocab.txt"))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["query_ids"] == [5]
     (tmp_path / "junk.bin").write_bytes(b"\x01\x02\x03")
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "info", str(tmp_path / "junk.bin")], capture_output=True,
-                       text=True)
+    r = cli("info", str(tmp_path / "junk.bin"))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 

@@ -1,8 +1,6 @@
 """Clusters found in d dimensions and labels true of their tokens: hand-made tables, andrea-micro, MiniLM."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -186,24 +184,21 @@ def test_minilm_clusters_json_covers_every_token(minilm, minilm_clusters):
     assert digits and all(m.isdigit() for m in digits[0]["medoids"])
 
 
-def test_clusters_cli_json_and_text():
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "clusters", "andrea-micro", "--json"], capture_output=True,
-                       text=True)
+def test_clusters_cli_json_and_text(cli):
+    r = cli("clusters", "andrea-micro", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert set(data["assignment"]) == {str(i) for i in range(557)}
     assert [set(c) for c in data["clusters"]] == [{"id", "size", "label", "medoids"}] * len(data["clusters"])
     assert any(c["label"].startswith("word class: weekdays") for c in data["clusters"])
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "clusters", "andrea-micro", "--lang", "nl"],
-                       capture_output=True, text=True)
+    r = cli("clusters", "andrea-micro", "--lang", "nl")
     assert r.returncode == 0, r.stderr
     assert "woordklasse: weekdagen" in r.stdout
 
 
-def test_project_cli_labels_each_point(tmp_path):
+def test_project_cli_labels_each_point(cli, tmp_path):
     out = tmp_path / "p.tsv"
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "andrea-micro", "--method", "pca", "--n", "all",
-                        "--labels", "--out", str(out)], capture_output=True, text=True)
+    r = cli("project", "andrea-micro", "--method", "pca", "--n", "all", "--labels", "--out", str(out))
     assert r.returncode == 0, r.stderr
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert rows[0] == ["id", "token", "group", "x1", "x2", "trust", "cluster", "label"]

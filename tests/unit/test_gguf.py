@@ -199,14 +199,11 @@ def test_a_tensor_whose_bytes_run_past_the_end_is_refused_at_the_header(tmp_path
         read_header(tmp_path / "past.gguf")
 
 
-def test_info_json_says_the_stored_type_and_the_context(tmp_path):
+def test_info_json_says_the_stored_type_and_the_context(cli, tmp_path):
     import json
-    import subprocess
-    import sys
 
     makers.gguf_model(tmp_path / "m.gguf", d=256, qtype="Q6_K", context=512)
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "info", str(tmp_path / "m.gguf"), "--json"],
-                       capture_output=True, text=True, timeout=120)
+    r = cli("info", str(tmp_path / "m.gguf"), "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert (d["stored_type"], d["context_length"], d["layers"], d["output"]) == ("Q6_K", 512, 2, "tied")

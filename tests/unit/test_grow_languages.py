@@ -7,8 +7,6 @@ checked in test_lesson_claims.py and listed in the README)."""
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -84,20 +82,17 @@ def test_an_unknown_corpus_language_is_refused_with_the_codes():
 
 
 @pytest.mark.parametrize("lang,cat", [("nl", "kat"), ("zh-TW", "貓")])
-def test_grow_cli_trains_on_the_languages_corpus_and_neighbors_finds_its_cat(tmp_path, lang, cat):
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--steps", "20", "--snapshots", "2", "--language",
-                        lang, "--out", str(tmp_path / "run"), "--json"], capture_output=True, text=True, timeout=300)
+def test_grow_cli_trains_on_the_languages_corpus_and_neighbors_finds_its_cat(cli, tmp_path, lang, cat):
+    r = cli("grow", "--steps", "4", "--snapshots", "2", "--language", lang, "--out", str(tmp_path / "run"), "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert set(d) == {"preset", "vocab_size", "d_model", "context", "layers", "total_params", "steps", "seconds",
                       "final_loss", "snapshots", "unseen_count", "unseen_ids"}  # the keys stay as they were
     assert json.loads((tmp_path / "run" / "config.json").read_text())["corpus_language"] == lang
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "neighbors", d["snapshots"][-1], cat, "--json"],
-                       capture_output=True, text=True, timeout=120)
+    r = cli("neighbors", d["snapshots"][-1], cat, "--json")
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["query_ids"]) == 1  # the cat word is one segment of this run's tokenizer
-    bad = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--language", "fr", "--out", str(tmp_path / "x")],
-                         capture_output=True, text=True, timeout=120)
+    bad = cli("grow", "--language", "fr", "--out", str(tmp_path / "x"))
     assert bad.returncode == 2 and "pt-BR" in bad.stderr
 
 

@@ -200,19 +200,17 @@ def test_the_test_run_has_its_own_cache_folder():
     assert "andrea-viz-test-maps-" in os.environ["ANDREA_VIZ_CACHE_DIR"] and map_cache.cache_dir() is not None
 
 
-def _project(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "andrea_viz", "project", *args], capture_output=True, text=True,
-                          env=env)
-
-
-def test_the_cli_reads_a_map_another_process_wrote_and_writes_the_same_tsv(tmp_path):
-    """6,000 points of MiniLM: trust scored on 5,000 of them, so empty trust cells are kept byte for byte too."""
-    env = {**os.environ, "ANDREA_VIZ_CACHE_DIR": str(tmp_path / "maps")}
+def test_the_cli_reads_a_map_another_process_wrote_and_writes_the_same_tsv(cli, tmp_path, monkeypatch):
+    """6,000 points of MiniLM: trust scored on 5,000 of them, so empty trust cells are kept byte for byte too. The
+    map is written here (in-process, the cli fixture) and read by a fresh process on purpose: a map another process
+    wrote comes from the disk, never from this one's memory."""
+    monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", str(tmp_path / "maps"))
     a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
-    first = _project("minilm-l6", "--method", "pca", "--n", "6000", "--include", "cat", "--out", str(a), env=env)
+    first = cli("project", "minilm-l6", "--method", "pca", "--n", "6000", "--include", "cat", "--out", str(a))
     assert first.returncode == 0, first.stderr
     assert "map cache" not in first.stdout
-    second = _project("minilm-l6", "--method", "pca", "--n", "6000", "--include", "cat", "--out", str(b), env=env)
+    second = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "minilm-l6", "--method", "pca", "--n", "6000",
+                             "--include", "cat", "--out", str(b)], capture_output=True, text=True, env=dict(os.environ))
     assert second.returncode == 0, second.stderr
     assert "read from the map cache" in second.stdout
     assert a.read_bytes() == b.read_bytes()

@@ -2,8 +2,6 @@
 rows against a slow float64 reference, on a table of tight clusters where 4-bit rounding scrambles them."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -93,13 +91,11 @@ def test_the_lessons_pairs_at_every_precision():
         assert cd32 > ct32 and abs(cd - cd32) < 0.1 and cd > ct, name
 
 
-def test_cli_keys_are_the_dtypes_as_typed_and_a_gguf_file_by_its_name(tmp_path):
+def test_cli_keys_are_the_dtypes_as_typed_and_a_gguf_file_by_its_name(cli, tmp_path):
     emb = andrea_viz.load("andrea-micro")
     makers.gguf_model(tmp_path / "micro-q4_0.gguf", V=emb.vocab_size, d=emb.d_model, qtype="Q4_0", tokenizer="none",
                       table=np.array(emb.token_table))
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "precision", "andrea-micro", "--dtypes", "BF16", "q4_0",
-                        "--against", str(tmp_path / "micro-q4_0.gguf"), "--json"], capture_output=True, text=True,
-                       timeout=300)
+    r = cli("precision", "andrea-micro", "--dtypes", "BF16", "q4_0", "--against", str(tmp_path / "micro-q4_0.gguf"), "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert list(d) == ["BF16", "q4_0", "micro-q4_0.gguf"]
@@ -107,6 +103,5 @@ def test_cli_keys_are_the_dtypes_as_typed_and_a_gguf_file_by_its_name(tmp_path):
         assert {"jaccard_median", "jaccard_p05", "worst"} <= set(v) and len(v["worst"]) == 100
         assert set(v["worst"][0]) == {"id", "token", "jaccard"}
     assert d["micro-q4_0.gguf"]["worst"] == d["q4_0"]["worst"]  # the same quantize, read back from the file
-    bad = subprocess.run([sys.executable, "-m", "andrea_viz", "precision", "andrea-micro", "--dtypes", "fp8"],
-                         capture_output=True, text=True, timeout=120)
+    bad = cli("precision", "andrea-micro", "--dtypes", "fp8")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "fp8" in bad.stderr

@@ -2,8 +2,6 @@
 
 import csv
 import io
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -99,10 +97,9 @@ def test_projector_tsv_round_trips(minilm):
     assert parsed[0]["token"] == "cat" and float(parsed[0]["x1"]) == pytest.approx(r.projection.coords[0, 0], rel=1e-5)
 
 
-def test_project_cli_writes_the_tsv(tmp_path):
+def test_project_cli_writes_the_tsv(cli, tmp_path):
     out = tmp_path / "p.tsv"
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "minilm-l6", "--method", "pca", "--n", "300",
-                        "--dims", "3", "--include", "cat", "dog", "--out", str(out)], capture_output=True, text=True)
+    r = cli("project", "minilm-l6", "--method", "pca", "--n", "300", "--dims", "3", "--include", "cat", "dog", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "explained variance: PC1" in r.stdout
     rows = list(csv.reader(out.open(), delimiter="\t"))
@@ -123,25 +120,24 @@ def test_project_cli_writes_the_tsv(tmp_path):
         assert float(rows[1 + i][6]) == pytest.approx(len(near(X, i) & near(Y, i)) / 10)
 
 
-def test_project_cli_scores_trust_on_a_sample_of_5000(tmp_path):
+def test_project_cli_scores_trust_on_a_sample_of_5000(cli, tmp_path):
     out = tmp_path / "p.tsv"
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "minilm-l6", "--method", "pca", "--n", "6000",
-                        "--out", str(out)], capture_output=True, text=True)
+    r = cli("project", "minilm-l6", "--method", "pca", "--n", "6000", "--out", str(out))
     assert r.returncode == 0, r.stderr
     trust = [row[-1] for row in list(csv.reader(out.open(), delimiter="\t"))[1:]]
     assert len(trust) == 6000 and sum(t == "" for t in trust) == 1000
     assert all(0 <= float(t) <= 1 for t in trust if t)
 
 
-def test_analogy_cli_json():
+def test_analogy_cli_json(cli):
     import json
 
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "analogy", "minilm-l6", "king", "man", "woman", "-k", "5",
-                        "--json"], capture_output=True, text=True)
+    r = cli("analogy", "minilm-l6", "king", "man", "woman", "-k", "5", "--json")
     assert r.returncode == 0, r.stderr
     assert "queen" in [a["token"] for a in json.loads(r.stdout)["answers"]]
 
 
+@pytest.mark.slow
 def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(minilm):
     from andrea_viz.projection import umap_map
 
@@ -158,10 +154,10 @@ def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(mini
     assert kept > 10 * noise  # chance keeps about 10 / 1,499 of them
 
 
-def test_project_cli_umap_writes_the_whole_table(tmp_path):
+@pytest.mark.slow
+def test_project_cli_umap_writes_the_whole_table(cli, tmp_path):
     out = tmp_path / "u.tsv"
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", "andrea-micro", "--method", "umap", "--n", "all",
-                        "--out", str(out)], capture_output=True, text=True)
+    r = cli("project", "andrea-micro", "--method", "umap", "--n", "all", "--out", str(out))
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader(out.open(), delimiter="\t"))
     assert rows[0] == ["id", "token", "group", "x1", "x2", "trust"] and len(rows) == 1 + 557
@@ -202,11 +198,10 @@ def test_a_map_too_large_for_its_method_is_refused_before_it_starts_with_what_wo
     assert dutch.startswith("UMAP brengt hier hoogstens 500 punten in kaart") and "557" in dutch
 
 
-def test_the_cli_refuses_a_table_too_large_for_t_sne_with_exit_code_2(tmp_path):
+def test_the_cli_refuses_a_table_too_large_for_t_sne_with_exit_code_2(cli, tmp_path):
     big = tmp_path / "big.npy"
     np.save(big, np.random.default_rng(0).standard_normal((50_001, 8)).astype(np.float32))
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "project", str(big), "--method", "tsne", "--n", "all",
-                        "--out", str(tmp_path / "m.tsv")], capture_output=True, text=True)
+    r = cli("project", str(big), "--method", "tsne", "--n", "all", "--out", str(tmp_path / "m.tsv"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip() == ("error: t-SNE maps at most 50,000 points here and this map has 50,001: choose a "
                                 "sample of at most 50,000 tokens, or PCA, which maps any number (UMAP runs on the "

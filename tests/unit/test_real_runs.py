@@ -3,8 +3,6 @@ drift between two checkpoints, and timelines ordered by the step each file recor
 
 import json
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +27,15 @@ def char_run(root: Path, dataset: str = "shakespeare_char") -> Path:
     return root / "out" / "ckpt.pt"
 
 
-def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "andrea_viz", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, env={**__import__("os").environ,
-                                                     "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+@pytest.fixture
+def run(cli, monkeypatch):
+    """``run(*args, cwd=None)``: ``python -m andrea_viz ARGS`` from ``cwd`` (in this process: the cli fixture)."""
+    def from_folder(*args, cwd=None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        return cli(*args)
+
+    return from_folder
 
 
 # --- nanoGPT meta.pkl ---------------------------------------------------------------------------
@@ -47,7 +50,7 @@ def test_meta_pkl_is_found_where_sample_py_looks_and_characters_show_as_themselv
     assert len(neighbours(emb, "e", k=3)[1]) == 3
 
 
-def test_meta_pkl_beside_the_checkpoint_and_in_the_working_directory(tmp_path):
+def test_meta_pkl_beside_the_checkpoint_and_in_the_working_directory(run, tmp_path):
     ckpt = char_run(tmp_path / "a")
     (tmp_path / "a" / "data" / "shakespeare_char" / "meta.pkl").rename(ckpt.parent / "meta.pkl")
     beside = pickle.loads((ckpt.parent / "meta.pkl").read_bytes())
@@ -70,7 +73,7 @@ class Evil:
         return (Path.touch, (Path(self.marker),))
 
 
-def test_a_meta_pkl_holding_a_reduce_is_refused_and_nothing_runs(tmp_path):
+def test_a_meta_pkl_holding_a_reduce_is_refused_and_nothing_runs(run, tmp_path):
     ckpt = char_run(tmp_path)
     marker = tmp_path / "pwned"
     meta = tmp_path / "data" / "shakespeare_char" / "meta.pkl"
@@ -139,7 +142,7 @@ def test_a_gpt2_vocabulary_without_a_tokenizer_file_says_so(tmp_path):
         assert "GPT-2's vocabulary, which nanoGPT takes from tiktoken at run time" in emb.provenance.text()
 
 
-def test_vocab_json_and_merges_txt_given_twice_on_the_command_line(tmp_path):
+def test_vocab_json_and_merges_txt_given_twice_on_the_command_line(run, tmp_path):
     vocab, merges, tok_json = makers.byte_level_bpe(tmp_path / "bpe")
     np.save(tmp_path / "t.npy", np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32))
     r = run("neighbors", tmp_path / "t.npy", "cat", "--tokenizer", vocab, "--tokenizer", merges, "--json")
@@ -179,7 +182,7 @@ def test_most_and_least_moved_put_rows_that_are_not_finite_apart():
 def test_drift_between_real_snapshots_is_larger_for_frequent_tokens_than_never_seen_ones(tmp_path):
     from andrea_viz.grow import train
 
-    r = train(tmp_path / "run", steps=60, snapshot_at=[0, 60])
+    r = train(tmp_path / "run", steps=20, snapshot_at=[0, 20])
     first, last = (andrea_viz.load(p) for _, p in r.snapshots)
     d = drift(first.token_table, last.token_table, align="none")
     unseen = np.array(r.unseen_ids)
@@ -188,7 +191,7 @@ def test_drift_between_real_snapshots_is_larger_for_frequent_tokens_than_never_s
     assert d.drift[frequent].min() > 0.01
 
 
-def test_drift_cli_json_keys_and_a_shape_mismatch_exits_2(tmp_path):
+def test_drift_cli_json_keys_and_a_shape_mismatch_exits_2(run, tmp_path):
     r = run("drift", "andrea-micro", "andrea-micro", "--align", "none", "--top", "5", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -205,10 +208,10 @@ def test_drift_cli_json_keys_and_a_shape_mismatch_exits_2(tmp_path):
 def test_timeline_of_andrea_snapshots_is_ordered_by_the_header_step(tmp_path):
     from andrea_viz.grow import train
 
-    r = train(tmp_path / "run", steps=30, snapshot_at=[0, 10, 30])
-    (tmp_path / "run" / "step-000030.bin").rename(tmp_path / "run" / "a-last.bin")  # names no longer sort by step
+    r = train(tmp_path / "run", steps=3, snapshot_at=[0, 1, 3])
+    (tmp_path / "run" / "step-000003.bin").rename(tmp_path / "run" / "a-last.bin")  # names no longer sort by step
     tl = open_timeline(tmp_path / "run")
-    assert tl.steps == [0, 10, 30] and tl.snapshots[-1].path.name == "a-last.bin"
+    assert tl.steps == [0, 1, 3] and tl.snapshots[-1].path.name == "a-last.bin"
     assert r.snapshots[0][1].name == tl.snapshots[0].path.name
 
 

@@ -7,8 +7,6 @@ import io
 import os
 import re
 import string
-import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -156,7 +154,7 @@ def test_tables_larger_than_the_bound_are_refused_from_their_shapes(tmp_path, mo
     assert load_path(tmp_path / "t.npy").vocab_size == 100
 
 
-def test_grow_refuses_a_fifo_and_a_device_as_corpus(tmp_path):
+def test_grow_refuses_a_fifo_and_a_device_as_corpus(cli, tmp_path):
     from andrea_viz.grow.trainer import read_corpus_file
 
     os.mkfifo(tmp_path / "fifo")
@@ -165,8 +163,7 @@ def test_grow_refuses_a_fifo_and_a_device_as_corpus(tmp_path):
         with pytest.raises(QueryError, match=kind):
             read_corpus_file(path)
         assert time.perf_counter() - t < 1.0
-    r = subprocess.run([sys.executable, "-m", "andrea_viz", "grow", "--corpus", str(tmp_path / "fifo"), "--out",
-                        str(tmp_path / "run")], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    r = cli("grow", "--corpus", str(tmp_path / "fifo"), "--out", str(tmp_path / "run"))
     assert r.returncode == 2 and "is a FIFO" in r.stderr
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from andrea_viz import umap_compile
 from andrea_viz.umap_compile import COMPILE_COMMAND, MANIFEST, _digests, _trusted, numba_folder
 
@@ -23,6 +25,7 @@ def _compile(cache: Path) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_second_fresh_process_loads_the_code_from_disk_and_a_corrupt_file_is_compiled_again(tmp_path):
     first = _compile(tmp_path)
     folder = Path(first["folder"])

@@ -1,0 +1,121 @@
+"""What the browser tests and the benchmarks both need to run the real app and measure it: the app served by
+``streamlit run`` in a process of its own, the flags Debian's headless Chromium runs under, and a process's resident
+memory (now, and its peak since a reset) read from Linux's /proc.
+
+One module, in the package rather than under tests/: the benchmarks (``andrea_viz/bench/``, run as
+``python -m andrea_viz bench-...`` from an installed package) import it, and they cannot import the tests. It imports
+neither streamlit nor playwright: it starts the one and hands flags to the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: streamlit_app.py and pages/ beside the package
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+]
+
+
+def chromium_exe() -> str:
+    """Debian's chromium, the one browser the tests and benchmarks drive (Playwright downloads none)."""
+    exe = shutil.which("chromium")
+    if exe is None:
+        raise RuntimeError("Debian's chromium is not installed: apt-get install -y chromium")
+    return exe
+
+
+def status(pid: int, name: str) -> int:
+    """A field of /proc/<pid>/status in bytes (VmRSS: resident now; VmHWM: the peak since the last reset)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(name)
+
+
+def reset_peak(pid: int) -> None:
+    """Set the process's peak resident size (VmHWM) back to its resident size now (5: Linux's clear_refs code)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+class PeakResident:
+    """``with PeakResident() as m: ...``: ``m.bytes`` is how far the process's (this one's unless ``pid``) resident
+    memory rose, at its peak, above where it stood when the block began (numpy's and torch's allocations count, not
+    only Python's)."""
+
+    def __init__(self, pid: int | None = None):
+        self.pid = os.getpid() if pid is None else pid
+
+    def __enter__(self) -> PeakResident:
+        reset_peak(self.pid)
+        self.base = status(self.pid, "VmRSS")
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.bytes = status(self.pid, "VmHWM") - self.base
+        return False
+
+
+def settle(pid: int, at_most: int, within_s: float, poll_s: float = 1.0) -> int:
+    """The process's resident bytes once they are at most ``at_most``, polled every ``poll_s``; after ``within_s``
+    without that, the resident bytes then (for the caller's assertion to name)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        now = status(pid, "VmRSS")
+        if now <= at_most or time.monotonic() >= deadline:
+            return now
+        time.sleep(poll_s)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s: float = 90,
+          script: str = "streamlit_app.py"):
+    """The app in its own ``streamlit run`` process: yields (url, pid) once /_stcore/health answers. With ``log_dir``
+    the server's output goes to ``streamlit-PORT.log`` there (a file: a pipe nobody reads would block the server once
+    it filled), and a server that never answers is reported with the end of its log. ``script``: another Streamlit
+    script to serve instead of the app (a path from the checkout's root)."""
+    port = free_port()
+    log = None if log_dir is None else Path(log_dir) / f"streamlit-{port}.log"
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+    out = open(log or os.devnull, "w")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port",
+         str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + wait_s
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    out.flush()
+                    tail = "" if log is None else ":\n" + log.read_text(errors="replace")[-4000:]
+                    raise RuntimeError(f"streamlit did not answer /_stcore/health within {wait_s:.0f} s{tail}") from None
+                time.sleep(0.3)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        out.close()
