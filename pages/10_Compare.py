@@ -55,7 +55,7 @@ with ui.explain_errors():
                        k=k, n=int(r.overlap_ids.size)))
     m[3].metric(_("Unmoved rows"), num(unmoved),
                 help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
-    st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
+    ui.chart(ui.remember(("drift-hist", a.key, b.key, align, k), lambda progress: drift_histogram(
         r.drift, r.aligned), label=None), key="cmp:hist")
 
     most, least = r.most_moved(LIST), r.least_moved(LIST)
@@ -73,7 +73,7 @@ with ui.explain_errors():
     ids = np.concatenate([most, least])
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align, tuple(ids.tolist())), lambda progress: aligned_map(
         [a.token_table, b.token_table], ids, align=align), label=_("Drawing:"))
-    st.plotly_chart(ui.remember(("cmp-arrows", a.key, b.key, align, k), lambda progress: arrows_map(
+    ui.chart(ui.remember(("cmp-arrows", a.key, b.key, align, k), lambda progress: arrows_map(
         coords[0], coords[1], [b.token(int(i)) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
         label=None), key="cmp:map")
 

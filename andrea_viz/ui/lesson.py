@@ -27,6 +27,7 @@ from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
 from ..plots.sizing import params_treemap, parts_key
 from ..plots.style import for_projector
+from ..plots.words import words_of
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
@@ -34,6 +35,7 @@ from ..sizing_claims import block_share
 from ..words import lesson_word
 from . import exercise
 from .cache import cached, figure, get_model
+from .charts import chart
 from ..errors import QueryError
 from ..safe_text import md
 from .errors import explain_errors
@@ -69,7 +71,7 @@ def h(normal: int, present: int) -> int:
 def draw(where, fig, **kw) -> None:
     """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
     (andrea_viz.plots.style.for_projector)."""
-    where.plotly_chart(for_projector(fig) if presenting() else fig, **kw)
+    chart(for_projector(fig) if presenting() else fig, where=where, words=words_of(fig), **kw)
 
 
 def table(where, data, **kw) -> None:
