@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 
 from andrea_viz.i18n import set_language
 from andrea_viz.plots.neighbours import neighbours_of
+from andrea_viz.plots.projection import projection_scatter
 from andrea_viz.plots.words import MAX_ROWS, words_of
+from andrea_viz.projection import project_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +66,20 @@ def test_every_chart_of_the_app_goes_through_the_helper_that_gives_it_words():
         found += [f"{p.relative_to(ROOT)}:{n}" for n, line in enumerate(p.read_text().splitlines(), 1)
                   if re.search(r"\.plotly_chart\(", line)]
     assert found == []
+
+
+def test_a_map_says_its_size_its_trust_and_the_chosen_tokens_nearest(minilm):
+    r = project_model(minilm, "pca", n=500, include=("dog",), seed=0)
+    dog = r.position_of("dog")
+    lines = r.true_nearest(minilm, dog)
+    words = words_of(projection_scatter(r.projection, r.sample, r.tokens, r.trust, "PCA", lines_from=dog,
+                                        lines_to=lines))
+    mean = float(np.nanmean(r.trust))
+    assert words.summary.startswith(f"PCA: 500 tokens in 2 dimensions; on average {mean:.0%} of each point's 10 nearest")
+    X = minilm.token_table[r.sample.ids].astype(np.float64)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    cos = [(-float(X[j] @ X[dog]), j) for j in range(len(X)) if j != dog]  # the slow reference: every cosine
+    nearest = [j for _c, j in sorted(cos)[:10]]
+    assert words.table["token"] == [r.tokens[j] for j in nearest]
+    assert f"Lines join dog to its true 10 nearest; the nearest is {r.tokens[nearest[0]]}." in words.summary
+    assert words.table["neighbours kept"] == [f"{r.trust[j]:.0%}" for j in nearest]
