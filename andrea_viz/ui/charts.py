@@ -9,19 +9,22 @@ import pandas as pd
 import streamlit as st
 
 from ..i18n import _
-from ..plots.words import Words, words_of
+from ..plots.words import words_of
 from ..safe_text import md
 
 WORDS_BOX = "chart-words"  # the class prefix of each chart's words (st-key-chart-words-<key>), for the browser tests
 
 
-def chart(fig, *, key: str, where=None, words: Words | None = None, **kw):
+def chart(fig, *, key: str, where=None, in_words: bool = True, **kw):
     """``where.plotly_chart(fig, key=key, **kw)`` (``where``: st or a column; its return value, the selection of a
-    chart drawn with ``on_select``), then the figure's words in an expander below it. ``words``: a figure's own when
-    ``fig`` is a copy that lost them (the presenter's larger-text copy)."""
+    chart drawn with ``on_select``), then the figure's words in an expander below it. ``in_words=False``: the chart
+    alone (the Lesson's presenter mode, where a step and its picture must fit one projected screen; the learner's own
+    view has the words)."""
     where = st if where is None else where
     event = where.plotly_chart(fig, key=key, **kw)
-    said = words if words is not None else words_of(fig)
+    if not in_words:
+        return event
+    said = words_of(fig)
     label = _("In words: {title}", title=md(said.title)) if said.title else _("This chart in words")
     with where.container(key=f"{WORDS_BOX}-{key}".replace(":", "-")), st.expander(label):
         st.markdown(md(said.summary, limit=None))

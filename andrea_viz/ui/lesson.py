@@ -27,7 +27,6 @@ from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
 from ..plots.sizing import params_treemap, parts_key
 from ..plots.style import for_projector
-from ..plots.words import words_of
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
@@ -71,7 +70,10 @@ def h(normal: int, present: int) -> int:
 def draw(where, fig, **kw) -> None:
     """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
     (andrea_viz.plots.style.for_projector)."""
-    chart(for_projector(fig) if presenting() else fig, where=where, words=words_of(fig), **kw)
+    if presenting():  # one projected screen holds the step: the chart alone, its text at least 18 px
+        chart(for_projector(fig), where=where, in_words=False, **kw)
+    else:
+        chart(fig, where=where, **kw)
 
 
 def table(where, data, **kw) -> None:

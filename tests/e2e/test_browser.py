@@ -293,7 +293,7 @@ OTHER_PAGES = [path for path, _name in PAGES if path not in TITLED]
 @pytest.mark.parametrize("lang", ["zh-TW", "nl", "pt-BR"])
 @pytest.mark.parametrize("path", OTHER_PAGES)
 def test_every_other_page_passes_axe_in_each_language(page, app_url, path, lang):
-    open_page(page, f"{app_url}/{path}?lang={lang}")
+    open_page(page, f"{app_url}/{path}?lang={lang}", timeout=300_000)  # Forward pass builds its kernels on a first visit
     page.locator("h1").first.wait_for(timeout=60_000)
     if path.lower() not in ("checkpoint", "grow"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
