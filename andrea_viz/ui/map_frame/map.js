@@ -14,7 +14,7 @@ const canvas = document.getElementById("map"), g = canvas.getContext("2d");
 const tip = document.getElementById("tip"), labelBox = document.getElementById("labels");
 const hint = document.getElementById("hint"), reset = document.getElementById("reset");
 const say = document.getElementById("say");
-const TYPE_MS = 1000;     // keys typed less than this apart spell one word
+const TYPE_MS = 1500;     // keys typed less than this apart spell one word (any other key ends the word too)
 const raster = document.createElement("canvas"), rg = raster.getContext("2d");
 const decoder = new TextDecoder();
 // Sane bounds on a render message, checked before anything is allocated: the largest vocabulary the app maps is
@@ -451,6 +451,7 @@ const ARROWS = {ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowUp: [0, -1], ArrowD
 function onKey(e) {
   if (!S.n || e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key;
+  if (key.length !== 1) S.typed = "";  // a key that is not a letter ends the word being typed
   if (ARROWS[key]) {
     e.preventDefault();
     if (S.sel < 0) { select(S.lines ? S.lines.from : centreMost()); return; }
@@ -478,7 +479,8 @@ function onKey(e) {
     const now = performance.now();
     S.typed = (now - S.typedAt < TYPE_MS ? S.typed : "") + key;
     S.typedAt = now;
-    const k = findWord(S.typed);
+    let k = findWord(S.typed);
+    if (k < 0 && S.typed.length > 1 && findWord(key) >= 0) { S.typed = key; k = findWord(key); }  // a new word
     if (k < 0) { announce(fill("no_match", {typed: S.typed})); return; }
     S.walk = -1;
     select(k);
