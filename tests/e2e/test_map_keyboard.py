@@ -132,6 +132,13 @@ def test_dogs_three_nearest_by_keyboard_alone(page, app_url, load_model, lang):
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.locator(FRAME).screenshot(path=str(SHOTS / "projection_canvas_keyboard.png"))
 
+    press("PageUp")  # back along the walk: the second nearest
+    heard(render("nearest {rank} of {count} to {origin}: {point}",
+                 {"rank": "2", "count": "10", "origin": "dog", "point": point(nearest[1])}, lang))
+    press("PageDown")
+    heard(render("nearest {rank} of {count} to {origin}: {point}",
+                 {"rank": "3", "count": "10", "origin": "dog", "point": point(nearest[2])}, lang))
+
     # an arrow: the nearest point within 45 degrees to the right of the third neighbour
     right = _towards(xy, nearest[2], 1, 0)
     press("ArrowRight")
