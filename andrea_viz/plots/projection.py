@@ -131,7 +131,7 @@ def map_words(sample: Sample, tokens: list[str], trust: np.ndarray, title: str, 
         rows = [int(j) for j in np.flatnonzero(groups != "other")]
     rows = rows[:MAX_ROWS]
     kept = [_("not in the scored sample") if np.isnan(trust[j]) else num(float(trust[j]), ".0%") for j in rows]
-    return " ".join(said), {_("token"): [tokens[j] for j in rows], _("id"): [num(int(sample.ids[j])) for j in rows],
+    return " ".join(said), {_("token"): [tokens[j] for j in rows], "id": [num(int(sample.ids[j])) for j in rows],
                             _("group"): [group_label(str(groups[j])) for j in rows], _("neighbours kept"): kept}
 
 

@@ -30,5 +30,5 @@ def test_the_words_follow_the_readers_language():
     title = translate("The {n} nearest tokens to “{query}”", "pt-BR").format(n=10, query="cat")
     words = _words(at, translate("In words: {title}", "pt-BR").format(title=title))
     assert plain(words.markdown[0].value).startswith(title + ", o mais próximo primeiro")
-    assert list(words.table[0].value.columns)[:2] == ["token", "ID"]
+    assert list(words.table[0].value.columns)[:2] == ["token", "id"]
     no_exception(at)

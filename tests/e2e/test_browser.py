@@ -314,7 +314,7 @@ def test_a_charts_words_open_by_keyboard_and_read_its_numbers(page, app_url):
     table = words.locator("table")
     table.wait_for(timeout=30_000)
     assert table.locator("tbody tr").count() == 10
-    assert table.locator("thead th").all_inner_texts()[:2] == ["token", "ID"]
+    assert table.locator("thead th").all_inner_texts()[:2] == ["token", "id"]
     assert words.locator("[data-testid='stExpanderDetails'] [data-testid='stMarkdownContainer']").first.inner_text().startswith(
         f"{title}, de naaste eerst")
     wait_idle(page)
