@@ -71,7 +71,7 @@ with ui.explain_errors():
                     help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
     else:
         m[3].metric(_("Anchors"), num(len(al.anchors)), help=_("Tokens both models hold: the only ones compared."))
-    st.plotly_chart(ui.remember(("drift-hist", a.key, b.key, align if same else "anchors", k), lambda progress:
+    ui.chart(ui.remember(("drift-hist", a.key, b.key, align if same else "anchors", k), lambda progress:
                                 drift_histogram(r.drift, r.aligned), label=None), key="cmp:hist")
 
     most, least = r.most_moved(LIST), r.least_moved(LIST)
@@ -91,7 +91,7 @@ with ui.explain_errors():
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align if same else "anchors", tuple(ids.tolist())),
                                 lambda progress: aligned_map([a.token_table, b.token_table], ids, align=align) if same
                                 else vocab_map(a.token_table, b.token_table, al, ids), label=_("Drawing:"))
-    st.plotly_chart(ui.remember(("cmp-arrows", a.key, b.key, align if same else "anchors", k), lambda progress: arrows_map(
+    ui.chart(ui.remember(("cmp-arrows", a.key, b.key, align if same else "anchors", k), lambda progress: arrows_map(
         coords[0], coords[1], [label(i) for i in ids], ["most"] * len(most) + ["least"] * len(least), ratio),
         label=None), key="cmp:map")
 

@@ -55,7 +55,7 @@ with ui.explain_errors():
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))
-    st.plotly_chart(ui.cached(emb, plots.undertrained_figure, ref_text), key="anatomy:scores")
+    ui.chart(ui.cached(emb, plots.undertrained_figure, ref_text), key="anatomy:scores")
 
 # --- 2. dimensions that dominate ----------------------------------------------------------------------------
 st.header(_("Dimensions that dominate"))
@@ -68,9 +68,9 @@ c = st.columns(len(ks))
 for col, k in zip(c, ks, strict=True):
     col.metric(_("Share of the top {k}", k=k), num(stats.share(k), ".1%"))
 remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1), min(3, emb.d_model - 1))
-st.plotly_chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
+ui.chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
 with ui.explain_errors():
-    st.plotly_chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
+    ui.chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
 st.dataframe(ui.localized([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
                round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
                _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)]),

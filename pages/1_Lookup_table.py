@@ -26,7 +26,7 @@ if q is not None and len(q.ids) > 1:
 marks = st.toggle(_("Mark the under-trained rows"), value=False, key="lookup:undertrained",
                   help=_("Ticks beside the rows whose under-trained score (the Anatomy page's, from Magikarp) is at or "
                          "above its threshold: rows that training hardly moved."))
-st.plotly_chart(ui.cached(emb, plots.overview_of, token_id, marks), key="lookup:overview")
+ui.chart(ui.cached(emb, plots.overview_of, token_id, marks), key="lookup:overview")
 
 st.subheader(_("A window at full resolution"))
 c1, c2 = st.columns(2)
@@ -38,10 +38,10 @@ start_default = min(max(token_id - n_rows // 2, 0), max(V - n_rows, 0))
 start = start_default if centre else int(c2.number_input(
     _("First row of the window"), 0, max(V - n_rows, 0), start_default, step=n_rows, key=f"lookup:start:{emb.key}",
     help=_("Any row from 0 to {last:,}.", last=max(V - n_rows, 0))))
-st.plotly_chart(ui.cached(emb, plots.window_of, start, n_rows, token_id), key="lookup:window")
+ui.chart(ui.cached(emb, plots.window_of, start, n_rows, token_id), key="lookup:window")
 
 st.subheader(_("Row {id:,}: what the embedding layer hands on", id=token_id))
-st.plotly_chart(ui.cached(emb, plots.row_of, token_id), key="lookup:row")
+ui.chart(ui.cached(emb, plots.row_of, token_id), key="lookup:row")
 steps = block_input_steps(emb)
 if emb.position_table is not None or not emb.block_input.plain:
     st.markdown(_("This row is the first term of what block 1 receives; for this model:"))
@@ -68,8 +68,8 @@ init = emb.card.get("init_std")
 stats = ui.cached(emb, value_stats, init, part="token_table")
 h1, h2 = st.columns(2)
 log_y = h1.toggle(_("Log scale"), value=True, help=_("On a log scale a normal curve is a parabola, so heavy tails show."))
-h1.plotly_chart(ui.cached(emb, plots.values_of, log_y), key="lookup:values")
-h2.plotly_chart(ui.cached(emb, plots.norms_of), key="lookup:norms")
+ui.chart(ui.cached(emb, plots.values_of, log_y), where=h1, key="lookup:values")
+ui.chart(ui.cached(emb, plots.norms_of), where=h2, key="lookup:norms")
 family = emb.card.get("family")
 if init is None:
     st.markdown(_("This table: mean {mean:+.4f}, standard deviation {std:.4f}, excess kurtosis {k:.2f} (0 for a normal "

@@ -91,7 +91,7 @@ t[2].metric(_("Tying saves"), num(saving), _("−{share:.1%} of the untied model
             delta_color="off", delta_arrow="down")
 
 st.subheader(_("Where the parameters live"))
-st.plotly_chart(ui.figure(params_treemap, pc, _("V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters", V=num(V), d=num(d),
+ui.chart(ui.figure(params_treemap, pc, _("V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters", V=num(V), d=num(d),
                                                   T=num(T), L=L, kind=_("tied") if tied else _("untied"),
                                                   n=num(pc.total))), key="sizing:treemap")
 

@@ -36,7 +36,7 @@ def plane_panel() -> None:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = {tex(p.norm_u, '.2f')}\times{tex(p.norm_v, '.2f')}"
                  rf"\times({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
-    c2.plotly_chart(ui.figure(plots.arrows_at, len_u, len_v, float(theta)), key="dot:arrows")
+    ui.chart(ui.figure(plots.arrows_at, len_u, len_v, float(theta)), where=c2, key="dot:arrows")
 
 
 st.subheader(_("Two vectors in the plane"))
@@ -46,7 +46,7 @@ st.subheader(_("Turn v from 0° to 180°"))
 st.caption(_("Press {play} (it runs in your browser) or drag the angle slider under the chart. Here |u| = 1.5 and "
              "|v| = 1.2, so u·v = 1.8 cos θ: the same shape as cos θ, stretched by the two lengths.",
              play=_("▶ Play")))  # the button's own label, so the two always match
-st.plotly_chart(ui.figure(plots.turning_animation, *TURN), key="turning")
+ui.chart(ui.figure(plots.turning_animation, *TURN), key="turning")
 
 st.subheader(_("Real vectors of {label}", label=md(ui.model_label(emb.key))))
 ui.offer_trained_example(emb, "dot")
@@ -63,7 +63,7 @@ if qu is not None and qv is not None:
     m[2].metric(_("cosine"), num(cosine(u, v), "+.3f"), help=_("u·v / (|u||v|): direction only"))
     m[3].metric(_("dot product"), num(dot(u, v), "+.4f"), help=_("the sum of the d products below"))
     m[4].metric(_("angle"), num(angle_degrees(u, v), ".1f") + "°")
-    st.plotly_chart(ui.cached(emb, plots.products_of, qu.text, qv.text), key="dot:products")
+    ui.chart(ui.cached(emb, plots.products_of, qu.text, qv.text), key="dot:products")
 
 st.subheader(_("Predict similarity"))
 st.markdown(_("Place each pair on the scale **before** you reveal the real cosines. Only the order counts."))
@@ -102,6 +102,6 @@ if st.session_state.get(revealed) and not missing:
     score = score_round(guesses, pairs)
     st.metric(_("Score"), f"{score.points} / 100")
     st.write(tr(score.message))
-    st.plotly_chart(plots.quiz_reveal(pairs, guesses), key="dot:reveal")
+    ui.chart(plots.quiz_reveal(pairs, guesses), key="dot:reveal")
     if byte_level:
         st.caption(_("A word of several tokens is the mean of its pieces' rows."))

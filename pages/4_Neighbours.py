@@ -37,7 +37,7 @@ if q is not None:
         t1, t2 = st.columns([2, 3])
         t1.dataframe(ui.localized([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
                       for r, n in enumerate(found, 1)]), hide_index=True, width="stretch")
-        t2.plotly_chart(ui.cached(emb, plots.neighbours_of, q.text, k, metric, centre), key="nb:bars")
+        ui.chart(ui.cached(emb, plots.neighbours_of, q.text, k, metric, centre), where=t2, key="nb:bars")
 
 st.subheader(_("Analogies: A − B + C"))
 a1, a2, a3, a4 = st.columns([1, 1, 1, 1])
@@ -48,7 +48,7 @@ wc = a3.text_input("+ C", lesson_word(emb, "woman"), max_chars=MAX_QUERY_CHARS)
 ka = a4.slider(_("Answers"), 3, 20, 5)
 with ui.explain_errors():
     inputs, _answers = ui.cached(emb, analogy, wa, wb, wc, ka)
-    st.plotly_chart(ui.cached(emb, plots.analogy_of, wa, wb, wc, ka), key="nb:analogy")
+    ui.chart(ui.cached(emb, plots.analogy_of, wa, wb, wc, ka), key="nb:analogy")
     for x in inputs:
         if x.note:
             st.caption(tr(x.note, escape=md))
@@ -63,11 +63,11 @@ elif q is not None:
         _q, nin = ui.cached(emb, neighbours, q.text, k, "cosine", "input", False)
         _q, nout = ui.cached(emb, neighbours, q.text, k, "cosine", "output", False)
         o1, o2 = st.columns(2)
-        o1.plotly_chart(ui.cached(emb, plots.spaces_of, q.text, k, "input"), key="nb:in")
-        o2.plotly_chart(ui.cached(emb, plots.spaces_of, q.text, k, "output"), key="nb:out")
+        ui.chart(ui.cached(emb, plots.spaces_of, q.text, k, "input"), where=o1, key="nb:in")
+        ui.chart(ui.cached(emb, plots.spaces_of, q.text, k, "output"), where=o2, key="nb:out")
         st.metric(_("Overlap (Jaccard@{k})", k=k), num(jaccard([n.id for n in nin], [n.id for n in nout]), ".2f"),
                   help=_("shared ids ÷ all ids of the two lists: 1 when the tables agree"))
-        st.plotly_chart(ui.cached(emb, plots.input_output_of), key="nb:hist")
+        ui.chart(ui.cached(emb, plots.input_output_of), key="nb:hist")
 
 st.subheader(_("What a lower precision keeps"))
 st.markdown(_("Store the table in fewer bits and read it back: for every token, the share of its {k} nearest by cosine "

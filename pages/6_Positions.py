@@ -55,10 +55,10 @@ for col, kind in zip(st.columns(2), kinds, strict=False):
     with col:
         st.markdown(_("**Learned**: trained like the token table") if kind == "learned"
                     else _("**Sinusoidal**: a fixed sin/cos formula, never trained"))
-        st.plotly_chart(ui.cached(emb, plots.position_table_figure, kind), key=f"pos:table:{kind}")
-        st.plotly_chart(ui.cached(emb, plots.cosines_of, kind), key=f"pos:cos:{kind}")
-        st.plotly_chart(ui.cached(emb, plots.path_of, kind), key=f"pos:path:{kind}")
-st.plotly_chart(ui.cached(emb, plots.position_norms_of), key="pos:norms")
+        ui.chart(ui.cached(emb, plots.position_table_figure, kind), key=f"pos:table:{kind}")
+        ui.chart(ui.cached(emb, plots.cosines_of, kind), key=f"pos:cos:{kind}")
+        ui.chart(ui.cached(emb, plots.path_of, kind), key=f"pos:path:{kind}")
+ui.chart(ui.cached(emb, plots.position_norms_of), key="pos:norms")
 
 st.subheader(_("RoPE in one picture"))
 st.markdown(_("RoPE adds nothing to the input. It rotates each pair of dimensions of a query by m·θ and of a key by n·θ, "
@@ -72,7 +72,7 @@ r1.dataframe(ui.localized([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n
               for (m, n), s in zip(pairs, scores, strict=True)], decimals={_("q·k after rotation"): plots.ROPE_DECIMALS}),
              hide_index=True)  # the legend's precision
 r1.caption(_("Same offset, same score, wherever the pair sits."))
-r2.plotly_chart(ui.figure(plots.rope_of, offset, float(theta)), key="pos:rope")
+ui.chart(ui.figure(plots.rope_of, offset, float(theta)), where=r2, key="pos:rope")
 
 st.subheader(_("Three ways to add position"))
 st.dataframe(ui.localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(emb)]),

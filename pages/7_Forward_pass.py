@@ -52,7 +52,7 @@ with ui.explain_errors():
     for k, fig in enumerate(block_input_heatmaps(parts, labels)):
         if k % 3 == 0:
             h = st.columns(3)
-        h[k % 3].plotly_chart(fig, key=f"fwd:part:{k}")
+        ui.chart(fig, where=h[k % 3], key=f"fwd:part:{k}")
     m = st.columns(3)
     m[0].metric(_("Backend used"), result.backend)
     m[1].metric(_("Time of this run"), short_duration(result.seconds))

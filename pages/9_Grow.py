@@ -62,7 +62,7 @@ elif job is not None:
                       "{total:,} parameters (2·V·d + T·d + 12·L·d²); {steps:,} steps in {sec:.1f} s.", bytes=BYTE_TOKENS,
                       s=cfg["vocab_size"] - BYTE_TOKENS - 1, V=cfg["vocab_size"], d=cfg["d_model"], T=cfg["context"],
                       L=cfg["layers"], total=total, steps=info.get("steps_done", 0), sec=info.get("seconds", 0.0)))
-        st.plotly_chart(loss_curve(info["losses"], info["steps_planned"], [s["step"] for s in info["snapshots"]]),
+        ui.chart(loss_curve(info["losses"], info["steps_planned"], [s["step"] for s in info["snapshots"]]),
                         key="grow:loss")
     if tl is not None and len(tl.snapshots) >= 2:
         st.subheader(_("The table at each snapshot"))

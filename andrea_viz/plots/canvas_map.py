@@ -118,7 +118,29 @@ def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trus
         {"from": int(lines_from), "to": [int(j) for j in lines_to]},
         "text": {"kept": _("neighbours kept"), "unscored": _("not in the scored sample"),
                  "hint": _("Drag to pan, wheel to zoom, click a point for its true 10 nearest."),
-                 "reset": _("Whole map")},
+                 "reset": _("Whole map"), **keyboard_texts(len(sample))},
+    }
+
+
+def keyboard_texts(n: int) -> dict[str, str]:
+    """What the frame says to a keyboard and a screen reader, in the reader's language: the canvas's name, the
+    keys' hint, and the sentences of its live region as templates whose ``{token}``, ``{id}``, ``{kept}``,
+    ``{region}``, ``{rank}``, ``{count}``, ``{origin}``, ``{point}`` and ``{typed}`` the frame fills in (it never
+    builds a sentence of its own). ``{kept}`` is how many of a point's 10 nearest the map kept (its trust times
+    10), ``{id}`` the token id written plainly."""
+    return {
+        "label": _("Map of {n:,} tokens. Arrow keys move to the nearest point in that direction, Enter draws lines to "
+                   "its true 10 nearest, Page Down and Page Up walk them, typing a word jumps to its token.", n=n),
+        "keys": _("Arrows: move. Enter: lines. Page Down/Up: walk the 10 nearest. Type a word to jump to it."),
+        "point": _("{token}, id {id}, {kept} of its 10 nearest kept here, region: {region}"),
+        "point_plain": _("{token}, id {id}, {kept} of its 10 nearest kept here"),
+        "point_unscored": _("{token}, id {id}, not in the scored sample, region: {region}"),
+        "point_unscored_plain": _("{token}, id {id}, not in the scored sample"),
+        "nearest": _("nearest {rank} of {count} to {origin}: {point}"),
+        "lines": _("Lines drawn from {token} to its {count} true nearest; Page Down walks them."),
+        "no_lines": _("Press Enter first: it draws the lines from {token} to its true 10 nearest."),
+        "nothing": _("No point in that direction."),
+        "no_match": _("No token starts with “{typed}”."),
     }
 
 

@@ -10,6 +10,7 @@ from ..geometry import analogy, input_output_cosines, neighbours
 from ..safe_text import plot
 from ..i18n import N_, _, num, tr
 from .style import GREY, PURPLE, RED, layout
+from .words import number, plain, with_words
 
 METRIC_AXIS = {"cosine": N_("cosine similarity (higher is closer)"), "dot": N_("dot product (higher is closer)"),
                "euclidean": N_("euclidean distance (lower is closer)")}
@@ -24,7 +25,14 @@ def neighbour_bars(found: list[Neighbour], query: str, metric: str, title: str |
     layout(fig, title or _("The {n} nearest tokens to “{query}”", n=len(found), query=plot(query)), x=tr(METRIC_AXIS[metric]),
            height=140 + 28 * len(found))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
-    return fig
+    if not found:
+        return fig
+    axis = tr(METRIC_AXIS[metric])
+    return with_words(fig, _("{title}, nearest first, by {metric}: from {first} at {best} to {last} at {worst}.",
+                             title=plain(fig.layout.title.text), metric=axis, first=found[0].token,
+                             best=number(found[0].score), last=found[-1].token, worst=number(found[-1].score)),
+                      {_("token"): [n.token for n in found], "id": [num(n.id) for n in found],
+                       axis: [number(n.score) for n in found]})
 
 
 def input_output_histogram(cos: np.ndarray) -> go.Figure:

@@ -11,6 +11,7 @@ from ..i18n import _, language, num
 from ..projection import METHODS, Projection, Sample, group_label
 from ..safe_text import plot, plot_array
 from .style import OTHER_GREY, PALETTE, RED, plotly_separators, layout
+from .words import MAX_ROWS, plain, with_words
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
 
@@ -107,7 +108,31 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
             {"x": x, "y": y, "text": plot(text), "showarrow": False, "font": {"size": 11, "color": "#222"},
              "bgcolor": "rgba(255,255,255,0.55)", "borderpad": 1, "yshift": 10, "captureevents": False}
             for x, y, text in apart(shown, proj.coords)])
-    return fig
+    return with_words(fig, *map_words(sample, tokens, trust, title, dims, lines_from, lines_to))
+
+
+def map_words(sample: Sample, tokens: list[str], trust: np.ndarray, title: str, dims: int,
+              lines_from: int | None, lines_to: np.ndarray | None) -> tuple[str, dict[str, list]]:
+    """A map in words: how many tokens, the mean share of their 10 nearest kept, each word group's size, and the
+    lines; its table: the chosen token's true nearest (else the points of the word groups), each with its id, group
+    and share kept."""
+    groups = np.array(sample.groups)
+    scored = trust[~np.isnan(trust)]
+    said = [_("{title}: {n:,} tokens in {dims} dimensions; on average {kept} of each point's 10 nearest neighbours "
+              "are kept here.", title=plain(title), n=len(tokens), dims=dims,
+              kept=num(float(scored.mean()) if scored.size else 0.0, ".0%"))]
+    for g in sorted(set(groups) - {"other"}):
+        said.append(_("{name}: {n:,} points.", name=group_label(g), n=int((groups == g).sum())))
+    if lines_from is not None and lines_to is not None and len(lines_to):
+        said.append(_("Lines join {token} to its true {n} nearest; the nearest is {first}.", token=tokens[lines_from],
+                      n=len(lines_to), first=tokens[int(lines_to[0])]))
+        rows = [int(j) for j in lines_to]
+    else:
+        rows = [int(j) for j in np.flatnonzero(groups != "other")]
+    rows = rows[:MAX_ROWS]
+    kept = [_("not in the scored sample") if np.isnan(trust[j]) else num(float(trust[j]), ".0%") for j in rows]
+    return " ".join(said), {_("token"): [tokens[j] for j in rows], "id": [num(int(sample.ids[j])) for j in rows],
+                            _("group"): [group_label(str(groups[j])) for j in rows], _("neighbours kept"): kept}
 
 
 LABEL_PX = (820.0, 560.0)  # about the plotting area of a 700 px high map on a wide page

@@ -22,6 +22,7 @@ from ..i18n import Msg, _, language, num, tr
 from ..lexicon import ENGLISH, WORDS, word
 from ..plots.classroom import grid_heatmap
 from ..safe_text import clean, md
+from .charts import chart
 from .errors import show_error
 from .fragments import fragment
 
@@ -338,7 +339,7 @@ def live_view(code: str, anonymous: bool) -> None:
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
         c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(grid_heatmap(grid, labels), key="class:grid")
+        chart(grid_heatmap(grid, labels), key="class:grid", where=c1)
         for hi, lo, n, of in grid.worst(3):
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
                           high=md(labels[grid.pairs.index(hi)]), low=md(labels[grid.pairs.index(lo)])))

@@ -40,6 +40,7 @@ from . import session_files, state, url
 from .errors import show_error
 from .fragments import fragment
 from .uploads import user_models
+from .charts import chart
 
 JOB, RUN, EXPLORED, TIMELINE = "grow:job", "grow:run", "grow:explored", "grow:timeline"
 # the live progress panel's refresh: each refresh is a script run, in every watching tab
@@ -258,7 +259,7 @@ def live_progress() -> None:
     st.progress(frac, text=_("Training: step {step:,} of {steps:,}", step=p.step, steps=p.steps) if p.steps
                 else _("Preparing the corpus and its segments…"))
     if p.losses:
-        st.plotly_chart(plots.loss_curve(p.losses, p.steps), key="grow:live-loss")
+        chart(plots.loss_curve(p.losses, p.steps), key="grow:live-loss")
     st.button(_("Cancel"), on_click=j.cancel, key="grow:cancel",
               help=_("Stops after the current step; the snapshots written so far are kept and open."))
 

@@ -34,6 +34,7 @@ from ..sizing_claims import block_share
 from ..words import lesson_word
 from . import classroom, exercise
 from .cache import cached, figure, get_model
+from .charts import chart
 from ..errors import QueryError
 from ..safe_text import md
 from .errors import explain_errors
@@ -69,7 +70,10 @@ def h(normal: int, present: int) -> int:
 def draw(where, fig, **kw) -> None:
     """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
     (andrea_viz.plots.style.for_projector)."""
-    where.plotly_chart(for_projector(fig) if presenting() else fig, **kw)
+    if presenting():  # one projected screen holds the step: the chart alone, its text at least 18 px
+        chart(for_projector(fig), where=where, in_words=False, **kw)
+    else:
+        chart(fig, where=where, **kw)
 
 
 def table(where, data, **kw) -> None:

@@ -23,6 +23,7 @@ from ..projection import METHODS, TRUST_SAMPLE, coordinates_csv, projector_metad
 from ..safe_text import md
 from . import map_view, url
 from .cache import remember
+from .charts import chart
 
 RENDERERS_2D = ("canvas", "plotly", "deck")
 PICKED = "proj:picked"  # the token whose true 10 nearest get lines (typed, or clicked on the map)
@@ -185,7 +186,7 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
         fig = remember(("proj:fig", emb.key, *params, colour, index, found is not None), lambda progress: projection_scatter(
             proj, result.sample, result.tokens, result.trust, tr(result.title), colour_by_trust=colour == "trust",
             lines_from=index, lines_to=lines, labels=regions, shade=shading), label=None)
-        event = st.plotly_chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
+        event = chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
         clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if clicked is not None:
         token = result.tokens[result.position_of(f"#{clicked}")]

@@ -20,6 +20,7 @@ from ..timeline import Timeline
 from ..words import class_words, default_pairs, tracked_word
 from .errors import show_error
 from .tables import localized
+from .charts import chart
 
 MAP_CLASSES = 6  # classes drawn at first; more crowd the picture
 
@@ -72,7 +73,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
 
     c1, c2 = st.columns(2)
     stats = tl.memo(("stats", step), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
-    c1.plotly_chart(lookup_plots.value_histogram(stats, emb.d_model, log_y=True), key=f"{key}:hist")
+    chart(lookup_plots.value_histogram(stats, emb.d_model, log_y=True), where=c1, key=f"{key}:hist")
 
     with c2:
         pairs_text = st.text_input(_("Word pairs to follow (two words each, separated by commas)"),
@@ -81,7 +82,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
         if pairs:
             series = tl.memo(("pairs", tuple(pairs)),
                              lambda: pair_cosines([tl.model(k) for k in range(len(steps))], pairs))
-            st.plotly_chart(plots.pair_series(steps, series, step), key=f"{key}:pairs-chart")
+            chart(plots.pair_series(steps, series, step), key=f"{key}:pairs-chart")
             if any(np.isnan(v).all() for v in series.values()):
                 st.caption(_("A pair that this model cannot look up is left out of the picture."))
 
@@ -107,7 +108,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
         coords, ratio = tl.memo(("map", tuple(words)), lambda: aligned_map(
             [tl.model(k).token_table for k in range(len(steps))], ids, align="none"))
         labels = [tr(class_labels.get(g, g)) for g in groups]
-        st.plotly_chart(plots.class_map(coords, steps, words, labels, ratio, step), key=f"{key}:map")
+        chart(plots.class_map(coords, steps, words, labels, ratio, step), key=f"{key}:map")
         st.caption(_("One PCA, fitted on the last snapshot, draws every snapshot on the same axes: snapshots of one "
                      "run share their coordinates, so nothing is rotated. Press {play} to watch the classes form.",
                      play=_("▶ Play")))  # the button's own label

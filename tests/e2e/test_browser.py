@@ -9,7 +9,7 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import MODEL_PICKER, axe_violations, exceptions, open_page, screenshot, sidebar_model, wait_idle
+from .conftest import MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, screenshot, sidebar_model, wait_idle
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
 
@@ -283,3 +283,43 @@ def test_canvas_map_frames_pass_axe(page, app_url):
     wait_idle(page)
     assert exceptions(page) == []
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
+
+
+# every page in every language: the pages above (TITLED) are checked in each language with their titles and numbers;
+# here the rest, each by axe-core alone (every page is checked in English by test_page_loads_without_exception)
+OTHER_PAGES = [path for path, _name in PAGES if path not in TITLED]
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "nl", "pt-BR"])
+@pytest.mark.parametrize("path", OTHER_PAGES)
+def test_every_other_page_passes_axe_in_each_language(page, app_url, path, lang):
+    open_page(page, f"{app_url}/{path}?lang={lang}", timeout=300_000)  # Forward pass builds its kernels on a first visit
+    page.locator("h1").first.wait_for(timeout=60_000)
+    if path.lower() not in ("checkpoint", "grow"):  # every other page draws a chart before any click
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
+
+
+def test_a_charts_words_open_by_keyboard_and_read_its_numbers(page, app_url):
+    """The Neighbours chart's words: its expander reached and opened by keyboard, its summary and table shown in the
+    reader's language (nl), nothing serious for axe, and a screenshot of them."""
+    open_page(page, f"{app_url}/Neighbours?model=minilm-l6&word=dog&lang=nl")
+    title = translate("The {n} nearest tokens to “{query}”", "nl").format(n=10, query="dog")
+    words = page.locator("[data-testid='stExpander']", has_text=translate("In words: {title}", "nl").format(title=title))
+    summary = words.locator("summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    table = words.locator("table")
+    table.wait_for(timeout=30_000)
+    assert table.locator("tbody tr").count() == 10
+    assert table.locator("thead th").all_inner_texts()[:2] == ["token", "id"]
+    assert words.locator("[data-testid='stExpanderDetails'] [data-testid='stMarkdownContainer']").first.inner_text().startswith(
+        f"{title}, de naaste eerst")
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
+    words.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    words.screenshot(path=str(SHOTS / "neighbours_chart_in_words_nl.png"))

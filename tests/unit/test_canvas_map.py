@@ -1,6 +1,8 @@
 """The canvas map's data: every point's coordinates, id, trust and token as they were, the labels' zoom levels,
 and the page's share of a 128,256-point map within 8 MB."""
 
+import re
+
 import numpy as np
 
 from andrea_viz.clusters import Cluster
@@ -8,6 +10,7 @@ from andrea_viz.plots.canvas_map import (
     LEVEL_SIZES, NOT_SCORED, PLOTLY_FLUID_MAX, canvas_map_payload, default_renderer, label_level, payload_bytes,
     with_lines,
 )
+from andrea_viz.i18n import set_language, translate
 from andrea_viz.projection import Projection, Sample
 
 PAYLOAD_MAX = 8 * 2**20  # bytes: the page's data for one map
@@ -100,3 +103,19 @@ def test_the_canvas_map_is_the_default_above_plotlys_fluid_size_and_only_in_2d()
     assert default_renderer(PLOTLY_FLUID_MAX, 2) == "plotly"
     assert default_renderer(PLOTLY_FLUID_MAX + 1, 2) == "canvas"
     assert default_renderer(128_256, 3) == "plotly"
+
+
+def test_the_keyboards_sentences_come_in_the_readers_language_with_the_frames_placeholders():
+    """The frame fills {token}, {id}, ... into the sentences the page sends; it builds none itself (map_frame/map.js)."""
+    POINT = "{token}, id {id}, {kept} of its 10 nearest kept here, region: {region}"
+    proj, sample, trust = _map(30)
+    for lang in ("en", "nl", "pt-BR", "zh-TW"):
+        set_language(lang)
+        text = canvas_map_payload(proj, sample, [f"t{i}" for i in range(30)], trust)["text"]
+        assert text["point"] == translate(POINT, lang)
+        assert set(re.findall(r"\{(\w+)\}", text["point"])) == {"token", "id", "kept", "region"}
+        assert set(re.findall(r"\{(\w+)\}", text["nearest"])) == {"rank", "count", "origin", "point"}
+        assert (text["point"] == POINT) == (lang == "en")  # translated in every other language
+        assert "30" in text["label"] and "{" not in text["label"] and text["keys"]
+        assert all(isinstance(v, str) and v for v in text.values())
+    set_language("en")

@@ -2,6 +2,7 @@
 
 import csv
 import io
+import sys
 
 import numpy as np
 import pytest

@@ -2,6 +2,10 @@
 // Streamlit's component protocol (postMessage: componentReady, render, setComponentValue, setFrameHeight).
 // The points are drawn once into an offscreen raster; a pan or zoom moves and scales that bitmap, and the points
 // are drawn again when the pointer rests. Tokens are untrusted: they are only ever set with textContent.
+// By keyboard the canvas is a focusable application region: arrows move to the nearest point within 45 degrees of
+// that direction on screen, Enter draws the lines (as a click does), Page Down/Up walk the lines' true nearest,
+// a typed word jumps to its token; a live region says each step with the sentences the page sent in the reader's
+// language (templates filled here: no sentence is built in this file).
 "use strict";
 const REST_MS = 140;      // the pointer rests this long: draw the points again at the new view
 const HOVER_PX = 8;       // a point within this many pixels of the pointer is hovered
@@ -9,6 +13,8 @@ const CLICK_PX = 4;       // a press that moves less than this is a click, not a
 const canvas = document.getElementById("map"), g = canvas.getContext("2d");
 const tip = document.getElementById("tip"), labelBox = document.getElementById("labels");
 const hint = document.getElementById("hint"), reset = document.getElementById("reset");
+const say = document.getElementById("say");
+const TYPE_MS = 1500;     // keys typed less than this apart spell one word (any other key ends the word too)
 const raster = document.createElement("canvas"), rg = raster.getContext("2d");
 const decoder = new TextDecoder();
 // Sane bounds on a render message, checked before anything is allocated: the largest vocabulary the app maps is
@@ -18,7 +24,7 @@ const MAX_POINTS = 1 << 21, MAX_BLOB = 64 << 20, MAX_LABELS = 4096, MAX_LINES = 
 const S = {points: null, n: 0, xy: null, ids: null, colour: null, kept: null, offsets: null, blob: null, palette: [],
            grid: null, order: null, lo: [0, 0], hi: [1, 1], fit: 1, text: {}, labels: [], lines: null, height: 640,
            view: {cx: 0, cy: 0, s: 1}, rasterView: null, dirty: false, rest: 0, drag: null, clicks: 0, W: 0, H: 0,
-           dpr: 1, rasters: 0, frames: 0};
+           dpr: 1, rasters: 0, frames: 0, sel: -1, walk: -1, typed: "", typedAt: 0, words: null, waitLines: -1};
 window.__map = S;  // for the benchmark and the browser tests
 
 function send(type, data) { window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*"); }
@@ -51,6 +57,7 @@ function refusal(a) {
   }
   const T = a.text;
   if (!T || !["kept", "unscored", "hint", "reset"].every((k) => isText(T[k]))) return "text";
+  if (!Object.keys(T).every((k) => isText(T[k]))) return "text";  // the keyboard's sentences, where sent
   if (a.points === S.points) return "";  // the arrays were checked when they came
   const offsets = new DataView(a.offsets.buffer, a.offsets.byteOffset, a.offsets.byteLength);
   let last = 0;
@@ -152,6 +159,7 @@ function frame() {  // the raster moved and scaled to the view, then the lines a
   }
   g.setTransform(r, 0, 0, r, 0, 0);
   drawLines();
+  drawSelected();
   drawLegend();
   placeLabels();
 }
@@ -181,6 +189,13 @@ function drawLines() {
   g.fillStyle = "#000";
   for (const j of L.to) { g.beginPath(); g.arc(sx(S.xy[2 * j], v), sy(S.xy[2 * j + 1], v), 3, 0, 2 * Math.PI); g.fill(); }
   g.fillStyle = "#d62728"; g.beginPath(); g.arc(ax, ay, 5, 0, 2 * Math.PI); g.fill();
+}
+
+function drawSelected() {  // the point the keyboard is on: a ring the focus colour, white inside it
+  if (S.sel < 0 || S.sel >= S.n) return;
+  const x = sx(S.xy[2 * S.sel], S.view), y = sy(S.xy[2 * S.sel + 1], S.view);
+  g.lineWidth = 3; g.strokeStyle = "#fff"; g.beginPath(); g.arc(x, y, 9, 0, 2 * Math.PI); g.stroke();
+  g.lineWidth = 2.5; g.strokeStyle = "#0072b2"; g.beginPath(); g.arc(x, y, 11, 0, 2 * Math.PI); g.stroke();
 }
 
 function zoomLevel() { return Math.log2(S.view.s / S.fit); }
@@ -273,7 +288,9 @@ canvas.addEventListener("pointerup", (e) => {
   if (!d) return;
   if (d.moved) { settle(); return; }
   const [mx, my] = local(e), k = nearest(mx, my, HOVER_PX);
-  if (k >= 0) send("streamlit:setComponentValue", {value: {id: S.ids[k], click: ++S.clicks}, dataType: "json"});
+  if (k < 0) return;
+  S.walk = -1; S.sel = k; document.body.dataset.selected = String(S.ids[k]);  // the keyboard goes on from here
+  send("streamlit:setComponentValue", {value: {id: S.ids[k], click: ++S.clicks}, dataType: "json"});
 });
 canvas.addEventListener("pointerleave", () => { if (!S.drag) showTip(-1); });
 canvas.addEventListener("wheel", (e) => {
@@ -303,7 +320,10 @@ function resize() {
 
 function setLines(L) {  // positions in the sample: from one point to its true nearest
   if (badLines(L)) { refuse("lines"); return; }
+  const fresh = !S.lines !== !L || (L && (S.lines.from !== L.from || S.lines.to.join() !== L.to.join()));
   S.lines = L;
+  if (fresh) S.walk = -1;
+  if (L && S.waitLines >= 0 && S.ids[L.from] === S.ids[S.waitLines]) { S.waitLines = -1; announce(fill("lines", {token: token(L.from), count: L.to.length})); }
   document.body.dataset.linesFrom = L ? String(S.ids[L.from]) : "";
   document.body.dataset.lines = L ? L.to.map((j) => S.ids[j]).join(",") : "";
   schedule();
@@ -347,8 +367,10 @@ function render(a) {
   S.W = canvas.clientWidth; S.H = canvas.clientHeight;
   S.dpr = Math.min(window.devicePixelRatio || 1, 2);
   canvas.width = Math.round(S.W * S.dpr); canvas.height = Math.round(S.H * S.dpr);
-  hint.textContent = a.text.hint; reset.textContent = a.text.reset;
-  if (a.points !== S.points) { loadPoints(a); drawPoints(); setLines(null); }  // new points: a new raster; else keep it
+  hint.textContent = document.activeElement === canvas && a.text.keys ? a.text.keys : a.text.hint;
+  reset.textContent = a.text.reset;
+  canvas.setAttribute("aria-label", a.text.label || a.text.hint);
+  if (a.points !== S.points) { loadPoints(a); S.sel = -1; S.walk = -1; S.words = null; drawPoints(); setLines(null); }  // new points: a new raster; else keep it
   else if (!S.rasterView) drawPoints();
   setLabels(a.labels);
   window.andreaMap = {points: () => S.points, setLines};
@@ -356,6 +378,117 @@ function render(a) {
   document.body.dataset.ready = S.points;
   schedule();
 }
+
+// ---- the keyboard -----------------------------------------------------------------------------------------------
+function fill(name, vals) {  // one of the page's sentences with its {names} filled in (a value is never read again)
+  const t = S.text[name] || "";
+  return t.replace(/\{(\w+)\}/g, (m, k) => (Object.prototype.hasOwnProperty.call(vals, k) ? String(vals[k]) : m));
+}
+
+function announce(text) {  // the live region's text: what a screen reader says next
+  say.textContent = text;
+  document.body.dataset.said = text;
+}
+
+function describe(k) {  // "dog, id 3899, 8 of its 10 nearest kept here, region: animals"
+  const region = S.palette[S.colour[k]].name, kept = S.kept[k];
+  const name = (kept === 255 ? "point_unscored" : "point") + (region ? "" : "_plain");
+  return fill(name, {token: token(k), id: S.ids[k], kept: Math.round(kept / 10), region: region || ""});
+}
+
+function select(k, text) {  // the keyboard's point: ringed, kept in view, said
+  S.sel = k;
+  document.body.dataset.selected = String(S.ids[k]);
+  const v = S.view, x = sx(S.xy[2 * k], v), y = sy(S.xy[2 * k + 1], v), m = 24;
+  if (x < m || x > S.W - m || y < m || y > S.H - m) { v.cx = S.xy[2 * k]; v.cy = S.xy[2 * k + 1]; drawPoints(); }
+  schedule();
+  announce(text === undefined ? describe(k) : text);
+}
+
+function centreMost() {  // the point nearest the middle of the view: where the keyboard starts without a choice
+  const v = S.view;
+  let best = -1, bestD = Infinity;
+  for (let k = 0; k < S.n; k++) {
+    const dx = S.xy[2 * k] - v.cx, dy = S.xy[2 * k + 1] - v.cy, d = dx * dx + dy * dy;
+    if (d < bestD) { bestD = d; best = k; }
+  }
+  return best;
+}
+
+// The nearest point on screen within 45 degrees of the direction (dx, dy) (screen axes, y down) from point k, or -1;
+// equal distances go to the lower position. Screen and map differ by a uniform scale and a flip of y, so this works
+// in the map's units: dot >= |p| cos 45 is 2 dot^2 >= |p|^2 with dot > 0 (tests/e2e/test_map_keyboard.py repeats it).
+function towards(k, dx, dy) {
+  const x0 = S.xy[2 * k], y0 = S.xy[2 * k + 1];
+  let best = -1, bestD = Infinity;
+  for (let j = 0; j < S.n; j++) {
+    const px = S.xy[2 * j] - x0, py = -(S.xy[2 * j + 1] - y0), d = px * px + py * py;
+    if (j === k || d === 0 || d >= bestD) continue;
+    const dot = px * dx + py * dy;
+    if (dot > 0 && 2 * dot * dot >= d) { bestD = d; best = j; }
+  }
+  return best;
+}
+
+// A typed word's token: the token itself, else the one that reads the same without a word-start mark (##, Ġ, ▁) or
+// case, else the shortest that starts so; ties to the first in the map.
+const bare = (t) => t.replace(/^(?:##|[\u0120\u2581 ])+/, "").toLowerCase();
+function findWord(typed) {
+  if (!S.words) { S.words = new Array(S.n); for (let k = 0; k < S.n; k++) S.words[k] = token(k); }
+  const want = bare(typed);
+  let same = -1, starts = -1;
+  for (let k = 0; k < S.n; k++) {
+    const w = S.words[k];
+    if (w === typed) return k;
+    const b = bare(w);
+    if (same < 0 && b === want) same = k;
+    else if (b.startsWith(want) && (starts < 0 || w.length < S.words[starts].length)) starts = k;
+  }
+  return same >= 0 ? same : starts;
+}
+
+const ARROWS = {ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+function onKey(e) {
+  if (!S.n || e.ctrlKey || e.metaKey || e.altKey) return;
+  const key = e.key;
+  if (key.length !== 1) S.typed = "";  // a key that is not a letter ends the word being typed
+  if (ARROWS[key]) {
+    e.preventDefault();
+    if (S.sel < 0) { select(S.lines ? S.lines.from : centreMost()); return; }
+    const j = towards(S.sel, ...ARROWS[key]);
+    if (j < 0) { announce(fill("nothing", {})); return; }
+    S.walk = -1;
+    select(j);
+  } else if (key === "Enter") {
+    e.preventDefault();
+    if (S.sel < 0) { select(S.lines ? S.lines.from : centreMost()); return; }
+    if (S.lines && S.lines.from === S.sel) { announce(fill("lines", {token: token(S.sel), count: S.lines.to.length})); return; }
+    S.waitLines = S.sel;
+    send("streamlit:setComponentValue", {value: {id: S.ids[S.sel], click: ++S.clicks}, dataType: "json"});
+  } else if (key === "PageDown" || key === "PageUp") {
+    e.preventDefault();
+    const L = S.lines, onWalk = L && (S.sel === L.from || (S.walk >= 0 && L.to[S.walk] === S.sel));
+    if (!onWalk) { if (S.sel >= 0) announce(fill("no_lines", {token: token(S.sel)})); return; }
+    const at = S.sel === L.from ? -1 : S.walk, next = key === "PageDown" ? Math.min(at + 1, L.to.length - 1) : at - 1;
+    if (next < 0) { S.walk = -1; select(L.from); return; }
+    S.walk = next;
+    const j = L.to[next];
+    select(j, fill("nearest", {rank: next + 1, count: L.to.length, origin: token(L.from), point: describe(j)}));
+  } else if (key.length === 1 && key !== " ") {
+    e.preventDefault();
+    const now = performance.now();
+    S.typed = (now - S.typedAt < TYPE_MS ? S.typed : "") + key;
+    S.typedAt = now;
+    let k = findWord(S.typed);
+    if (k < 0 && S.typed.length > 1 && findWord(key) >= 0) { S.typed = key; k = findWord(key); }  // a new word
+    if (k < 0) { announce(fill("no_match", {typed: S.typed})); return; }
+    S.walk = -1;
+    select(k);
+  }
+}
+canvas.addEventListener("keydown", onKey);
+canvas.addEventListener("focus", () => { if (S.text.keys) hint.textContent = S.text.keys; });
+canvas.addEventListener("blur", () => { if (S.text.hint) hint.textContent = S.text.hint; });
 
 // Only the page that holds this frame speaks to it: a render message from any other window (a page of another
 // site that opened or framed the app, a frame beside this one) is refused, whatever it says.
