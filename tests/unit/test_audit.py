@@ -14,23 +14,12 @@ import transformers
 
 from andrea_viz.audit import AUDIT_KEYS, audit_checkpoints, audit_report, classify_init, table_stats
 from andrea_viz.errors import CheckpointError
+from tests.audit_pairs import tokenizer as _tokenizer  # one maker of the audit tests' word-level tokenizers
 
 WORDS = ["[UNK]", "[PAD]", *(f"[unused{i}]" for i in range(5)), "cat", "dog", "kat", "hond", "the", "a", "sat", "on",
          "mat", "ran", "home", "big", "small", "red", "blue", *(f"w{i}" for i in range(44))]  # 66 tokens
 D = 16
 TEXT = "the cat sat on the mat a dog ran home the big red cat the small blue dog"
-
-
-def _tokenizer(words: list[str], added: list[str] = ()):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]")
-    if added:
-        fast.add_tokens(list(added))
-    return fast
 
 
 def _model(kind: str, tied: bool = True, seed: int = 0):
