@@ -174,7 +174,7 @@ def _cmd_project(args: argparse.Namespace) -> int:
                       progress=progress)
     columns = None
     if args.labels:  # each point's cluster, found on the same rows in d dimensions, and its label
-        found = cluster_ids(emb, r.sample.ids, progress=progress)
+        found = cluster_ids(emb, r.sample.ids, progress=progress, near=r.graph_ids(emb))  # the map's own graph
         labels = [c.label(args.lang) for c in found.clusters]
         columns = {"cluster": [int(a) for a in found.assignment],
                    "label": [labels[a] if a != NOISE else "" for a in found.assignment]}
