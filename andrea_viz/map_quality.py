@@ -30,6 +30,7 @@ import numpy as np
 
 from .errors import QueryError
 from .geometry import unit_rows
+from .neighbours import select_k
 
 K = 10  # neighbours every measure counts
 TRIPLETS = 100_000  # random triplets of the triplet accuracy
@@ -158,8 +159,8 @@ def map_scores(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarr
         sim[rows, torch.arange(s, e)] = -np.inf  # a point is not its own neighbour
         near = torch.addmm(minus_sq, P[s:e], P.T, alpha=2)  # −|y_j|² + 2 y_i·y_j: −distance² + |y_i|², one call
         near[rows, torch.arange(s, e)] = -np.inf
-        in_map = torch.topk(near, k, dim=1).indices
-        in_table = torch.topk(sim, k, dim=1).indices if given is None else torch.from_numpy(given[s:e])
+        in_map = select_k(near, k)[0]  # the kit's selection (ties to the smaller id)
+        in_table = select_k(sim, k)[0] if given is None else torch.from_numpy(given[s:e])
         t_sum += int(rank_excess(sim, in_map, k).sum())
         c_sum += int(rank_excess(near, in_table, k).sum())
         both = (in_table[:, :, None] == in_map[:, None, :]).any(2)

@@ -22,6 +22,7 @@ from ..i18n import Msg, _, language, num, tr
 from ..lexicon import ENGLISH, WORDS, word
 from ..plots.classroom import grid_heatmap
 from ..safe_text import clean, md
+from . import url
 from .charts import chart
 from .errors import show_error
 from .fragments import fragment
@@ -42,6 +43,12 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], hea
 MAX_NICKNAME = 30
 
 teacher_key()  # made (and written to the server's log) when the app starts, not when a teacher first asks
+
+
+def address_code(raw: str) -> str | None:
+    """A class code from the address (``?code=``, the QR code's link), as stored; None when it is not one."""
+    code = normalise_code(raw)
+    return code if well_formed(code) else None
 
 
 @st.cache_resource(show_spinner=False)
@@ -166,7 +173,7 @@ def learner_view() -> None:
     st.markdown(_("Type the code your teacher shows. A nickname is optional; nothing else is asked."))
     with st.form("class:join-form", border=False):
         c1, c2 = st.columns(2)
-        typed = c1.text_input(_("Class code"), value=st.query_params.get("code", ""), max_chars=20,
+        typed = c1.text_input(_("Class code"), value=url.read("code", "", parse=address_code), max_chars=20,
                               key="class:code")
         nick = c2.text_input(_("Nickname (optional)"), max_chars=MAX_NICKNAME, key="class:nickname")
         go = st.form_submit_button(_("Join"), type="primary")

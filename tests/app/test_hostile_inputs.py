@@ -135,7 +135,7 @@ EVERY_PAGE = ("model", "lang")  # read by page_setup on every page
 READS = {"pages/0_Lesson.py": ("step", "present"), "pages/1_Lookup_table.py": ("word",),
          "pages/4_Neighbours.py": ("word",), "pages/6_Positions.py": ("word",), "pages/11_Anatomy.py": ("word",),
          "pages/5_Projection.py": ("method", "dims", "n", "seed", "labels", "renderer"),
-         "pages/9_Grow.py": ("grow_run",)}
+         "pages/9_Grow.py": ("grow_run",), "pages/12_Class.py": ("code",)}
 
 
 @pytest.fixture

@@ -150,3 +150,17 @@ def axe_violations(page, allowed=()) -> list[dict]:
         where = "page" if frame == page.main_frame else frame.url[:80]
         found += [{**v, "frame": where} for v in frame.evaluate(AXE_RUN, [list(a) for a in allowed])]
     return found
+
+
+# Streamlit's own English that can be drawn as a line of its own (placeholders, hints, the uploader's texts, the
+# sidebar's "View more"): on a translated page none may be visible (the app replaces or avoids each)
+STREAMLIT_ENGLISH = ("Choose an option", "Choose options", "No options to select", "No results", "Press Enter to apply",
+                     "Press Enter to submit form", "Running...", "Browse files", "Upload", "Drag and drop file here",
+                     "Drag and drop files here", "View more", "View less", "Show more", "Show less", "Made with Streamlit")
+STREAMLIT_ENGLISH_JS = """(words) => document.body.innerText.split('\\n').map(s => s.trim())
+  .filter(s => words.includes(s) || /\\bper file\\b/.test(s))"""
+
+
+def streamlit_english(page) -> list[str]:
+    """The visible lines of the page that are Streamlit's own English (``STREAMLIT_ENGLISH``)."""
+    return page.evaluate(STREAMLIT_ENGLISH_JS, list(STREAMLIT_ENGLISH))

@@ -9,7 +9,8 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, screenshot, sidebar_model, wait_idle
+from .conftest import (MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, screenshot, sidebar_model,
+                       streamlit_english, wait_idle)
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
 
@@ -24,7 +25,7 @@ def test_page_loads_without_exception(page, app_url, path, name):
     open_page(page, f"{app_url}/{path}")
     assert exceptions(page) == []
     assert page.locator("h1").first.inner_text()
-    if name not in ("home", "checkpoint", "grow"):  # every other page draws a chart before any click
+    if name not in ("home", "checkpoint", "grow", "class"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
@@ -221,7 +222,7 @@ def test_compare_two_uploaded_snapshots(page, app_url, tmp_path):
     unmoved.filter(has_text=re.compile(rf"^{len(r.unseen_ids)}$")).wait_for(timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
-    page.get_by_text("From A (open circle) to B").wait_for(timeout=30_000)
+    page.get_by_text("From A (open circle) to B").first.wait_for(timeout=30_000)
     moved_least = page.locator("[data-testid='stMarkdownContainer']", has_text="Moved least")
     assert moved_least.count() == 1
     screenshot(page, "compare_snapshots")
@@ -269,6 +270,7 @@ def test_pages_in_each_language(page, app_url, path, lang):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
+    assert streamlit_english(page) == []
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     screenshot(page, f"{path.lower() or 'home'}_{lang}")
 
@@ -295,10 +297,11 @@ OTHER_PAGES = [path for path, _name in PAGES if path not in TITLED]
 def test_every_other_page_passes_axe_in_each_language(page, app_url, path, lang):
     open_page(page, f"{app_url}/{path}?lang={lang}", timeout=300_000)  # Forward pass builds its kernels on a first visit
     page.locator("h1").first.wait_for(timeout=60_000)
-    if path.lower() not in ("checkpoint", "grow"):  # every other page draws a chart before any click
+    if path.lower() not in ("checkpoint", "grow", "class"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
+    assert streamlit_english(page) == []
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
 
 
