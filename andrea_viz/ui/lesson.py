@@ -96,7 +96,7 @@ def lookup() -> None:
     draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
     i = EXAMPLE_IDS[-1]
     if not presenting():
-        q = token_picker(emb, key="lesson:lookup", preferred="cat")
+        q = token_picker(emb, key="lesson:lookup", preferred=lexicon.word(lesson_language(), "cat"))
         if q is None:
             return
         i = q.ids[0]
@@ -314,6 +314,9 @@ def tied() -> None:
         st.markdown(tr(tying.finding(measured)))
         st.caption(_("Made by python -m andrea_viz bench-tying --write; the held-out text is the generator's sentences "
                      "of another seed ({n:,} tokens).", n=measured["held_out_tokens"]))
+        if lesson_language() != lexicon.ENGLISH:  # the pair of runs was grown on the English corpus only
+            st.caption(_("These two runs were grown on the English corpus; no tied and untied pair was grown in this "
+                         "language, so the figures above are the English model's."))
 
 
 def flow() -> None:
