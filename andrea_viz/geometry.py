@@ -147,7 +147,7 @@ class Query:
         if not self.multi_piece:
             return None
         return Msg("“{text}” is {n} tokens ({pieces}): its vector is the mean of their rows", text=self.text,
-                   n=len(self.ids), pieces=" + ".join(self.pieces))
+                   n=len(self.ids), pieces=" + ".join(f"“{p}”" for p in self.pieces))
 
 
 def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
