@@ -9,7 +9,9 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from andrea_viz import lexicon
 from andrea_viz.catalogs import extract
+from andrea_viz.lesson import STEPS
 from andrea_viz.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue, read_number, translate
 from andrea_viz.registry import HOME, available_pages
 from andrea_viz.ui.state import LANGUAGE, LANGUAGE_WIDGET
@@ -54,7 +56,7 @@ PLACEHOLDER = re.compile(r"%?\{[^{}]*\}")
 # What is not the app's own sentence, so not held to the language: a code span (a token, a file, a tensor, a
 # variable: `cat`, `checkpoints`), a typed word or token in quotes (“cat”), a LaTeX command (\times), a plotly
 # template field (%{value}).
-NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|「[^」]*」|\\[A-Za-z]+|%\{[^{}]*\}")
+NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|「[^」]*」|\\[A-Za-z]+|%\{[^{}]*\}|:[a-z]+\[|Press & Wolf")
 # plotly keys holding the app's words: titles, trace names (the legend), annotations, button labels, templates.
 # Not data[].text or hovertext: those hold the model's own token strings, one per point.
 PLOTLY_WORDS = ("text", "name", "label", "prefix", "hovertemplate", "texttemplate", "ticktext")
@@ -175,6 +177,31 @@ def test_every_page_speaks_the_language(lang, english_titles):
             assert english_decimals == [], (p.path, english_decimals[:5])
         labels = [e.label for e in at.sidebar.get("page_link")]  # the sidebar lists every page on every page
         assert labels == [translate(q.label, lang) for q in available_pages()], p.path
+
+
+def assert_speaks(at: AppTest, lang: str, where: str) -> None:
+    no_exception(at)
+    assert english_left(at, lang) == [], where
+    assert untranslated_shown(at, lang) == [], where
+    assert english_words_shown(at, lang) == {}, where
+
+
+@pytest.mark.parametrize("lang", OTHER)
+def test_every_page_and_lesson_step_on_the_languages_grown_model_speaks_it(lang):
+    """A default start (no model chosen): every page on the language's own grown model, and every Lesson step."""
+    at = AppTest.from_file(str(ROOT / HOME), default_timeout=300)
+    at.query_params["lang"] = lang
+    at.run()
+    assert at.session_state["model"] == lexicon.model_of(lang)
+    for p in available_pages():
+        if p.path != HOME:
+            at.switch_page(p.path).run()
+        assert_speaks(at, lang, p.path)
+    at.switch_page("pages/0_Lesson.py").run()
+    for n in range(1, len(STEPS) + 1):
+        at.session_state["lesson:step"] = n
+        at.run()
+        assert_speaks(at, lang, f"Lesson step {n}")
 
 
 @pytest.mark.parametrize("lang,written", [("nl", "6.488.832"), ("pt-BR", "6.488.832"), ("zh-TW", "6,488,832"),
