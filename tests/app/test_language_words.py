@@ -186,3 +186,18 @@ def test_the_lesson_follows_a_grown_model_in_the_address():
     at = default_start("0_Lesson.py", "nl", model="andrea-micro", query={"step": "2"})
     assert at.session_state[LANGUAGE] == "nl"
     assert "cat / dog" in list(at.dataframe[0].value.iloc[:, 0])
+
+
+@pytest.mark.parametrize("lang", OTHER)
+@pytest.mark.parametrize("page", [None, "1_Lookup_table.py"])
+def test_home_and_the_lookup_table_look_up_the_languages_cat(lang, page):
+    """Home's and the Lookup table's first box hold the language's word for cat, on its grown model."""
+    if page is None:
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+        at.query_params["lang"] = lang
+        at.run()
+        no_exception(at)
+    else:
+        at = default_start(page, lang)
+    assert at.session_state[MODEL] == lexicon.model_of(lang)
+    assert text_inputs(at)[0] == lexicon.word(lang, "cat")

@@ -303,6 +303,19 @@ def test_every_other_page_passes_axe_in_each_language(page, app_url, path, lang)
     assert exceptions(page) == []
     assert streamlit_english(page) == []
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
+    screenshot(page, f"{path.lower()}_{lang}")  # on the language's own grown model (a default start)
+
+
+@pytest.mark.parametrize("path", ["Dot_products", "Neighbours"])
+def test_the_english_grown_model_on_the_pages_that_show_its_words(page, app_url, path):
+    """Dot products and Neighbours on andrea-micro in English (the other languages' grown models: above)."""
+    open_page(page, f"{app_url}/{path}?model=andrea-micro")
+    page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first.input_value() == "cat"
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    wait_idle(page)
+    assert exceptions(page) == []
+    screenshot(page, f"{path.lower()}_andrea-micro_en")
 
 
 def test_a_charts_words_open_by_keyboard_and_read_its_numbers(page, app_url):

@@ -39,6 +39,10 @@ def test_every_figure_of_the_lesson_is_text_in_the_language(lang):
     if lang in ("nl", "pt-BR"):  # not in the English way
         assert "6,488,832" not in text and "0.0361" not in text and "5.4%" not in text
     assert i18n.translate("Worked answers", lang) in text and i18n.translate("The lesson’s figures", lang) in text
+    # the exercise's worked answers themselves, after their heading: each model's product and its fp32 size
+    answers = text[text.index(i18n.translate("Worked answers", lang)):]
+    for product, mb in (("4,353 × 384 = 1,671,552", "6.7"), ("16,641 × 1,536 = 25,560,576", "102.2")):
+        assert in_language(product, lang) in answers and in_language(mb, lang) in answers, (product, mb)
     assert f'<html lang="{lang}">' in page
 
 
