@@ -17,7 +17,8 @@ from .test_languages import _strings_under, session, table_display
 
 MODEL = "andrea-micro"  # a grown table: its neighbours, cosines and anatomy are real numbers
 PAGES = ["streamlit_app.py", "pages/1_Lookup_table.py", "pages/3_Dot_products.py", "pages/4_Neighbours.py",
-         "pages/6_Positions.py", "pages/11_Anatomy.py", "pages/2_Sizing.py"]
+         "pages/6_Positions.py", "pages/11_Anatomy.py", "pages/2_Sizing.py", "pages/5_Projection.py",
+         "pages/7_Forward_pass.py", "pages/10_Compare.py", "pages/0_Lesson.py"]
 DECIMAL = re.compile(r"(?<![\d.,])[-+−]?\d+([.,])\d+(?![\d.,])")  # one number with one mark: 0.50, 1,00, 0.560
 
 
@@ -66,15 +67,14 @@ def check_page(at: AppTest, lang: str, where: str) -> None:
         assert json.loads(c.proto.spec)["layout"].get("separators") == dec + group, where
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_no_point_decimal_on_a_dutch_page(page):
-    check_page(session("nl", MODEL, page), "nl", page)
-
-
-@pytest.mark.parametrize("lang", ["pt-BR", "zh-TW"])
-@pytest.mark.parametrize("page", ["pages/6_Positions.py", "pages/1_Lookup_table.py"])
-def test_spot_checks_in_portuguese_and_chinese(lang, page):
-    check_page(session(lang, MODEL, page), lang, page)
+@pytest.mark.parametrize("lang", ["nl", "pt-BR", "zh-TW"])
+def test_every_page_writes_its_numbers_the_languages_way(lang):
+    """No 0.50 on a Dutch or Portuguese page, no 0,50 on a Chinese one: tables, sliders, metrics, figures."""
+    at = session(lang, MODEL)
+    for page in PAGES:
+        if page != "streamlit_app.py":
+            at.switch_page(page).run()
+        check_page(at, lang, page)
 
 
 def test_the_dot_products_sliders_write_their_values_the_dutch_way():
