@@ -19,7 +19,7 @@ from .i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYWORDS = {"_", "N_", "Msg", "CheckpointError", "QueryError"}
-SOURCES = ("andrea_viz", "pages", "streamlit_app.py")
+SOURCES = ("andrea_viz", "pages", "home.py")
 # msgids written the same in every language (names, formulas, symbols, units): each catalogue holds them as
 # they are, and Chinese, whose every other message differs from the English, may keep these alone
 SAME_IN_EVERY_LANGUAGE = {

@@ -29,7 +29,7 @@ class PageInfo:
         return Path(self.path).stem.split("_", 1)[1]
 
 
-HOME = "streamlit_app.py"
+HOME = "home.py"
 PAGES = [
     PageInfo(HOME, N_("Home"), ":material/home:", N_("what this is, the loaded model, neighbours of a word")),
     PageInfo("pages/0_Lesson.py", N_("Lesson"), ":material/school:",

@@ -1,7 +1,7 @@
 """Streamlit glue, and the only place in the library that imports Streamlit."""
 
 from ..i18n import tr
-from . import server_hooks
+from ..web import hooks as server_hooks
 from . import classroom, compare, exercise, grow, lesson, live, map_view, models, nav, state, uploads, url
 from .charts import chart
 from .cache import cached, cached_with_progress, figure, get_model, remember
@@ -14,7 +14,7 @@ from .timeline import timeline_view
 from .uploader_text import file_uploader
 from .widgets import MAX_TEXT_CHARS, number_slider, token_chips, token_picker
 
-server_hooks.install()  # the frame and upload guards on every request from now on (server_hooks' docstring)
+server_hooks.install()  # the guards on every request from now on, where streamlit_app.py did not install them already
 
 __all__ = ["cached", "cached_with_progress", "chart", "checkpoint_report", "classroom", "compare", "current_model",
            "exercise",

@@ -12,7 +12,6 @@ import streamlit as st
 from ..i18n import language, tr
 from ..loading import load
 from ..model import Embeddings
-from ..umap_compile import start_compile_process
 
 
 @st.cache_resource(show_spinner="Loading the model's tables…", max_entries=6)
@@ -84,16 +83,3 @@ def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str =
     progress bar the first time; the second view is instant. Shared by all sessions."""
     key = (emb.key, f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
     return remember(key, lambda progress: fn(emb, *args, progress=progress, **kwargs), label, max_entries)
-
-
-@st.cache_resource(show_spinner=False)
-def _umap_compile_started() -> bool:
-    start_compile_process()
-    return True
-
-
-def start_umap_compile() -> None:
-    """When the server starts (its first page): UMAP's numba code starts compiling in a process of its own at the
-    lowest priority, once per machine (``umap_compile``); not in a thread, whose compile holds the interpreter lock
-    and slowed the first page 8×. Nothing starts when the code is on disk already or the cache is off."""
-    _umap_compile_started()

@@ -25,9 +25,9 @@ from ..registry import page_of
 from ..sizing import human_bytes
 from ..timeline import Timeline, open_timeline
 from . import session_files, state, url
-from .cache import get_model, start_umap_compile
+from .cache import get_model
 from .errors import explain_errors
-from .kernel_build import start_kernel_build
+from .kernel_build import start_builds_once
 from .nav import sidebar_menu
 from .uploads import user_models
 from .uploads import load_checkpoint
@@ -230,8 +230,7 @@ def page_setup(page_file: str) -> Embeddings:
     i18n.set_language(st.session_state.get(state.LANGUAGE) or url.read("lang", None, allowed=LANGUAGES, say=False))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=FAVICON, layout="wide")
     session_files.keep_sweeping()
-    start_umap_compile()
-    start_kernel_build()
+    start_builds_once()
     sidebar_menu()
     model_picker()
     language_picker()

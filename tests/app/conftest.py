@@ -18,7 +18,7 @@ def no_exception(at: AppTest) -> None:
 def start_app(model: str | None = None, query: dict[str, str] | None = None) -> AppTest:
     """A fresh session of the real app, started from the entry script: ``model`` chosen in its state, or ``query``
     as the address's parameters."""
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     if model is not None:
         at.session_state["model"] = model
     for k, v in (query or {}).items():

@@ -16,7 +16,7 @@ PAGE = "pages/11_Anatomy.py"
 
 
 def open_anatomy(model: str | None = None, lang: str = "en", folder: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     if folder is not None:
         at.query_params["model"] = f"folder:{folder}"
     else:

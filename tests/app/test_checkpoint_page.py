@@ -154,7 +154,7 @@ def test_a_folder_address_opens_that_file_and_refuses_one_outside(tmp_path, monk
     (tmp_path / "secret.pt").write_bytes(b"x")
     monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     at.query_params["model"] = "folder:run/llmc.bin"
     at.run()
     no_exception(at)
@@ -163,7 +163,7 @@ def test_a_folder_address_opens_that_file_and_refuses_one_outside(tmp_path, monk
     assert (metrics["Vocabulary V"], metrics["d_model"], metrics["Output table"]) == ("100", "16", "tied")
 
     for outside in ("folder:../secret.pt", f"folder:{tmp_path / 'secret.pt'}"):
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+        at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
         at.query_params["model"] = outside
         at.run()
         no_exception(at)

@@ -27,7 +27,7 @@ def checkpoint_root(tmp_path_factory):
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_every_page_renders(checkpoint_root, name):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     at.query_params["model"] = f"folder:{name}/"
     at.run()
     no_exception(at)

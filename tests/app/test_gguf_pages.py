@@ -17,7 +17,7 @@ def test_every_page_renders_on_a_gguf_model(tmp_path, monkeypatch):
     from andrea_viz.checkpoints.folder import list_checkpoints
 
     assert list_checkpoints(root) == ["tiny-q4_0.gguf"]
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=180)
     at.query_params["model"] = "folder:tiny-q4_0.gguf"
     at.run()
     no_exception(at)

@@ -13,7 +13,7 @@ from .conftest import ROOT, button, no_exception
 
 
 def grow_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=180)
     at.session_state["model"] = "andrea-micro"
     at.run()
     at.switch_page("pages/9_Grow.py").run()

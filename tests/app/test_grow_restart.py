@@ -19,7 +19,7 @@ LOST_ENDED = ("The training you ran here had ended, but the server has restarted
 
 
 def grow_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=180)
     at.session_state["model"] = "andrea-micro"
     for k, v in (query or {}).items():
         at.query_params[k] = v

@@ -72,7 +72,7 @@ PAGES = [p.path for p in available_pages()]
 def test_hostile_tokens_and_folder_name_stay_text_on_every_page(hostile_app, page):
     at = hostile_app()
     assert "evil" in at.session_state["model"] or at.session_state["model"].startswith("file:")
-    if page != "streamlit_app.py":
+    if page != "home.py":
         at.switch_page(page).run()
         no_exception(at)
     assert_inert(at)
@@ -104,7 +104,7 @@ def test_typed_hostile_words_stay_text_on_dot_products(hostile_app):
 def test_bad_address_values_on_projection_are_refused_with_a_sentence(app, query):
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     at.session_state["model"] = "andrea-micro"
     name, value = query.split("=", 1)
     at.query_params[name] = value
@@ -118,7 +118,7 @@ def test_a_huge_word_or_id_in_the_address_is_refused_quickly(app):
     from streamlit.testing.v1 import AppTest
 
     for word in ["#" + "9" * 50_000, "a" * 100_000]:
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+        at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=60)
         at.session_state["model"] = "andrea-120m-init"
         at.query_params["word"] = word
         at.run()
@@ -157,11 +157,11 @@ def fuzz_run(page: str, query: dict[str, str]) -> list[str]:
     exception, nothing live in any markdown body. Returns the warnings and errors both runs showed."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     for name, value in query.items():
         at.query_params[name] = value
     said = []
-    for run in (at.run, lambda: at.switch_page(page).run()) if page != "streamlit_app.py" else (at.run,):
+    for run in (at.run, lambda: at.switch_page(page).run()) if page != "home.py" else (at.run,):
         run()
         no_exception(at)
         assert_inert(at)
@@ -173,7 +173,7 @@ def test_no_address_code_reads_the_query_string_but_url():
     """Every read of the address goes through url.read's one rule (writes may go to st.query_params)."""
     import re
 
-    readers = [f"{p.relative_to(ROOT)}:{i}" for p in [*(ROOT / "pages").glob("*.py"), ROOT / "streamlit_app.py",
+    readers = [f"{p.relative_to(ROOT)}:{i}" for p in [*(ROOT / "pages").glob("*.py"), ROOT / "home.py",
                                                       *(ROOT / "andrea_viz").rglob("*.py")]
                if p.name != "url.py" for i, line in enumerate(p.read_text().splitlines(), 1)
                if re.search(r"query_params\.get\(|query_params\[[^]]+\](?!\s*=)|query_params\.to_dict", line)]
@@ -194,7 +194,7 @@ def test_every_address_parameter_of_every_page_fuzzed_at_once(i, page, reads):
 
 
 @pytest.mark.parametrize("value", FUZZ)
-@pytest.mark.parametrize("page, query", [("streamlit_app.py", {"model": "folder:{}", "lang": "{}"}),
+@pytest.mark.parametrize("page, query", [("home.py", {"model": "folder:{}", "lang": "{}"}),
                                          ("pages/0_Lesson.py", {"model": "{}", "step": "{}", "present": "{}"}),
                                          ("pages/4_Neighbours.py", {"word": "{}"})])
 def test_each_hostile_value_in_the_address_is_refused_or_shown_as_text(page, query, value):

@@ -20,7 +20,7 @@ OTHER = ["nl", "pt-BR", "zh-TW"]
 
 def default_start(page: str, lang: str, model: str | None = None, query: dict | None = None) -> AppTest:
     """A fresh session opened on ``page`` in ``lang`` with no model chosen (or ``model`` in the address)."""
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=180)
     at.query_params["lang"] = lang
     if model is not None:
         at.query_params["model"] = model
@@ -193,7 +193,7 @@ def test_the_lesson_follows_a_grown_model_in_the_address():
 def test_home_and_the_lookup_table_look_up_the_languages_cat(lang, page):
     """Home's and the Lookup table's first box hold the language's word for cat, on its grown model."""
     if page is None:
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+        at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=180)
         at.query_params["lang"] = lang
         at.run()
         no_exception(at)

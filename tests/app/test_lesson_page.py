@@ -35,7 +35,7 @@ def test_next_and_back_walk_the_steps_in_the_lessons_order(app):
 
 @pytest.mark.parametrize("wanted,shown", [("5", 5), ("11", 11), ("99", 1), ("two", 1)])
 def test_the_step_in_the_address_opens_that_step(wanted, shown):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     at.query_params["step"] = wanted
     at.switch_page(f"pages/{PAGE}").run()
     no_exception(at)
@@ -44,7 +44,7 @@ def test_the_step_in_the_address_opens_that_step(wanted, shown):
 
 
 def open_step(key: str, lang: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     at.query_params["step"] = str([s.key for s in STEPS].index(key) + 1)
     if lang:
         at.session_state[LANGUAGE] = lang

@@ -16,7 +16,7 @@ from .conftest import ROOT, no_exception
 from .test_languages import _strings_under, session, table_display
 
 MODEL = "andrea-micro"  # a grown table: its neighbours, cosines and anatomy are real numbers
-PAGES = ["streamlit_app.py", "pages/1_Lookup_table.py", "pages/3_Dot_products.py", "pages/4_Neighbours.py",
+PAGES = ["home.py", "pages/1_Lookup_table.py", "pages/3_Dot_products.py", "pages/4_Neighbours.py",
          "pages/6_Positions.py", "pages/11_Anatomy.py", "pages/2_Sizing.py", "pages/5_Projection.py",
          "pages/7_Forward_pass.py", "pages/10_Compare.py", "pages/0_Lesson.py"]
 DECIMAL = re.compile(r"(?<![\d.,])[-+−]?\d+([.,])\d+(?![\d.,])")  # one number with one mark: 0.50, 1,00, 0.560
@@ -72,7 +72,7 @@ def test_every_page_writes_its_numbers_the_languages_way(lang):
     """No 0.50 on a Dutch or Portuguese page, no 0,50 on a Chinese one: tables, sliders, metrics, figures."""
     at = session(lang, MODEL)
     for page in PAGES:
-        if page != "streamlit_app.py":
+        if page != "home.py":
             at.switch_page(page).run()
         check_page(at, lang, page)
 
@@ -97,7 +97,7 @@ def test_the_rope_legend_and_table_agree_in_dutch():
 
 @pytest.mark.parametrize("lang", ["nl", "pt-BR", "zh-TW"])
 def test_the_lesson_quiz_sliders_in_the_language(lang):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     at.query_params["step"] = str([s.key for s in STEPS].index("predict") + 1)
     at.session_state[LANGUAGE] = lang
     at.switch_page("pages/0_Lesson.py").run()

@@ -21,7 +21,7 @@ def test_a_umap_map_laid_out_in_a_child_process_is_drawn_on_the_page(monkeypatch
 
     monkeypatch.setattr(map_process, "CHILD_ABOVE", 100)  # andrea-micro's whole table counts as a large map here
     monkeypatch.setattr(map_process, "layout_in_child", spy)
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=600)  # the child compiles numba's code
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=600)  # the child compiles numba's code
     at.session_state["model"] = "andrea-micro"
     for k, v in {"method": "umap", "n": "all", "seed": "4245"}.items():
         at.query_params[k] = v

@@ -36,7 +36,7 @@ def test_the_card_shows_the_maps_own_figures(app, load_model):
 
 
 def test_the_card_in_dutch_writes_numbers_the_dutch_way(load_model):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     at.session_state["model"] = "andrea-micro"
     at.session_state[LANGUAGE] = "nl"
     at.run()

@@ -15,7 +15,7 @@ import pytest
 
 from andrea_viz.registry import available_pages
 
-from .conftest import exceptions, open_page, wait_idle
+from .conftest import exceptions, open_page, serve, wait_idle
 
 MAP = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
 PROJECTION = "Projection?model=andrea-micro&renderer=canvas&labels=1"
@@ -76,8 +76,17 @@ def _open_map(page, url: str):
     return frame
 
 
+def test_a_fresh_servers_very_first_answer_says_that_only_the_app_may_frame_it():
+    """Before any page has run (streamlit_app.py installs the guards as the server starts, not at a first page)."""
+    with serve() as (url, _pid):
+        for path in ("/", "/Projection", "/_stcore/health"):
+            with urllib.request.urlopen(url + path, timeout=30) as r:
+                assert r.headers["Content-Security-Policy"] == "frame-ancestors 'self'", path
+                assert r.headers["X-Frame-Options"] == "SAMEORIGIN", path
+
+
 def test_every_response_says_that_only_the_app_may_frame_it(page, browser, app_url):
-    _open_map(page, app_url)  # the first run of a script installs the guard (andrea_viz.ui.frame_guard)
+    _open_map(page, app_url)
     seen: list = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})  # its own cache: every file asked again
     fresh = context.new_page()

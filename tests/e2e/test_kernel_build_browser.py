@@ -1,5 +1,5 @@
 """No first-visit wait: a fresh server (no kernel built on this machine) starts building the CPU kernel in a process
-of its own, and the first visit to Forward pass shows its result at once, computed on torch, saying so in the reader's
+of its own as it starts, before any visit, and the first visit to Forward pass shows its result at once, computed on torch, saying so in the reader's
 language."""
 
 import os
@@ -49,9 +49,10 @@ def test_the_first_forward_pass_visit_runs_on_torch_while_the_kernel_builds(brow
     builder = None
     try:
         with serve({"ANDREA_VIZ_KERNEL_BUILD": "background", "TORCH_EXTENSIONS_DIR": str(tmp_path)}) as (url, _pid):
+            builder, live = loader.lock_owner(cpu)  # started with the server, before any visit (andrea_viz.web.hooks.at_start)
+            assert builder and live, "no build running on a server that no one has visited yet"
             open_page(page, f"{url}/Forward_pass?lang=nl")
             assert exceptions(page) == []
-            builder = loader.lock_owner(cpu)[0]  # the server's build process (to end with the test)
             page.get_by_text(translate(BUILDING, "nl")).wait_for()  # said only while the build runs
             metric = page.locator("[data-testid='stMetric']", has_text=translate("Backend used", "nl"))
             assert metric.locator("[data-testid='stMetricValue']").inner_text().strip() == "torch"

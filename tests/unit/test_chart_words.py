@@ -60,7 +60,7 @@ def test_a_figure_without_words_of_its_own_is_read_from_its_data():
 def test_every_chart_of_the_app_goes_through_the_helper_that_gives_it_words():
     """No st.plotly_chart outside ui/charts.py (the benchmark's own app, which draws one chart to time it, aside)."""
     found = []
-    for p in [*ROOT.joinpath("pages").glob("*.py"), ROOT / "streamlit_app.py", *ROOT.joinpath("andrea_viz").rglob("*.py")]:
+    for p in [*ROOT.joinpath("pages").glob("*.py"), ROOT / "home.py", *ROOT.joinpath("andrea_viz").rglob("*.py")]:
         if p.name in ("charts.py", "bench_map_app.py"):
             continue
         found += [f"{p.relative_to(ROOT)}:{n}" for n, line in enumerate(p.read_text().splitlines(), 1)

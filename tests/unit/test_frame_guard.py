@@ -7,7 +7,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from andrea_viz.ui import frame_guard, server_hooks
+from andrea_viz.web import frame_guard
+from andrea_viz.web import hooks as server_hooks
 
 
 def _answer(app, path: str = "/") -> list[dict]:

@@ -24,12 +24,12 @@ def test_library_imports_streamlit_only_in_ui():
 
 def test_no_navigation_call_beside_the_pages_folder():
     forbidden = "st." + "navigation"  # written in two parts so that this file does not match itself
-    for p in [ROOT / "streamlit_app.py", *ROOT.glob("pages/*.py"), *(ROOT / "andrea_viz").rglob("*.py")]:
+    for p in [ROOT / "home.py", *ROOT.glob("pages/*.py"), *(ROOT / "andrea_viz").rglob("*.py")]:
         assert forbidden not in p.read_text(), p
 
 
 def test_every_page_starts_with_the_shared_setup():
-    for p in [ROOT / "streamlit_app.py", *ROOT.glob("pages/*.py")]:
+    for p in [ROOT / "home.py", *ROOT.glob("pages/*.py")]:
         assert "ui.page_setup(" in p.read_text(), p
 
 
@@ -45,7 +45,7 @@ def _int_constants(path: Path) -> set[int]:
 def test_each_family_number_is_written_in_one_library_file():
     where: dict[int, list[str]] = {}
     for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "cuda_ext").rglob("*.py"), *(ROOT / "pages").glob("*.py"),
-              ROOT / "streamlit_app.py"]:
+              ROOT / "home.py"]:
         for v in _int_constants(p) & (FAMILY_NUMBERS | LLMC_MAGICS):
             where.setdefault(v, []).append(str(p.relative_to(ROOT)))
     for v in FAMILY_NUMBERS - {4_353, 2_305, 8_449, 16_641}:  # the V are computed from the segments
@@ -74,7 +74,7 @@ def _calls(path: Path, names: set[str]):
 def test_messages_are_msgids_with_parameters_not_formatted_strings():
     """An f-string or .format() as a msgid would give a catalogue entry per value: parameters go separately."""
     offenders = []
-    for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "streamlit_app.py"]:
+    for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "home.py"]:
         for call in _calls(p, {"CheckpointError", "QueryError", "Msg", "_", "N_"}):
             first = call.args[0]
             ok = (isinstance(first, ast.Constant) and isinstance(first.value, str)) or (

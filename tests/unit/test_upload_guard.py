@@ -9,7 +9,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from andrea_viz.ui import frame_guard, server_hooks, upload_guard
+from andrea_viz.web import frame_guard, upload_guard
+from andrea_viz.web import hooks as server_hooks
 
 UPLOAD = "/_stcore/upload_file/session/file"
 MB = 2**20

@@ -2,8 +2,8 @@
 
 Streamlit receives a file uploader's file at ``PUT /_stcore/upload_file/…`` as a multipart form, which Starlette
 spools to the temporary folder once it passes 1 MB; on a full disk that write fails half-way and the learner sees
-only "Request failed with status code 500" on the file's chip. ``server_hooks.install`` (called when ``andrea_viz.ui`` is first
-imported in the server process, like ``frame_guard``) wraps ``Starlette.__call__`` once: such a request whose
+only "Request failed with status code 500" on the file's chip. ``hooks.install`` (called by ``streamlit_app.py`` as the
+server starts, like ``frame_guard``) wraps ``Starlette.__call__`` once: such a request whose
 ``Content-Length`` is more than the temporary folder's free space, less ``ANDREA_VIZ_UPLOAD_RESERVE_MB`` (default 64)
 kept for everything else the server writes, is answered at once with ``507 Insufficient Storage``, nothing read and
 nothing written. The uploader's chip then says so in the reader's language (``uploader_text.chip_script``).

@@ -2,13 +2,11 @@
 frame-ancestors 'self'`` and ``X-Frame-Options: SAMEORIGIN`` (for browsers that predate CSP level 2). A page of
 another site then gets a blocked frame instead of the app, and cannot drive the canvas map's frame from around it.
 
-Streamlit 1.67 serves with Starlette under uvicorn (``streamlit/web/server/starlette/``) and has no option for
-response headers; the middleware it accepts belongs to ``st.App``, another way to start the app. So ``server_hooks.install``,
-called when ``andrea_viz.ui`` is first imported in the server process, wraps ``Starlette.__call__`` once: every
-request the server's Starlette application answers from then on goes out through ``_with_headers``. The import
-happens on the first script run, after the server started: the pages served before it (the very first load after a
-start) go without the headers, which is why the README's proxy recipe sets them too. A header the application set
-itself is left as it is.
+Streamlit 1.67 serves with Starlette under uvicorn (``streamlit/web/server/starlette/``). ``hooks.install`` wraps
+``Starlette.__call__`` once per process: every request the server's Starlette application answers from then on goes
+out through ``_with_headers``. ``streamlit_app.py`` (the app as an ``st.App``) installs it before the server answers
+anything, so the very first response of a fresh server carries the headers too. A header the application set itself
+is left as it is.
 """
 
 from __future__ import annotations
