@@ -8,6 +8,7 @@ used; translators work on the ``.po`` files with any gettext tool (Poedit, Webla
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,3 +127,15 @@ def update(translations: dict[str, dict[str, str]] | None = None) -> dict[str, t
         write(lang, catalog)
         report[lang] = (len(found), sum(1 for m in catalog if m.id and m.string))
     return report
+
+
+def _cmd_catalogs(args: argparse.Namespace) -> int:
+    for lang, (n, done) in update().items():
+        print(f"{lang}: {n} msgids, {done} translated" + (f", {n - done} to translate" if n > done else ""))
+    return 0
+
+
+def add_commands(sub, common) -> None:
+    """``python -m andrea_viz catalogs`` (it takes none of the common options)."""
+    p = sub.add_parser("catalogs", help="bring the translation catalogues (.po) in step with the msgids in the code")
+    p.set_defaults(func=_cmd_catalogs)

@@ -1,4 +1,5 @@
-"""``undertrained``, ``dims`` and ``hubs`` for ``python -m andrea_viz`` (registered by andrea_viz.cli)."""
+"""``undertrained``, ``dims`` and ``hubs`` for ``python -m andrea_viz`` (``bench-anatomy`` is a row of the bench
+table, andrea_viz/bench/commands.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import json
 
 import numpy as np
 
+from ..cli_options import Common, whole
 from ..errors import QueryError
 from ..i18n import Msg
 from ..model import Embeddings
 from . import dims, hubs, reference, undertrained
 from .truth import grow_truth
-from ..bench.anatomy import run
 from ..loading import load
 
 
@@ -68,12 +69,6 @@ def hubs_report(emb: Embeddings, k: int = 10, top: int = 20, sample: int | None 
             "hubs": [{"id": i, "token": emb.token(i), "count": c} for i, c in h.top(top)]}
 
 
-def _whole(value: str) -> int:
-    if not value.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}")
-    return int(value)
-
-
 def _cmd_undertrained(args: argparse.Namespace) -> int:
     emb = load(args.source, tokenizer=args.tokenizer)
     d = undertrained_report(emb, args.top, args.reference)
@@ -119,41 +114,25 @@ def _cmd_hubs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_bench_anatomy(args: argparse.Namespace) -> int:
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
-    run()
-    return 0
-
-
-def add_parsers(sub, tokenizer_help: str) -> None:
-    p = sub.add_parser("undertrained", help="rows that never trained, by Magikarp's indicators, ranked")
+def add_commands(sub, common: Common) -> None:
+    p = sub.add_parser("undertrained", help="rows that never trained, by Magikarp's indicators, ranked",
+                       parents=[common.tokenizer, common.json])
     p.add_argument("source")
-    p.add_argument("--top", type=_whole, default=20, help="how many ids to list (V lists every id)")
+    p.add_argument("--top", type=whole, default=20, help="how many ids to list (V lists every id)")
     p.add_argument("--reference", metavar="FILE", help="ids known to be unused, one a line (replaces the automatic set)")
-    p.add_argument("--tokenizer", action="append", help=tokenizer_help)
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_undertrained)
 
-    p = sub.add_parser("dims", help="per-dimension mean, std, kurtosis and share of the average cosine")
+    p = sub.add_parser("dims", help="per-dimension mean, std, kurtosis and share of the average cosine",
+                       parents=[common.tokenizer, common.json])
     p.add_argument("source")
-    p.add_argument("--top", type=_whole, default=10, help="how many dimensions to list, largest part first")
-    p.add_argument("--tokenizer", action="append", help=tokenizer_help)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--top", type=whole, default=10, help="how many dimensions to list, largest part first")
     p.set_defaults(func=_cmd_dims)
 
-    p = sub.add_parser("hubs", help="tokens in the most k-nearest lists (k-occurrence, exact and blocked)")
+    p = sub.add_parser("hubs", help="tokens in the most k-nearest lists (k-occurrence, exact and blocked)",
+                       parents=[common.tokenizer, common.json])
     p.add_argument("source")
     p.add_argument("-k", type=int, default=10)
-    p.add_argument("--top", type=_whole, default=20)
-    p.add_argument("--sample", type=_whole, help="a seeded sample of this many rows instead of the whole table")
+    p.add_argument("--top", type=whole, default=20)
+    p.add_argument("--sample", type=whole, help="a seeded sample of this many rows instead of the whole table")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tokenizer", action="append", help=tokenizer_help)
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_hubs)
-
-    p = sub.add_parser("bench-anatomy", help="indicators and dimension stats of a 128,256 × 4,096 bf16 table, MiniLM's hubs")
-    p.add_argument("--threads", type=_whole, help="torch's CPU threads (default: torch's own choice)")
-    p.set_defaults(func=_cmd_bench_anatomy)
