@@ -69,7 +69,8 @@ def test_the_treemap_key_names_every_part_with_its_count():
     rows = key.splitlines()[2:]
     assert len(rows) == 5
     for label, n, share in (("token table", "6,488,832", "6.6%"), ("position table", "786,432", "0.8%"),
-                            ("output table", "6,488,832", "6.6%"), ("MLP (fc1, fc2)", "56,623,104", "57.4%")):
+                            ("output table", "6,488,832", "6.6%"), ("attention (wq, wk, wv, wo)", "28,311,552", "28.7%"),
+                            ("MLP (fc1, fc2)", "56,623,104", "57.4%")):
         assert any(f"| {label} | {n} | {share} |" in r for r in rows), (label, key)
 
 
