@@ -30,6 +30,8 @@ def _explore(key: str) -> None:
 upload_tab, folder_tab = st.tabs([_("Upload a file"), _("From the checkpoint folder")])
 with upload_tab:
     ui.uploads.upload_form(LAST)
+    if ui.naming.table_picker("upload") is not None:
+        st.rerun()  # read with the tables named: the report below, the picker gone
     st.caption(_("An upload is held in the server's memory while it arrives; once read it is written to a temporary file "
                  "that is memory-mapped (and deleted when you upload another), and the server lets go of its bytes."))
 
@@ -51,7 +53,7 @@ with folder_tab:
                 else:
                     st.session_state[LAST] = ui.uploads.load_checkpoint(inside(root, rel), inside(root, tok_rel),
                                                                          rel.rstrip("/"), confine=root).key
-        named = ui.models.table_picker(rel)
+        named = ui.naming.table_picker("folder")
         if named is not None:
             st.session_state[LAST] = named.key
     timelines = list_timelines(root)

@@ -331,7 +331,10 @@ def live_view(code: str, anonymous: bool) -> None:
                        or _("none given")))
     if s.pending:
         st.caption(_("{n:,} answers wait on this server for the database.", n=s.pending))
-    for col, size in zip(st.columns(2), ("ANDREA-480M", "ANDREA-12M"), strict=True):
+    # on the projector ("show the class") the tallies and the grid side by side, so the grid is on a 1,280 × 720
+    # screen; for the teacher's own view the tallies side by side, the grid under them
+    left, right = st.columns([2, 3]) if anonymous else (st.container(), st.container())
+    for col, size in zip((left, left) if anonymous else left.columns(2), ("ANDREA-480M", "ANDREA-12M"), strict=True):
         q = A.sizing_question(size)
         counts = A.tally(rows, q)
         col.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
@@ -342,10 +345,10 @@ def live_view(code: str, anonymous: bool) -> None:
                 col.markdown(_("**{answer}**: {meaning} (learners: {n})", answer=num(int(ans)) if ans.isdigit()
                                else md(ans), n=n, meaning=tr(A.meaning(cat))))
     grid = A.misconception_grid(rows)
-    st.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
+    right.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
-        c1, c2 = st.columns([3, 2])
+        c1, c2 = (right, right) if anonymous else right.columns([3, 2])
         chart(grid_heatmap(grid, labels), key="class:grid", where=c1)
         for hi, lo, n, of in grid.worst(3):
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,

@@ -24,9 +24,8 @@ from ..safe_text import in_code, md
 from ..registry import page_of
 from ..sizing import human_bytes
 from ..timeline import Timeline, open_timeline
-from . import session_files, state, url
+from . import naming, session_files, state, url
 from .cache import get_model
-from .errors import explain_errors
 from .kernel_build import start_builds_once
 from .nav import sidebar_menu
 from .uploads import user_models
@@ -89,49 +88,16 @@ def from_folder(rel: str, tables: dict[str, str] | None = None) -> Embeddings:
     return emb
 
 
-NAMING = "_checkpoint:naming"  # session_state: (path relative to the checkpoint folder, [(key, shape)]) to name
-
-
 def read_from_folder(rel: str) -> Embeddings:
-    """``from_folder``; when no known name says which tensor is the token table, its tensors are kept for
-    ``table_picker`` (and the sentence still raised)."""
+    """``from_folder``; when no known name says which tensor is the token table, the file is kept for
+    ``naming.table_picker`` (and the sentence still raised)."""
     try:
         emb = from_folder(rel)
     except NoTableError as exc:
-        st.session_state[NAMING] = (rel, exc.tensors)
+        naming.offer(naming.Pending("folder", rel, exc, lambda tables: from_folder(rel, tables=tables)))
         raise
-    st.session_state.pop(NAMING, None)
+    naming.forget()
     return emb
-
-
-def _tensor_label(key: str, shape: tuple[int, ...]) -> str:
-    rows, cols = shape[-2:]
-    return f"{key} · " + _("{a} × {b}", a=num(rows), b=num(cols))
-
-
-def table_picker(rel: str) -> Embeddings | None:
-    """For a file whose tables no known name says: pickers of its 2-D tensors (with shapes) for the token, position
-    and output tables, the largest offered first as a stated guess; the model once read with them, else None."""
-    pending = st.session_state.get(NAMING)
-    if not pending or pending[0] != rel:
-        return None
-    shapes = dict(pending[1])
-    keys = list(shapes)
-    label = {k: _tensor_label(k, s) for k, s in shapes.items()} | {"-": _("(none)")}
-    st.markdown("**" + _("Name the tables of {name}", name=md(rel)) + "**")
-    token = st.selectbox(_("Token table"), keys, key="ckpt:name:token", format_func=label.__getitem__)
-    st.caption(_("Offered first: the largest 2-D array, taken as the token table. That is a guess; pick another "
-                 "tensor if it is not the table. The card says which tables were named by hand."))
-    position = st.selectbox(_("Position table"), ["-", *keys], key="ckpt:name:position", format_func=label.__getitem__)
-    output = st.selectbox(_("Output table"), ["-", *keys], key="ckpt:name:output", format_func=label.__getitem__)
-    if not st.button(_("Read it with these tables"), key="ckpt:name:read"):
-        return None
-    named = {"token": token, "position": position, "output": output}
-    with explain_errors():
-        emb = from_folder(rel, tables={r: k for r, k in named.items() if k != "-"})
-        st.session_state.pop(NAMING, None)
-        return emb
-    return None
 
 
 def timeline_from_folder(rel: str) -> Timeline:

@@ -11,13 +11,14 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..checkpoints import load_path
 from ..checkpoints.folder import checkpoint_dir
+from ..checkpoints.tables import NoTableError
 from ..errors import CheckpointError
 from ..i18n import Msg, _, tr, tr_md
 from ..model import Embeddings
 from ..os_errors import free_bytes, os_error_msg
 from ..safe_text import md
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
-from . import session_files, state
+from . import naming, session_files, state
 from .errors import show_error
 from .uploader_text import file_uploader
 
@@ -167,6 +168,18 @@ def explore_checkpoint(path: Path, name: str) -> None:
     st.session_state[state.MODEL] = emb.key
 
 
+def _named_reader(path: Path, tok_path: list[Path] | None, folders: list[Path], result_key: str):
+    """What reads a kept upload once its tables are named: the model, its files kept as an upload's are."""
+
+    def read(tables: dict[str, str]) -> Embeddings:
+        emb = load_checkpoint(path, tok_path, path.name, confine=path.parent, tables=tables)
+        keep_upload("checkpoint", folders)
+        st.session_state[result_key] = emb.key
+        return emb
+
+    return read
+
+
 def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
@@ -188,6 +201,7 @@ def upload_form(result_key: str) -> None:
         show_error(failed)
     if not st.button(_("Read the upload"), type="primary", disabled=not ups):
         return
+    naming.forget()  # a new upload: one kept for naming (never named) is given up
     folders: list[Path] = []
     try:
         path = spool_many(ups)
@@ -196,6 +210,10 @@ def upload_form(result_key: str) -> None:
         folders += [tok_folder] if tok_folder else []  # before its files: a write that fails leaves no folder either
         tok_path = [spool(t, tok_folder) for t in toks] or None
         emb = load_checkpoint(path, tok_path, path.name, confine=path.parent)
+    except NoTableError as exc:  # kept, for its tables to be named by hand (naming.table_picker)
+        st.session_state[UPLOAD_ERROR] = exc
+        naming.offer(naming.Pending("upload", path.name, exc, _named_reader(path, tok_path, folders, result_key),
+                                    drop=lambda kept=list(folders): discard(kept)))
     except CheckpointError as exc:
         discard(folders)  # what was loaded before stays, with its files
         st.session_state[UPLOAD_ERROR] = exc

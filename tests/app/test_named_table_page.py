@@ -5,6 +5,7 @@ sentence-transformers module folder), and a timeline's heading names its folder 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -131,3 +132,47 @@ def test_an_adapter_folder_opens_on_the_page_with_the_rows_it_changed(app, tmp_p
     assert "the adapter adapter changes model.embed_tokens.weight (trainable_tokens): 2 of 40 rows changed (#2, #11)" \
         in text
     assert str(root) not in text
+
+
+def test_an_uploaded_file_with_unknown_names_is_kept_and_read_with_the_tables_named(app, tmp_path):
+    """A Keras ``get_weights()`` .npz (arr_0, arr_1, arr_2) uploaded: the sentence, the picker under it, and the
+    upload read with the tables named there (its file kept as an upload's; given up when another is uploaded)."""
+    from andrea_viz.ui import naming
+
+    g = np.random.default_rng(0)
+    arrays = {"arr_0": g.standard_normal((V, D)).astype(np.float32), "arr_1": g.standard_normal((T, D)).astype(np.float32),
+              "arr_2": g.standard_normal((D, 4 * D)).astype(np.float32)}
+    np.savez(tmp_path / "keras.npz", **arrays)
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.get("file_uploader")[0].upload("keras.npz", (tmp_path / "keras.npz").read_bytes(), "application/octet-stream").run()
+    _click(at, "Read the upload")
+    assert any("no token embedding table found in keras.npz" in plain(e.value) for e in at.error)
+    kept = at.session_state[naming.NAMING]
+    assert kept.where == "upload" and [k for k, _s in kept.tensors] == ["arr_0", "arr_2", "arr_1"]  # largest first
+    at.selectbox(key="ckpt:name:token").set_value("arr_0").run()
+    at.selectbox(key="ckpt:name:position").set_value("arr_1").run()
+    _click(at, "Read it with these tables")
+    assert not at.error, [e.value for e in at.error]
+    (emb,) = at.session_state[USER_MODELS].values()
+    np.testing.assert_array_equal(emb.token_table, arrays["arr_0"])
+    np.testing.assert_array_equal(emb.position_table, arrays["arr_1"])
+    assert "the token table is 'arr_0', as named by hand" in plain(" ".join(m.value for m in at.markdown))
+    assert naming.NAMING not in at.session_state and Path(emb.provenance.file).is_file()  # named: kept as an upload
+
+
+def test_an_upload_kept_for_naming_is_given_up_when_another_is_read(app, tmp_path):
+    from andrea_viz.ui import naming
+
+    np.savez(tmp_path / "keras.npz", arr_0=np.ones((V, D), np.float32), arr_1=np.ones((T, D), np.float32))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.get("file_uploader")[0].upload("keras.npz", (tmp_path / "keras.npz").read_bytes(), "application/octet-stream").run()
+    _click(at, "Read the upload")
+    kept = at.session_state[naming.NAMING]
+    dropped = []
+    give_up = kept.drop
+    kept.drop = lambda: (dropped.append(kept.name), give_up())
+    np.save(tmp_path / "table.npy", np.ones((V, D), np.float32))
+    at.get("file_uploader")[0].upload("table.npy", (tmp_path / "table.npy").read_bytes(), "application/octet-stream").run()
+    _click(at, "Read the upload")
+    assert naming.NAMING not in at.session_state and dropped == ["keras.npz"]  # the kept one was given up
+    assert [e.name for e in at.session_state[USER_MODELS].values()] == ["table.npy"]
