@@ -232,3 +232,23 @@ def test_every_class_transformers_builds(tmp_path):
           f"skipped: {sum(o.startswith('skip') for o in outcome.values())} in {time.perf_counter() - start:.0f} s")
     assert wrong == []
     assert len(equal) >= 150 and {k[0] for k in SAMPLE} - {"deberta-v2"} <= set(equal)
+
+
+# models saved in half precision (save_pretrained writes the dtype it holds): the app reads the table in that dtype
+# and its x is equal to the model's own within 1.6e-2·(1 + max|x|), the bound for 16-bit weights
+HALF = [("llama", "LlamaForCausalLM", "bfloat16"), ("gpt2", "GPT2LMHeadModel", "bfloat16"),
+        ("bert", "BertForMaskedLM", "float16"), ("granite", "GraniteForCausalLM", "bfloat16"),
+        ("marian", "MarianMTModel", "float16")]
+
+
+@pytest.mark.parametrize("model_type, cls, dtype", HALF, ids=[f"{c}-{d}" for _t, c, d in HALF])
+def test_block_1_input_of_a_half_precision_model_is_its_own(tmp_path, model_type, cls, dtype):
+    import torch
+
+    model = bm.build(model_type, cls).to(getattr(torch, dtype))
+    model.save_pretrained(tmp_path / cls)
+    emb, got = bm.app_block1(tmp_path / cls)
+    assert str(emb.token_table.dtype) == dtype  # read as stored, not widened on the way in
+    want = bm.model_block1(model)  # the model's own forward in its dtype, read back as float32
+    bound = 1.6e-2 * (1 + float(np.abs(want).max()))
+    assert got.shape == want.shape and float(np.abs(got - want).max()) <= bound, (float(np.abs(got - want).max()), bound)
