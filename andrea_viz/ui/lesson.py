@@ -27,6 +27,7 @@ from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
 from ..plots.sizing import params_treemap, parts_key
 from ..plots.style import for_projector
+from ..plots.words import words_kept
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
@@ -68,12 +69,10 @@ def h(normal: int, present: int) -> int:
 
 
 def draw(where, fig, **kw) -> None:
-    """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
-    (andrea_viz.plots.style.for_projector)."""
-    if presenting():  # one projected screen holds the step: the chart alone, its text at least 18 px
-        chart(for_projector(fig), where=where, in_words=False, **kw)
-    else:
-        chart(fig, where=where, **kw)
+    """A figure drawn in ``where`` (st or a column) with its words: in presenter mode a copy with every text at least
+    18 px (andrea_viz.plots.style.for_projector), its words still under it in their collapsed expander (a projected
+    lesson is read by a screen reader too)."""
+    chart(for_projector(fig) if presenting() else fig, where=where, **kw)
 
 
 def table(where, data, **kw) -> None:
@@ -117,7 +116,7 @@ def values_histogram(where, emb, key: str) -> None:
     fig = cached(emb, lookup_plots.values_of, True)
     if presenting():
         where.markdown(md(fig.layout.title.subtitle.text))
-        fig = go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45})
+        fig = words_kept(go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45}), fig)
     draw(where, fig, key=key, height=h(420, 250))
 
 
