@@ -62,3 +62,17 @@ def test_the_grow_pages_charts_say_their_own_words(app):
     said = dict(chart_words(at))
     loss = [s for label, s in said.items() if "Training loss" in label]
     assert len(loss) == 1 and loss[0].startswith("The training loss at each of 20 steps of 20 planned")
+
+
+@pytest.mark.parametrize("renderer", ["canvas", "deck"])
+def test_the_map_drawn_without_plotly_has_the_same_words(renderer):
+    """The canvas and deck.gl maps are no plotly chart: the Projection page says them in the same words as the plotly
+    map (plots.projection.map_words), under them."""
+    at = page_at("5_Projection.py", {"model": MICRO, "renderer": renderer})
+    no_exception(at)
+    assert figures(at) == []  # the map is not a plotly chart here
+    said = chart_words(at)
+    assert len(said) == 1, said
+    label, summary = said[0]
+    plotly = chart_words(page_at("5_Projection.py", {"model": MICRO, "renderer": "plotly"}))
+    assert [(label, summary)] == plotly and " tokens in 2 dimensions; on average " in summary
