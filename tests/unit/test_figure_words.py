@@ -327,3 +327,13 @@ def test_values_stats_here_are_the_pages_own():
     stats = value_stats(np.arange(12.0).reshape(3, 4), 0.5)
     w = said(lambda: lookup.value_histogram(stats, 4), "en")
     assert "12 values" in w.summary and "the mean is +5.5000" in w.summary
+
+
+def test_the_projectors_copy_keeps_the_figures_own_words(micro):
+    """Presenter mode draws plots.style.for_projector's copy of a figure: the copy says what the figure says."""
+    from andrea_viz.plots.style import for_projector
+
+    fig = lookup.norms_of(micro)
+    big = for_projector(fig)
+    assert big is not fig and words_of(big) == words_of(fig)
+    assert words_of(big).summary.startswith("The length of each of the 557 rows")
