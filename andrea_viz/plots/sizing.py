@@ -72,7 +72,8 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
     said = _("The model's {n:,} parameters as areas: the embedding layer {e:,} ({es:.1%}), {L} transformer blocks {b:,} "
              "({bs:.1%}).", n=total, e=pc.embeddings, es=pc.embeddings / total if total else 0.0, L=pc.layers,
              b=pc.blocks, bs=pc.blocks / total if total else 0.0)
-    said += " " + "; ".join(_("{part}: {n:,} parameters, {share:.1%} of the model", part=name, n=n, share=n / total if total else 0.0)
-                            for name, n in parts) + "."
+    each = [_("{part}: {n:,} parameters, {share:.1%} of the model", part=name, n=n, share=n / total if total else 0.0)
+            for name, n in parts]
+    said += " " + _("By part: {parts}.", parts="; ".join(each))
     return with_words(fig, said, {_("part"): [name for name, _n in parts], _("parameters"): [num(n) for _m, n in parts],
                                   "%": [num(n / total if total else 0.0, ".1%") for _m, n in parts]})
