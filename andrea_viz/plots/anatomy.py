@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _
+from ..i18n import _, num
 from .style import BLUE, GREY, ORANGE, RED, layout
+from .words import with_words
 from ..anatomy.dims import stats_of
 from ..anatomy.report import undertrained_of as compute
 from .lookup import overview_of
@@ -27,7 +28,14 @@ def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | 
     fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"}, annotation_position="top left",
                   annotation_text=_("threshold {t:.3f}", t=threshold))
     fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.25})
-    return layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
+    layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
+    said = [_("The under-trained score of each of {n:,} rows, as a histogram: from {lo:.3f} to {hi:.3f}; {above:,} rows are "
+              "at or above the threshold {t:.3f}.", n=scores.size, lo=float(scores.min()), hi=float(scores.max()),
+              above=int((scores >= threshold).sum()), t=threshold)]
+    if marked is not None:
+        said.append(_("{label}: {m:,} rows, {up:,} of them at or above it.", label=marked_label, m=int(marked.sum()),
+                      up=int((scores[marked] >= threshold).sum())))
+    return with_words(fig, " ".join(said))
 
 
 def undertrained_figure(emb, reference_text: str | None) -> go.Figure:
@@ -49,7 +57,17 @@ def dimension_parts(contribution: np.ndarray, top: tuple[int, ...], title: str) 
     fig = go.Figure(go.Bar(x=np.arange(contribution.size), y=contribution, marker={"color": colours, "line": {"width": 0}},
                            hovertemplate=_("dimension %{x}: %{y:+.5f}") + "<extra></extra>"))
     fig.update_yaxes(exponentformat="none")  # 0.0003, not plotly's SI "300µ"
-    return layout(fig, title, x=_("dimension"), y=_("part of the average cosine"), height=340)
+    layout(fig, title, x=_("dimension"), y=_("part of the average cosine"), height=340)
+    top = list(top)
+    said = _("{d:,} bars, one per dimension: their parts sum to the average cosine {c:+.4f}; the largest part is {hi:+.5f}, "
+             "of dimension {i}.", d=contribution.size, c=float(contribution.sum()), hi=float(contribution.max()),
+             i=int(np.argmax(contribution)))
+    if top:
+        said += " " + _("The top {k} in red give {share:.0%} of it.", k=len(top),
+                        share=float(contribution[top].sum() / contribution.sum()) if contribution.sum() else 0.0)
+    return with_words(fig, said, {_("dimension"): [num(i) for i in top],
+                                  _("part of the average cosine"): [num(float(contribution[i]), "+.5f") for i in top]}
+                      if top else None)
 
 
 def dimension_parts_of(emb, remove: int) -> go.Figure:
@@ -80,4 +98,9 @@ def marked_overview_of(emb, reference_text: str | None, remove: int) -> go.Figur
     fig.update_layout(title={"text": _("The whole table: rows at or above the threshold (left) and the top {k} "
                                        "dimensions (top)", k=remove)},
                       legend={"orientation": "h", "y": -0.15}, showlegend=True)
-    return fig
+    said = _("The whole {V:,} × {d:,} token table as an overview: {n:,} rows at or above the under-trained threshold are "
+             "marked at its left.", V=emb.vocab_size, d=emb.d_model, n=int(flagged.size))
+    if top:
+        said += " " + _("The top {k} dimensions of the average cosine are marked along its top: {dims}.", k=len(top),
+                        dims=", ".join(num(int(i)) for i in top))
+    return with_words(fig, said)

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _
+from ..i18n import _, num
 from ..safe_text import plot
 from .style import BLUE, GREY, ORANGE, PURPLE, layout, log_axis
+from .words import with_words
 
 
 def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
@@ -21,8 +22,13 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
     how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors, A mapped onto B")
            }.get(aligned) or _("in place (no rotation)")
-    return layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
-                  y=_("tokens (log scale)"), height=360)
+    layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
+           y=_("tokens (log scale)"), height=360)
+    if not d.size:
+        return fig
+    return with_words(fig, _("How far each of {n:,} tokens moved from A to B, as 1 − cos, {how}: median {m:.3f}, the largest "
+                             "{hi:.3f}, the smallest {lo:.3f}; tokens that moved more than 0.5: {far:,}.", n=d.size, how=how,
+                             m=float(np.median(d)), hi=float(d.max()), lo=float(d.min()), far=int((d > 0.5).sum())))
 
 
 def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups: Sequence[str], ratio: np.ndarray) -> go.Figure:
@@ -47,5 +53,16 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
         fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
                         "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")
     fig.update_yaxes(scaleanchor="x")
-    return layout(fig, _("From A (open circle) to B (filled), on B's two principal axes ({a:.0%} and {b:.0%} of its "
-                         "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560)
+    layout(fig, _("From A (open circle) to B (filled), on B's two principal axes ({a:.0%} and {b:.0%} of its "
+                  "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560)
+    length = np.linalg.norm(np.asarray(b_xy, np.float64)[:, :2] - np.asarray(a_xy, np.float64)[:, :2], axis=1)
+    if not length.size:
+        return fig
+    far = int(np.argmax(length))
+    order = np.argsort(-length, kind="stable")[:30]
+    return with_words(fig, _("{n:,} tokens, each an arrow from its place in A to its place in B: {most:,} that moved most and "
+                             "{least:,} that moved least; the longest arrow, {len:.2f}, is that of “{token}”.", n=length.size,
+                             most=sum(g == "most" for g in groups), least=sum(g == "least" for g in groups),
+                             len=float(length[far]), token=tokens[far]),
+                      {_("token"): [tokens[i] for i in order], _("group"): [names.get(groups[i], groups[i]) for i in order],
+                       _("arrow length"): [num(float(length[i]), ".3f") for i in order]})

@@ -7,10 +7,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..byte_tokens import shown_token
-from ..i18n import _
+from ..i18n import _, num
 from ..lesson import attention_preview, x_matrix
 from ..safe_text import plot
 from .style import DIVERGING, layout
+from .words import with_words
 
 PANELS = ([0.0, 0.3], [0.35, 0.65], [0.7, 1.0])  # three heatmaps side by side
 
@@ -24,7 +25,12 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
     layout(fig, _("ids {ids} → {n} rows of the ({V:,}, {d}) table", ids=list(ids), n=len(ids), V=emb.vocab_size,
                   d=emb.d_model), x=_("dimension"), height=height)
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"}, margin={"t": 50, "b": 45})
-    return fig
+    lengths = np.linalg.norm(rows.astype(np.float64), axis=1)
+    return with_words(fig, _("The ids {ids} pick {n} rows of the ({V:,}, {d}) table, one heatmap row each: {d} numbers per "
+                             "row, from {lo:.4f} to {hi:.4f}.", ids=", ".join(num(i) for i in ids), n=len(ids),
+                             V=emb.vocab_size, d=emb.d_model, lo=float(rows.min()), hi=float(rows.max())),
+                      {"id": [num(i) for i in ids], _("token"): [shown_token(emb.token(i)) for i in ids],
+                       _("row length ‖v‖"): [num(float(v), ".4f") for v in lengths]})
 
 
 def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330) -> go.Figure:
@@ -40,7 +46,14 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
                       margin={"l": 90, "t": 50, "b": 45})
     if t is not None:
         fig.add_shape(type="rect", x0=-0.5, x1=emb.d_model - 0.5, y0=t - 0.5, y1=t + 0.5, line={"width": 2})
-    return fig
+    said = _("x as a heatmap: one row per position, {T} rows of {d} numbers, each the token's row plus the position's "
+             "row; values from {lo:.3f} to {hi:.3f}.", T=len(ids), d=emb.d_model, lo=float(x.min()), hi=float(x.max()))
+    if t is not None:
+        said += " " + _("The outlined row is position {t}, “{token}”.", t=t, token=shown_token(emb.token(ids[t])))
+    lengths = np.linalg.norm(np.asarray(x, np.float64), axis=1)
+    return with_words(fig, said, {_("position"): [num(k) for k in range(len(ids))],
+                                  _("token"): [shown_token(emb.token(i)) for i in ids],
+                                  _("row length ‖v‖"): [num(float(v), ".3f") for v in lengths]})
 
 
 def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.Figure:
@@ -69,4 +82,15 @@ def attention_of(emb, ids: tuple[int, ...], head: int, height: int = 330) -> go.
     fig = go.Figure(data, go.Layout(annotations=notes, **axes))
     layout(fig, _("Layer 1, head {h} of {n}: where each position looks", h=head + 1, n=a.heads), height=height)
     fig.update_layout(margin={"l": 80, "r": 10, "t": 70, "b": 80})
-    return fig
+    T = len(ids)
+    top = [int(np.argmax(a.weights[i])) for i in range(T)]
+    last = shown_token(emb.token(ids[top[-1]]))
+    return with_words(fig, _("Head {h} of {n} on {T} positions, in three grids: the scores q·k / √d_head (from {lo:+.2f} to "
+                             "{hi:+.2f}); the causal mask, which lets each position look at itself and those before it "
+                             "({kept:,} of {all:,} pairs); and the softmax, whose weights in each row sum to 1. The last "
+                             "position gives its largest weight, {w:.2f}, to position {j}, “{token}”.", h=head + 1,
+                             n=a.heads, T=T, lo=float(a.scores.min()), hi=float(a.scores.max()), kept=int(a.mask.sum()),
+                             all=T * T, w=float(a.weights[-1, top[-1]]), j=top[-1], token=last),
+                      {_("position"): [f"{k}: {shown_token(emb.token(i))}" for k, i in enumerate(ids)],
+                       _("looks most at"): [f"{j}: {shown_token(emb.token(ids[j]))}" for j in top],
+                       _("weight"): [num(float(a.weights[i, j]), ".2f") for i, j in enumerate(top)]})

@@ -13,6 +13,7 @@ from ..i18n import _, num
 from ..lookup import block_average, expected_init_norm, value_stats
 from ..lookup import ValueStats, normal_pdf
 from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout, log_axis
+from .words import with_words
 
 
 def _symmetric_range(a: np.ndarray) -> float:
@@ -47,7 +48,14 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
     if marked is not None:
         fig.update_layout(showlegend=True, legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
                           margin={"b": 85})
-    return fig
+    said = [_("The whole token table, {V:,} rows by {d:,} columns, drawn as {rows:,} × {cols:,} cells: the cells' means "
+              "run from {lo:.4f} to {hi:.4f}.", V=V, d=d, rows=rows, cols=cols, lo=float(np.nanmin(avg)),
+              hi=float(np.nanmax(avg)))]
+    if selected is not None:
+        said.append(_("A dotted line marks row {id:,}, the one looked up.", id=selected))
+    if marked is not None:
+        said.append(_("{n:,} under-trained rows are ticked on the right.", n=int(marked[0].size)))
+    return with_words(fig, " ".join(said))
 
 
 def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected: int | None) -> go.Figure:
@@ -66,7 +74,14 @@ def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected
     layout(fig, _("Detail: rows {a:,}–{b:,}, all {d} columns (the framed row is the one looked up)", a=start,
                   b=start + n - 1, d=d), x=_("dimension"), y=_("token id and token"), height=max(360, min(900, 18 * n + 120)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}})
-    return fig
+    said = _("Rows {a:,} to {b:,} of the table, each with all its {d:,} numbers: values from {lo:.4f} to {hi:.4f}.",
+             a=start, b=start + n - 1, d=d, lo=float(window.min()), hi=float(window.max()))
+    if selected is not None and start <= selected < start + n:
+        said += " " + _("The framed row is {id:,} (“{token}”), the one looked up.", id=selected,
+                        token=labels[selected - start])
+    lengths = np.linalg.norm(window.astype(np.float64), axis=1)
+    return with_words(fig, said, {"id": [num(int(i)) for i in ids], _("token"): list(labels),
+                                  _("row length ‖v‖"): [num(float(v), ".4f") for v in lengths]})
 
 
 def row_bars(values: np.ndarray, token_id: int, token: str, norm: float) -> go.Figure:
@@ -77,7 +92,11 @@ def row_bars(values: np.ndarray, token_id: int, token: str, norm: float) -> go.F
     layout(fig, _("Row {id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=plot(token), d=d, norm=norm),
            x=_("dimension"), y=_("value"), height=340)
     fig.update_layout(bargap=0)
-    return fig
+    lo, hi = int(np.argmin(values)), int(np.argmax(values))
+    return with_words(fig, _("Row {id:,} (“{token}”) as {d:,} bars, one per dimension: from {lo:.4f} at dimension {i} to "
+                             "{hi:.4f} at dimension {j}; {pos:,} values are positive; its length is {norm:.4f}.",
+                             id=token_id, token=token, d=d, lo=float(values[lo]), i=lo, hi=float(values[hi]), j=hi,
+                             pos=int((values > 0).sum()), norm=norm))
 
 
 def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
@@ -100,7 +119,12 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
         top = max(float(stats.density.max()), 1e-3)
         fig.update_layout(yaxis={**log_axis(1e-3, top * 2), "range": [-3, np.log10(top) + 0.3]})
-    return fig
+    said = _("The table's entries between {lo:.4f} and {hi:.4f}, {n:,} values, as a histogram; over every entry the "
+             "mean is {mean:+.4f} and the standard deviation {std:.4f}.", n=int(stats.counts.sum()), lo=float(stats.edges[0]),
+             hi=float(stats.edges[-1]), mean=stats.mean, std=stats.std)
+    said += " " + (_("A normal curve of the init's standard deviation, {init:.4f}, is drawn over it.", init=stats.init_std)
+                   if stats.init_std is not None else _("This family's init is not known."))
+    return with_words(fig, said)
 
 
 def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
@@ -113,7 +137,11 @@ def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
     layout(fig, _("Length of every row: {a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
                   b=float(np.percentile(norms, 99))), x=_("row length ‖v‖"), y=_("rows"), height=400)
     fig.update_layout(bargap=0, showlegend=False)
-    return fig
+    said = _("The length of each of the {n:,} rows as a histogram: median {m:.3f}, from {lo:.3f} to {hi:.3f}.", n=norms.size,
+             m=float(np.median(norms)), lo=float(norms.min()), hi=float(norms.max()))
+    if expected is not None:
+        said += " " + _("At init every row would have a length near {value:.2f}.", value=expected)
+    return with_words(fig, said)
 
 
 # --- figures of a model, built from hashable arguments (so the app caches them per model and language) ---

@@ -40,8 +40,12 @@ def input_output_histogram(cos: np.ndarray) -> go.Figure:
                                  hovertemplate=_("cos %{x}<br>%{y:,} tokens") + "<extra></extra>"))
     fig.add_vline(x=float(np.median(cos)), line={"color": GREY, "dash": "dash"},
                   annotation_text=_("median {m:+.3f}", m=float(np.median(cos))))
-    return layout(fig, _("cos(input row i, output row i) over the whole vocabulary"),
-                  x=_("cosine between a token's input and output vectors"), y=_("tokens"), height=380)
+    layout(fig, _("cos(input row i, output row i) over the whole vocabulary"),
+           x=_("cosine between a token's input and output vectors"), y=_("tokens"), height=380)
+    return with_words(fig, _("The cosine between each token's input row and its output row, over {n:,} tokens, as a "
+                             "histogram: median {m:+.3f}, from {lo:+.3f} to {hi:+.3f}; {pos:,} tokens are above 0.",
+                             n=int(cos.size), m=float(np.median(cos)), lo=float(cos.min()), hi=float(cos.max()),
+                             pos=int((cos > 0).sum())))
 
 
 # --- figures from hashable arguments (cached by the app per model and language) ---

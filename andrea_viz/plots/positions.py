@@ -7,9 +7,10 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..forward_pass import before_positions
-from ..i18n import _, format_number, tr
+from ..i18n import _, format_number, num, tr
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout, log_axis
+from .words import with_words
 
 ROW_DOMAINS = ([0.72, 1.0], [0.36, 0.64], [0.0, 0.28])  # three stacked panels, top to bottom
 
@@ -36,7 +37,12 @@ def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int
         notes.append({"text": titles[k], "x": 0.5, "y": ROW_DOMAINS[k][1], "xref": "paper", "yref": "paper",
                       "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
     fig = go.Figure(data, go.Layout(bargap=0, annotations=notes, **axes))
-    return layout(fig, _("x_t = token_embedding[id_t] + position_embedding[t], element by element"), height=height)
+    layout(fig, _("x_t = token_embedding[id_t] + position_embedding[t], element by element"), height=height)
+    return with_words(fig, _("Three rows of {d:,} bars, one per dimension: the token row of “{token}” (length {a:.3f}), "
+                             "position row {t} (length {b:.3f}), and their sum x_{t}, added dimension by dimension "
+                             "(length {c:.3f}, values from {lo:.3f} to {hi:.3f}).", d=tok.size, token=token, t=t,
+                             a=float(np.linalg.norm(tok)), b=float(np.linalg.norm(pos)), c=float(np.linalg.norm(x)),
+                             lo=float(x.min()), hi=float(x.max())))
 
 
 def table_heatmap(table: np.ndarray, title: str, max_rows: int = 256, max_cols: int = 128) -> go.Figure:
@@ -53,7 +59,11 @@ def table_heatmap(table: np.ndarray, title: str, max_rows: int = 256, max_cols: 
     ylabel = _("position t (means of {n})", n=rs) if rs > 1 else _("position t")
     layout(fig, title, x=xlabel, y=ylabel, height=430)
     fig.update_layout(yaxis_autorange="reversed")
-    return fig
+    return with_words(fig, _("{T:,} positions down the side and {d:,} dimensions across, drawn as {rows:,} × {cols:,} "
+                             "cells: values from {lo:.3f} to {hi:.3f}; row 0 has length {first:.3f}, the last row "
+                             "{last:.3f}.", T=table.shape[0], d=table.shape[1], rows=shown.shape[0], cols=shown.shape[1],
+                             lo=float(table.min()), hi=float(table.max()), first=float(np.linalg.norm(table[0])),
+                             last=float(np.linalg.norm(table[-1]))))
 
 
 def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str) -> go.Figure:
@@ -62,7 +72,13 @@ def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str) -> go.Figure:
                                hovertemplate=_("positions %{y} and %{x}: cos %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("position"), y=_("position"), height=430)
     fig.update_layout(yaxis={"autorange": "reversed", "scaleanchor": "x"})
-    return fig
+    n = len(pos)
+    said = _("The cosine between every two of {n:,} positions, from {first:,} to {last:,}: 1 on the diagonal, the lowest "
+             "{lo:+.3f}.", n=n, first=int(pos[0]), last=int(pos[-1]), lo=float(np.min(cos)))
+    if n > 1:
+        said += " " + _("Positions side by side in this picture have a cosine of {adj:+.3f} on average; the first and the "
+                        "last, {ends:+.3f}.", adj=float(np.mean(np.diagonal(cos, 1))), ends=float(cos[0, -1]))
+    return with_words(fig, said)
 
 
 def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> go.Figure:
@@ -74,8 +90,15 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
                                customdata=t, hovertemplate=_("position %{customdata}") + "<extra></extra>"))
     for k in (0, coords.shape[0] - 1):
         fig.add_annotation(x=coords[k, 0], y=coords[k, 1], text=f"t = {k}", showarrow=True, arrowhead=2)
-    return layout(fig, title, x=_("PC1 ({r:.1%} of variance)", r=float(ratio[0])),
-                  y=_("PC2 ({r:.1%} of variance)", r=float(ratio[1])), height=430)
+    layout(fig, title, x=_("PC1 ({r:.1%} of variance)", r=float(ratio[0])),
+           y=_("PC2 ({r:.1%} of variance)", r=float(ratio[1])), height=430)
+    steps = np.linalg.norm(np.diff(coords[:, :2], axis=0), axis=1)
+    return with_words(fig, _("Positions 0 to {last:,} as points on their first two principal components ({a:.1%} and {b:.1%} "
+                             "of the variance), joined in order: from ({x0:.2f}, {y0:.2f}) to ({x1:.2f}, {y1:.2f}); "
+                             "a step from one position to the next is {step:.3f} long on average.", last=len(t) - 1,
+                             a=float(ratio[0]), b=float(ratio[1]), x0=float(coords[0, 0]), y0=float(coords[0, 1]),
+                             x1=float(coords[-1, 0]), y1=float(coords[-1, 1]),
+                             step=float(steps.mean()) if steps.size else 0.0))
 
 
 def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.Figure:
@@ -91,7 +114,14 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
     positive = positive[positive > 0]  # a log axis's ticks, written through the language's formatter
     fig.update_layout(legend={"orientation": "h", "y": -0.25},
                       yaxis=log_axis(float(positive.min()), float(positive.max())) if positive.size else {"type": "log"})
-    return fig
+    s = lengths[-1]
+    said = [_("Every sinusoidal row, at each of {T:,} positions, has length {s:.3f}.", T=s.size, s=float(np.median(s)))]
+    if learned is not None:
+        a = lengths[0]
+        said.append(_("The learned rows' lengths run from {lo:.3f} to {hi:.3f}, median {m:.3f}, over {T:,} positions; "
+                      "row 0 has {first:.3f}.", lo=float(a.min()), hi=float(a.max()), m=float(np.median(a)), T=a.size,
+                      first=float(a[0])))
+    return with_words(fig, " ".join(said))
 
 
 def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], theta: float, rotate) -> go.Figure:
@@ -109,7 +139,16 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
     layout(fig, _("RoPE: rotate q by m·θ and k by n·θ; q·k depends only on m − n"), height=470)
     fig.update_layout(xaxis={"range": [-lim, lim], "zeroline": True},
                       yaxis={"range": [-lim, lim], "zeroline": True, "scaleanchor": "x"}, legend={"font": {"size": 11}})
-    return fig
+    rows = {"m": [], "n": [], "m − n": [], "q·k": []}
+    for m, n in pairs:
+        rows["m"].append(num(m))
+        rows["n"].append(num(n))
+        rows["m − n"].append(num(m - n))
+        rows["q·k"].append(rope_score_text(float(rotate(q, m, theta) @ rotate(k, n, theta))))
+    return with_words(fig, _("q rotated by m·θ and k by n·θ (θ = {theta:.2f}) for {k} pairs of positions, every pair {offset} "
+                             "apart: each q·k is {score}, the same, because it depends only on m − n.", theta=theta,
+                             k=len(pairs), offset=pairs[0][0] - pairs[0][1] if pairs else 0,
+                             score=rows["q·k"][0] if pairs else ""), rows)
 
 
 def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | None = None) -> go.Figure:
@@ -119,7 +158,11 @@ def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | No
                                hovertemplate=_("%{y} · dim %{x}: %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("dimension"), height=max(260, 60 + 26 * len(labels)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category"})
-    return fig
+    lengths = np.linalg.norm(np.asarray(x, np.float64), axis=1)
+    return with_words(fig, _("{T:,} rows, one per token, of {d:,} numbers each: values from {lo:.3f} to {hi:.3f}; the "
+                             "rows' lengths from {a:.3f} to {b:.3f}.", T=x.shape[0], d=x.shape[1], lo=float(x.min()),
+                             hi=float(x.max()), a=float(lengths.min()), b=float(lengths.max())),
+                      {_("token"): list(labels), _("row length ‖v‖"): [num(float(v), ".3f") for v in lengths]})
 
 
 def block_input_heatmaps(parts, labels: list[str]) -> list[go.Figure]:

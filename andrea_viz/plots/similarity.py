@@ -7,10 +7,11 @@ import plotly.graph_objects as go
 
 from ..angles import PlanePair, plane_pair
 from ..geometry import resolve
-from ..i18n import _
+from ..i18n import _, num
 from ..quiz import Pair
 from ..safe_text import plot
 from .style import BLUE, GREEN, GREY, ORANGE, RED, layout
+from .words import with_words
 
 
 def _arrow(vec: np.ndarray, color: str, name: str, xaxis: str = "x", yaxis: str = "y") -> go.Scatter:
@@ -38,7 +39,11 @@ def arrows(p: PlanePair) -> go.Figure:
             _arrow(p.u, BLUE, "u"), _arrow(p.v, ORANGE, "v")]
     lim = 1.15 * max(p.norm_u, p.norm_v, 0.5)
     fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"}, **_square_axes(lim)))
-    return layout(fig, _("θ = {theta:.0f}°:  u·v = {dot:+.3f}", theta=p.theta_deg, dot=p.dot), height=470)
+    layout(fig, _("θ = {theta:.0f}°:  u·v = {dot:+.3f}", theta=p.theta_deg, dot=p.dot), height=470)
+    return with_words(fig, _("Two arrows from the origin: u of length {lu:.2f} and v of length {lv:.2f}, {theta:.0f}° apart. "
+                             "cos θ = {cos:+.3f}, so u·v = |u| |v| cos θ = {dot:+.3f}; the shadow of v on u is "
+                             "{shadow:+.3f} long.", lu=p.norm_u, lv=p.norm_v, theta=p.theta_deg, cos=p.cos, dot=p.dot,
+                             shadow=p.norm_v * p.cos))
 
 
 CONTROLS_Y = -0.3  # paper units: Play/Pause and the angle slider hang below the x axes' tick labels and titles
@@ -102,7 +107,14 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
     ), frames=frames)
     layout(fig, _("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}", theta=0, dot=p0.dot, cos=1.0), height=600)
     fig.update_layout(margin={"b": 200, "t": 90})  # the controls below both axes' ticks and titles, covering none
-    return fig
+    shown = [0, 30, 60, 90, 120, 150, 180]
+    return with_words(fig, _("On the left, u stays fixed while v turns from 0° to 180° (lengths {lu:.2f} and {lv:.2f}); on the "
+                             "right, u·v and cos θ against the angle: u·v goes from {top:+.2f} at 0° (same direction) "
+                             "through 0 at 90° (perpendicular) to {bottom:+.2f} at 180° (opposite).", lu=len_u, lv=len_v,
+                             top=len_u * len_v, bottom=-len_u * len_v),
+                      {_("angle θ"): [f"{t}°" for t in shown],
+                       "cos θ": [num(float(np.cos(np.radians(t))), "+.3f") for t in shown],
+                       "u·v": [num(float(len_u * len_v * np.cos(np.radians(t))), "+.3f") for t in shown]})
 
 
 def elementwise_products(u: np.ndarray, v: np.ndarray, word_u: str, word_v: str) -> go.Figure:
@@ -114,7 +126,11 @@ def elementwise_products(u: np.ndarray, v: np.ndarray, word_u: str, word_v: str)
     layout(fig, _("{d} products u_i·v_i for “{u}” and “{v}”: they sum to u·v = {dot:+.4f}", d=prod.size, u=plot(word_u),
                   v=plot(word_v), dot=float(prod.sum())), x=_("dimension i"), y="u_i × v_i", height=360)
     fig.update_layout(bargap=0)
-    return fig
+    top = int(np.argmax(np.abs(prod)))
+    return with_words(fig, _("The {d:,} products u_i·v_i of “{u}” and “{v}”, one bar per dimension: {pos:,} are positive and "
+                             "{neg:,} negative, and they sum to u·v = {dot:+.4f}; the largest in size is {top:+.4f}, at "
+                             "dimension {i}.", d=prod.size, u=word_u, v=word_v, pos=int((prod > 0).sum()),
+                             neg=int((prod < 0).sum()), dot=float(prod.sum()), top=float(prod[top]), i=top))
 
 
 def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
@@ -126,7 +142,15 @@ def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
                hovertemplate=_("%{y}: cosine %{x:.3f}") + "<extra></extra>")])
     layout(fig, _("Your guesses against the real cosines"), x=_("similarity (cosine)"), height=120 + 60 * len(pairs))
     fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.2}, yaxis_autorange="reversed")
-    return fig
+    if not pairs:
+        return fig
+    off = [abs(g - p.cosine) for p, g in zip(pairs, guesses, strict=True)]
+    w = int(np.argmax(off))
+    return with_words(fig, _("Your guess beside the real cosine for each of {n} pairs; the furthest off is {pair}: you "
+                             "guessed {guess:.2f}, the cosine is {cos:.3f}.", n=len(pairs), pair=pairs[w].label,
+                             guess=float(guesses[w]), cos=float(pairs[w].cosine)),
+                      {_("pair"): [p.label for p in pairs], _("your guess"): [num(float(g), ".2f") for g in guesses],
+                       _("real cosine"): [num(float(p.cosine), ".3f") for p in pairs]})
 
 
 # --- figures from hashable arguments (cached by the app per model and language) ---

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from ..family import ParamCount
 from ..i18n import N_, _, num, tr
 from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout
+from .words import with_words
 
 PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
                "attention (wq, wk, wv, wo)": N_("attention (wq, wk, wv, wo)"), "MLP (fc1, fc2)": N_("MLP (fc1, fc2)")}
@@ -67,4 +68,12 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
     )
     layout(fig, title, height=460)
     fig.update_layout(margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+    parts = [(tr(PART_LABELS[name]), n) for name, _parent, n in children if n]
+    said = _("The model's {n:,} parameters as areas: the embedding layer {e:,} ({es:.1%}), {L} transformer blocks {b:,} "
+             "({bs:.1%}).", n=total, e=pc.embeddings, es=pc.embeddings / total if total else 0.0, L=pc.layers,
+             b=pc.blocks, bs=pc.blocks / total if total else 0.0)
+    each = [_("{part}: {n:,} parameters, {share:.1%} of the model", part=name, n=n, share=n / total if total else 0.0)
+            for name, n in parts]
+    said += " " + _("By part: {parts}.", parts="; ".join(each))
+    return with_words(fig, said, {_("part"): [name for name, _n in parts], _("parameters"): [num(n) for _m, n in parts],
+                                  "%": [num(n / total if total else 0.0, ".1%") for _m, n in parts]})

@@ -7,6 +7,7 @@ import math
 import plotly.graph_objects as go
 
 from ..i18n import format_number, language, separators
+from .words import words_kept
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
 # The named colours, drawn together on several charts: every pair stays ΔE2000 >= 10 apart for normal vision and
@@ -116,8 +117,8 @@ def _bump_fonts(node, size: int) -> None:
 def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
     """A copy of a finished figure for presenter mode: the layout's font, every axis's ticks and title, legends,
     annotations, sliders, buttons and traces' text at least ``size`` px; text that would have to shrink below it to
-    fit (a treemap's small slice, a bar's label) is hidden rather than drawn small. The figure itself (often cached)
-    stays as it is."""
+    fit (a treemap's small slice, a bar's label) is hidden rather than drawn small. The copy keeps the figure's words
+    (plots.words). The figure itself (often cached) stays as it is."""
     d = fig.to_dict()
     lay = d.setdefault("layout", {})
     font = lay.setdefault("font", {})
@@ -133,7 +134,7 @@ def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
     # every axis, those the figure left to plotly too: Streamlit's theme sets their ticks and titles under 18 px
     big.for_each_xaxis(lambda axis: _bump_axis(axis, size))
     big.for_each_yaxis(lambda axis: _bump_axis(axis, size))
-    return big
+    return words_kept(big, fig)  # the same figure, said the same way
 
 
 def _bump_axis(axis, size: int) -> None:

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _
+from ..i18n import _, num
 from ..safe_text import plot
 from .style import GREY, PALETTE, RED, TEXT, layout
+from .words import with_words
 
 
 def loss_curve(losses: Sequence[float], steps: int, snapshot_steps: Sequence[int] = ()) -> go.Figure:
@@ -21,8 +22,19 @@ def loss_curve(losses: Sequence[float], steps: int, snapshot_steps: Sequence[int
         if 0 < s <= len(losses):
             fig.add_vline(x=s, line={"color": GREY, "dash": "dot", "width": 1})
     fig.update_xaxes(range=[0, steps])
-    return layout(fig, _("Training loss (cross-entropy of the next token); dotted: snapshots"), x=_("step"),
-                  y=_("loss"), height=300)
+    layout(fig, _("Training loss (cross-entropy of the next token); dotted: snapshots"), x=_("step"),
+           y=_("loss"), height=300)
+    if not len(losses):
+        return with_words(fig, _("No step has run yet, of {steps:,} planned.", steps=steps))
+    y = np.asarray(losses, np.float64)
+    low = int(np.nanargmin(y))
+    said = _("The training loss at each of {n:,} steps of {steps:,} planned: {first:.3f} at step 1, {last:.3f} at step "
+             "{n:,}; the lowest, {lo:.3f}, at step {at:,}.", n=len(y), steps=steps, first=float(y[0]), last=float(y[-1]),
+             lo=float(y[low]), at=low + 1)
+    marked = [s for s in snapshot_steps if 0 < s <= len(losses)]
+    if marked:
+        said += " " + _("Snapshots, marked with dotted lines: {k}.", k=len(marked))
+    return with_words(fig, said)
 
 
 def pair_series(steps: Sequence[int], series: dict[tuple[str, str], list[float]], chosen: int) -> go.Figure:
@@ -36,7 +48,19 @@ def pair_series(steps: Sequence[int], series: dict[tuple[str, str], list[float]]
     fig.add_hline(y=0, line={"color": "#bbb"})
     fig.update_yaxes(range=[-1, 1])
     fig.update_layout(legend={"orientation": "h", "y": -0.3})
-    return layout(fig, _("Cosine of word pairs at each snapshot"), x=_("training step"), y=_("cosine"), height=380)
+    layout(fig, _("Cosine of word pairs at each snapshot"), x=_("training step"), y=_("cosine"), height=380)
+    steps = list(steps)
+    if not series or not steps:
+        return fig
+    k = steps.index(chosen) if chosen in steps else len(steps) - 1
+    pairs = list(series.items())
+    return with_words(fig, _("The cosine of each word pair (pairs: {n}) at each snapshot (snapshots: {s}), from step {a:,} to "
+                             "step {b:,}; the dotted line marks step {c:,}.", n=len(pairs), s=len(steps), a=steps[0], b=steps[-1],
+                             c=chosen),
+                      {_("pair"): [f"{a}, {b}" for (a, b), _v in pairs],
+                       _("at step {s:,}", s=steps[0]): [num(float(v[0]), "+.3f") for _p, v in pairs],
+                       _("at step {s:,}", s=chosen): [num(float(v[k]), "+.3f") for _p, v in pairs],
+                       _("at step {s:,}", s=steps[-1]): [num(float(v[-1]), "+.3f") for _p, v in pairs]})
 
 
 def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], groups: Sequence[str],
@@ -80,4 +104,10 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
     layout(fig, _("The class words on the final snapshot's two principal axes ({a:.0%} and {b:.0%} of its variance), "
                   "at every step", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=620)
     fig.update_layout(margin={"b": 120})
-    return fig
+    counts = ", ".join(_("{name}: {n} words", name=g, n=int((groups == g).sum())) for g in names)
+    shown = min(len(tokens), 30)
+    return with_words(fig, _("{n} class words ({counts}) on two principal axes, at {s} snapshots played in order; shown "
+                             "at step {step:,}.", n=len(tokens), counts=counts, s=len(steps), step=chosen),
+                      {_("token"): list(tokens[:shown]), _("class"): [str(g) for g in groups[:shown]],
+                       "PC1": [num(float(v), ".2f") for v in coords[start, :shown, 0]],
+                       "PC2": [num(float(v), ".2f") for v in coords[start, :shown, 1]]})

@@ -38,6 +38,14 @@ def with_words(fig, summary: str, table: dict[str, list] | None = None, note: st
     return fig
 
 
+def words_kept(copy, fig):
+    """``copy`` (a restyled copy of ``fig``: for a projector, without a subtitle) carrying ``fig``'s own words."""
+    own = getattr(fig, "_andrea_words", None)
+    if own is not None:
+        copy._andrea_words = own
+    return copy
+
+
 def plain(text) -> str:
     """A plotly title or label as plain text: tags dropped (<br> as a space), entities read."""
     if text is None:

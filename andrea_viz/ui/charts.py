@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ..i18n import _
-from ..plots.words import words_of
+from ..plots.words import Words, words_of
 from ..safe_text import md
 
 WORDS_BOX = "chart-words"  # the class prefix of each chart's words (st-key-chart-words-<key>), for the browser tests
@@ -17,14 +17,19 @@ WORDS_BOX = "chart-words"  # the class prefix of each chart's words (st-key-char
 
 def chart(fig, *, key: str, where=None, in_words: bool = True, **kw):
     """``where.plotly_chart(fig, key=key, **kw)`` (``where``: st or a column; its return value, the selection of a
-    chart drawn with ``on_select``), then the figure's words in an expander below it. ``in_words=False``: the chart
-    alone (the Lesson's presenter mode, where a step and its picture must fit one projected screen; the learner's own
-    view has the words)."""
+    chart drawn with ``on_select``), then the figure's words in an expander below it (in the Lesson's presenter mode
+    too). ``in_words=False``: the chart alone."""
     where = st if where is None else where
     event = where.plotly_chart(fig, key=key, **kw)
-    if not in_words:
-        return event
-    said = words_of(fig)
+    if in_words:
+        words_box(words_of(fig), key=key, where=where)
+    return event
+
+
+def words_box(said: Words, *, key: str, where=None) -> None:
+    """A figure's words (``said``) in their expander, in ``where`` (st or a column): under a plotly chart (``chart``),
+    or under a picture drawn another way (the canvas and deck.gl maps)."""
+    where = st if where is None else where
     label = _("In words: {title}", title=md(said.title)) if said.title else _("This chart in words")
     with where.container(key=f"{WORDS_BOX}-{key}".replace(":", "-")), st.expander(label):
         st.markdown(md(said.summary, limit=None))
@@ -33,4 +38,3 @@ def chart(fig, *, key: str, where=None, in_words: bool = True, **kw):
                      hide_index=True)
         if said.note:
             st.caption(said.note)
-    return event

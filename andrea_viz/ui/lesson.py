@@ -27,6 +27,7 @@ from ..plots import positions as position_plots
 from ..plots import similarity as similarity_plots
 from ..plots.sizing import params_treemap, parts_key
 from ..plots.style import for_projector
+from ..plots.words import words_kept
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
@@ -67,11 +68,17 @@ def h(normal: int, present: int) -> int:
     return present if presenting() else normal
 
 
+WORDS_PX = 52  # px: a chart's collapsed words in presenter mode (their one line and the gap above), taken from its height
+
+
 def draw(where, fig, **kw) -> None:
-    """A figure drawn in ``where`` (st or a column): in presenter mode a copy with every text at least 18 px
-    (andrea_viz.plots.style.for_projector)."""
-    if presenting():  # one projected screen holds the step: the chart alone, its text at least 18 px
-        chart(for_projector(fig), where=where, in_words=False, **kw)
+    """A figure drawn in ``where`` (st or a column) with its words: in presenter mode a copy with every text at least
+    18 px (andrea_viz.plots.style.for_projector), its words still under it in their collapsed expander (a projected
+    lesson is read by a screen reader too), the chart that much shorter, so that the step still fits one screen."""
+    if presenting():
+        if "height" in kw:
+            kw["height"] -= WORDS_PX
+        chart(for_projector(fig), where=where, **kw)
     else:
         chart(fig, where=where, **kw)
 
@@ -117,7 +124,7 @@ def values_histogram(where, emb, key: str) -> None:
     fig = cached(emb, lookup_plots.values_of, True)
     if presenting():
         where.markdown(md(fig.layout.title.subtitle.text))
-        fig = go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45})
+        fig = words_kept(go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45}), fig)
     draw(where, fig, key=key, height=h(420, 250))
 
 
@@ -361,7 +368,10 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], hea
 [data-testid="stMain"] :not(svg, svg *, .katex, .katex *, h1, h2, h3, [data-testid="stMetricValue"],
 [data-testid="stMetricValue"] *) { font-size: max(18px, 1em) !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
-</style>"""  # the last rules: no text of Streamlit's under 18 px (captions, metric labels, tables, code chips)
+[class*="st-key-chart-words"] summary { padding-top: 0.1rem; padding-bottom: 0.1rem; }
+[class*="st-key-chart-words"] summary p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+</style>"""  # no text of Streamlit's under 18 px (captions, metric labels, tables, code chips); a chart's words on one
+# line (a long title cut with an ellipsis on screen, read whole by a screen reader)
 
 KEYS_JS = """<script>
 const doc = window.parent.document;

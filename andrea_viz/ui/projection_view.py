@@ -18,12 +18,13 @@ from ..map_colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
 from ..plots.deck_map import deck_map
-from ..plots.projection import clicked_id, deck_clicked_id, projection_scatter
+from ..plots.projection import clicked_id, deck_clicked_id, map_words, projection_scatter
+from ..plots.words import Words
 from ..projection import METHODS, TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
 from ..safe_text import md
 from . import map_view, url
 from .cache import remember
-from .charts import chart
+from .charts import chart, words_box
 
 RENDERERS_2D = ("canvas", "plotly", "deck")
 PICKED = "proj:picked"  # the token whose true 10 nearest get lines (typed, or clicked on the map)
@@ -188,6 +189,10 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
             lines_from=index, lines_to=lines, labels=regions, shade=shading), label=None)
         event = chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
         clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
+    if renderer != "plotly":  # the plotly map's words come with it (chart); the same words under the other two
+        title = tr(result.title)
+        words_box(Words(*map_words(result.sample, result.tokens, result.trust, title, dims, index, lines), title=title),
+                  key=f"proj:{renderer}map")
     if clicked is not None:
         token = result.tokens[result.position_of(f"#{clicked}")]
         if token != st.session_state.get(PICKED):
