@@ -18,6 +18,19 @@ FITS_JS = """(sel) => {
 }"""
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 TALLER_JS = "() => document.querySelector('[data-testid=stMain]').scrollHeight - window.innerHeight"
+# the lowest element on screen (a collapsed expander's table, a chart's words, keeps its laid-out height in Chromium,
+# but none of it is on screen), the step's Back/Next buttons whole, and no sidebar
+FITS_SCREEN_JS = """() => {
+    const main = document.querySelector('[data-testid=stMain]');
+    const blocks = [...document.querySelectorAll('[data-testid=stMainBlockContainer] [data-testid=stElementContainer]')]
+        .filter(e => e.offsetHeight > 0 && !e.closest('details:not([open])'));  // a collapsed expander's table (a
+        // chart's words) keeps its laid-out height in Chromium, but none of it is on screen
+    const bottom = Math.max(...blocks.map(e => e.getBoundingClientRect().bottom));
+    const nav = [...document.querySelectorAll('.st-key-lesson-back button, .st-key-lesson-next button')]
+        .every(b => b.scrollWidth <= b.clientWidth + 1);
+    return {scroll: main.scrollHeight - main.clientHeight, bottom, nav,
+            sidebar: document.querySelector('[data-testid=stSidebar]')?.offsetWidth || 0};
+}"""
 PLOTS_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => {
   const p = c.querySelector('.js-plotly-plot');
   return p && p._fullLayout && p.querySelector('.main-svg');
@@ -71,6 +84,8 @@ def test_presenter_mode_fits_a_projector(browser, app_url, lang):
             assert page.evaluate(OVERFLOW_JS) <= 0, (k, lang)
             assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
             assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
+            got = page.evaluate(FITS_SCREEN_JS)
+            assert got["scroll"] <= 1 and got["bottom"] <= 720 and got["nav"] and got["sidebar"] == 0, (k, lang, got)
     finally:
         page.close()
 
