@@ -324,16 +324,16 @@ def live_view(code: str, anonymous: bool) -> None:
         show_error(exc)
         return
     lang = language()
-    head = st.container(horizontal=True, vertical_alignment="bottom")
+    # on the projector ("show the class") the counts and the grid side by side, so the grid is whole on a 1,280 × 720
+    # screen; for the teacher's own view the tallies side by side, the grid under them
+    left, right = st.columns([2, 3]) if anonymous else (st.container(), st.container())
+    head = left.container(horizontal=True, vertical_alignment="bottom")
     head.metric(_("Learners in the class"), num(len(members)), width="content")
     if not anonymous and members:
         head.caption(_("Nicknames: {names}", names=", ".join(md(m.nickname) for m in members if m.nickname)
                        or _("none given")))
     if s.pending:
-        st.caption(_("{n:,} answers wait on this server for the database.", n=s.pending))
-    # on the projector ("show the class") the tallies and the grid side by side, so the grid is on a 1,280 × 720
-    # screen; for the teacher's own view the tallies side by side, the grid under them
-    left, right = st.columns([2, 3]) if anonymous else (st.container(), st.container())
+        left.caption(_("{n:,} answers wait on this server for the database.", n=s.pending))
     for col, size in zip((left, left) if anonymous else left.columns(2), ("ANDREA-480M", "ANDREA-12M"), strict=True):
         q = A.sizing_question(size)
         counts = A.tally(rows, q)
