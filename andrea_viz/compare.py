@@ -24,7 +24,7 @@ from .errors import QueryError
 from .geometry import Neighbour, cosine, nearest, resolve, scores, top_k, unit_rows
 from .i18n import Msg
 from .model import Embeddings
-from .projection import pca_fit
+from .maps.pca import pca_fit
 
 ALIGNMENTS = ("procrustes", "none")
 ANCHORS = "anchors"  # the alignment of two vocabularies: a Drift over their anchors
