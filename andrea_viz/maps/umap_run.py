@@ -135,9 +135,9 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
     t = time.perf_counter()
     report = progress or (lambda f, s: None)
-    if not umap_compile.wait_for_compile_process(lambda: report(0.02, Msg("UMAP's code is compiling in the "
-                                                                           "background: once per machine"))) \
-            and not umap_is_warm():
+    waited = umap_compile.wait_for_compile_process(lambda: report(0.02, Msg("UMAP's code is compiling in the "
+                                                                            "background: once per machine")))
+    if not waited and not umap_is_warm():
         report(0.02, Msg("compiling UMAP's numba code: once per machine"))
     n_dims = X.shape[1]
     pca_first = n > UMAP_PCA_FIRST and n_dims > PCA_INPUT_DIMS
