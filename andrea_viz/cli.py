@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalogs, compare_commands, map_commands, model_commands
+from . import catalogs, compare_commands, model_commands
+from .maps import commands as map_commands
 from .anatomy import commands as anatomy_commands
 from .bench import commands as bench_commands
 from .cli_options import common_options

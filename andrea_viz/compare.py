@@ -1,6 +1,6 @@
 """Two or more tables of one vocabulary: which rows moved, how far, and whether neighbours stayed.
 
-- Rows that did not change at all (``unchanged_rows``): compared bit for bit, not assumed.
+- Rows that did not change at all (``lookup.unchanged_rows``): compared bit for bit, not assumed.
 - Drift of each token: ``1 − cos(a_i·R, b_i)``, where R is the orthogonal Procrustes rotation that
   best maps table A onto table B (two runs, or a PCA drawn per snapshot, differ by a rotation), or
   the identity for snapshots of one run, which share their axes (``align="none"``).
@@ -24,18 +24,11 @@ from .errors import QueryError
 from .geometry import Neighbour, cosine, nearest, resolve, scores, top_k, unit_rows
 from .i18n import Msg
 from .model import Embeddings
-from .projection import pca_fit
+from .maps.pca import pca_fit
 
 ALIGNMENTS = ("procrustes", "none")
 ANCHORS = "anchors"  # the alignment of two vocabularies: a Drift over their anchors
 OVERLAP_SAMPLE = 2_000  # tokens whose neighbour overlap is computed when V is larger
-
-
-def unchanged_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Ids whose rows are bit-for-bit equal in two tables of the same shape."""
-    if a.shape != b.shape:
-        raise QueryError("the tables have shapes {a} and {b}; they must be equal", a=str(a.shape), b=str(b.shape))
-    return np.flatnonzero((a == b).all(axis=1))
 
 
 def pair_cosines(models: Sequence[Embeddings], pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:

@@ -18,6 +18,14 @@ def row(table: np.ndarray, token_id: int) -> np.ndarray:
     return table[token_id]
 
 
+def unchanged_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Ids whose rows are bit-for-bit equal in two tables of the same shape: a row is only read, and so only
+    trained, when its id is looked up, so a row never looked up stays as it was."""
+    if a.shape != b.shape:
+        raise QueryError("the tables have shapes {a} and {b}; they must be equal", a=str(a.shape), b=str(b.shape))
+    return np.flatnonzero((a == b).all(axis=1))
+
+
 def one_hot(token_id: int, V: int) -> np.ndarray:
     """(V,) float32 vector with a single 1 at ``token_id``."""
     e = np.zeros(V, dtype=np.float32)

@@ -11,7 +11,7 @@ from .family import CONTEXT
 from .i18n import Msg, N_
 from .model import Embeddings
 from .forward_pass import forward
-from .projection import pca_fit
+from .maps.pca import pca_fit
 
 
 def sinusoidal_table(T: int, d: int, base: float = 10_000.0) -> np.ndarray:

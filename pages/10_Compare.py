@@ -11,15 +11,15 @@ from andrea_viz.compare import (
     drift,
     placed_neighbours,
     same_vocabulary,
-    unchanged_rows,
     vocab_drift,
     vocab_map,
 )
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
+from andrea_viz.lookup import unchanged_rows
 from andrea_viz.plots.compare import arrows_map, drift_histogram
-from andrea_viz.words import tracked_word
+from andrea_viz.lesson.words import tracked_word
 
 LIST = 15  # tokens listed as moved most and least
 

@@ -10,7 +10,7 @@ from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots.sizing import PART_LABELS, params_treemap
 from andrea_viz.sizing import human_bytes, product_arithmetic, table_bytes, tying_saving
 from andrea_viz.safe_text import md
-from andrea_viz.sizing_claims import block_share
+from andrea_viz.lesson.sizing_claims import block_share
 
 emb = ui.page_setup(__file__)
 st.title(_("Sizing embedding tables"))

@@ -3,11 +3,11 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.angles import case_of, plane_pair
+from andrea_viz.lesson.angles import case_of, plane_pair
 from andrea_viz.geometry import angle_degrees, cosine, dot, norm
 from andrea_viz.i18n import _, num, tex, tr
 from andrea_viz.plots import similarity as plots
-from andrea_viz.quiz import draw_round, score_round
+from andrea_viz.lesson.quiz import draw_round, score_round
 from andrea_viz.safe_text import md
 
 TURN = (1.5, 1.2)  # |u| and |v| of the turning animation

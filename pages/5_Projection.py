@@ -4,8 +4,11 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.i18n import _
-from andrea_viz.projection import (ALL, DEFAULT_SAMPLE, LARGE_MAP, METHODS, MOST_POINTS, TSNE_EXACT_MAX, project_model, settings_for,
-                                   umap_is_warm, warm_umap)
+from andrea_viz.maps.methods import LARGE_MAP, METHODS, MOST_POINTS, settings_for
+from andrea_viz.maps.project import project_model
+from andrea_viz.maps.sample import ALL, DEFAULT_SAMPLE
+from andrea_viz.maps.tsne import TSNE_EXACT_MAX
+from andrea_viz.maps.umap_run import umap_is_warm, warm_umap
 from andrea_viz.ui import projection_view as view
 
 emb = ui.page_setup(__file__)

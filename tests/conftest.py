@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-# Maps kept on disk (andrea_viz.map_cache) go to a folder of this test run only, so that no test reads a map
+# Maps kept on disk (andrea_viz.maps.cache) go to a folder of this test run only, so that no test reads a map
 # some earlier run (or the developer's app) left behind; set before anything is imported, so that the app
 # servers the browser tests start inherit it too.
 _MAP_CACHE = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")

@@ -15,9 +15,12 @@ import numpy as np
 
 from ..geometry import neighbours, resolve_ids, scores, unit_space
 from ..loading import load
-from ..projection import BH_THETA, build_sample, pca, pca_fit, tsne
+from ..maps.pca import pca, pca_fit
+from ..maps.sample import build_sample
+from ..maps.tsne import BH_THETA, tsne
 from .timer import median_seconds
-from ..projection import TRUST_SAMPLE, UMAP_EPOCHS, umap_is_warm, umap_map
+from ..maps.trust import TRUST_SAMPLE
+from ..maps.umap_run import UMAP_EPOCHS, umap_is_warm, umap_map
 
 
 def whole_table(emb, repeats: int, sklearn_all: bool) -> None:

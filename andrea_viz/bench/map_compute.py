@@ -151,7 +151,7 @@ class GilProbe:
 def lock_stall(source: str, cache: Path) -> tuple[float, float]:
     """(seconds, the longest stall of this process's interpreter lock) of the whole-table UMAP map of ``source``
     computed here through ``project_model`` (the map cache in ``cache``, its maps removed first: computed, not read)."""
-    from ..projection import project_model  # scikit-learn and umap-learn behind it: loaded only to probe
+    from ..maps.project import project_model  # scikit-learn and umap-learn behind it: loaded only to probe
 
     for p in cache.glob("map-*.npz"):
         p.unlink()

@@ -22,11 +22,12 @@ from collections import Counter
 
 import numpy as np
 
-from .. import map_quality
+from ..maps import quality as map_quality
 from ..builtin import load_builtin
-from ..clusters import DIGITS, PIECE, PUNCTUATION, SPACE, traits
-from ..map_choice import choose
-from ..projection import PCA_INPUT_DIMS, pca, pca_fit, umap_map
+from ..maps.clusters import DIGITS, PIECE, PUNCTUATION, SPACE, traits
+from ..maps.choice import choose
+from ..maps.pca import pca, pca_fit, PCA_INPUT_DIMS
+from ..maps.umap_run import umap_map
 
 METHOD_NAMES = ("pca", "umap", "tsne-fft", "pacmap", "trimap")
 TABLES = ("andrea-micro", "minilm-l6:5000", "minilm-l6")

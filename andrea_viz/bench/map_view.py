@@ -22,7 +22,8 @@ from statistics import median
 
 import numpy as np
 
-from ..projection import Projection, Sample
+from ..maps.layout import Projection
+from ..maps.sample import Sample
 from ..testing_harness import CHROMIUM_FLAGS, ROOT, chromium_exe, serve
 
 RENDERERS = ("plotly", "deck", "canvas")

@@ -25,7 +25,8 @@ import json
 import numpy as np
 
 from ..i18n import _, language
-from ..projection import Projection, Sample, group_label
+from ..maps.layout import Projection
+from ..maps.sample import group_label, Sample
 from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 FRAME_HEIGHT = 640  # px: the map's height in the page

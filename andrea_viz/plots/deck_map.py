@@ -27,7 +27,8 @@ import pydeck as pdk
 from pydeck.bindings.json_tools import default_serialize
 
 from ..i18n import _, language
-from ..projection import Projection, Sample
+from ..maps.layout import Projection
+from ..maps.sample import Sample
 from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
 
 GREY = [*hex_rgb(OTHER_GREY), 110]

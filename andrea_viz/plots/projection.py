@@ -8,7 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, language, num
-from ..projection import METHODS, Projection, Sample, group_label
+from ..maps.layout import Projection
+from ..maps.methods import METHODS
+from ..maps.sample import group_label, Sample
 from ..safe_text import plot, plot_array
 from .style import OTHER_GREY, PALETTE, RED, plotly_separators, layout
 from .words import MAX_ROWS, plain, with_words

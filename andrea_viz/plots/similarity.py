@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..angles import PlanePair, plane_pair
+from ..lesson.angles import PlanePair, plane_pair
 from ..geometry import resolve
 from ..i18n import _, num
-from ..quiz import Pair
+from ..lesson.quiz import Pair
 from ..safe_text import plot
 from .style import BLUE, GREEN, GREY, ORANGE, RED, layout
 from .words import with_words

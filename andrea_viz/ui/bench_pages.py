@@ -13,7 +13,7 @@ import time
 from statistics import median
 
 from ..registry import HOME, APP_ROOT, available_pages
-from ..projection import warm_umap
+from ..maps.umap_run import warm_umap
 from .fragments import TIMINGS
 
 MODELS = ("minilm-l6", "andrea-120m-init")

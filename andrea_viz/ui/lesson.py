@@ -11,12 +11,12 @@ import streamlit as st
 
 from .. import lexicon
 from ..byte_tokens import shown_token
-from ..angles import case_of, plane_pair
+from ..lesson.angles import case_of, plane_pair
 from ..family import FAMILY, count_shape
 from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
-from ..handout import PAGES as HANDOUT_PAGES
-from ..handout import handout_html
+from ..lesson.handout import PAGES as HANDOUT_PAGES
+from ..lesson.handout import handout_html
 from ..i18n import _, language, num, set_language, tex, tr
 from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
                       row_updates, start_of, trained_of)
@@ -29,10 +29,10 @@ from ..plots.sizing import params_treemap, parts_key
 from ..plots.style import for_projector
 from ..plots.words import words_kept
 from ..positions import SCHEME_COLUMNS, order_blindness, schemes
-from ..quiz import make_pair, score_round
+from ..lesson.quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
-from ..sizing_claims import block_share
-from ..words import lesson_word
+from ..lesson.sizing_claims import block_share
+from ..lesson.words import lesson_word
 from . import classroom, exercise
 from .cache import cached, figure, get_model
 from .charts import chart

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
+from ..maps.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
 from ..geometry import MAX_QUERY_CHARS
-from .. import map_quality
-from ..map_choice import default_for
+from ..maps import quality as map_quality
+from ..maps.choice import default_for
 from ..i18n import Msg, _, num, tr
-from ..map_colours import COLOURINGS, colouring_label, shade
+from ..maps.colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
 from ..plots.deck_map import deck_map
 from ..plots.projection import clicked_id, deck_clicked_id, map_words, projection_scatter
 from ..plots.words import Words
-from ..projection import METHODS, TRUST_SAMPLE, coordinates_csv, projector_metadata, projector_tsv
+from ..maps.export import coordinates_csv, projector_metadata, projector_tsv
+from ..maps.methods import METHODS
+from ..maps.trust import TRUST_SAMPLE
 from ..safe_text import md
 from . import map_view, url
 from .cache import remember

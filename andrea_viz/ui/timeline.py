@@ -8,16 +8,16 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from ..compare import aligned_map, pair_cosines, unchanged_rows
+from ..compare import aligned_map, pair_cosines
 from ..errors import QueryError
 from ..geometry import neighbours, resolve_ids
 from ..i18n import _, num, tr
-from ..lookup import value_stats
+from ..lookup import unchanged_rows, value_stats
 from ..plots import lookup as lookup_plots
 from ..plots import timeline as plots
 from ..safe_text import md
 from ..timeline import Timeline
-from ..words import class_words, default_pairs, tracked_word
+from ..lesson.words import class_words, default_pairs, tracked_word
 from .errors import show_error
 from .tables import localized
 from .charts import chart

@@ -11,7 +11,7 @@ import os
 
 import cuda_ext
 
-from .. import umap_compile
+from ..maps import compile as umap_compile
 from . import frame_guard, upload_guard
 
 KERNEL_BUILD = "ANDREA_VIZ_KERNEL_BUILD"  # "background" (the default) or "inline": the first page that needs it builds it

@@ -10,7 +10,7 @@ from .conftest import ROOT, no_exception
 
 
 def test_a_umap_map_laid_out_in_a_child_process_is_drawn_on_the_page(monkeypatch):
-    from andrea_viz import map_process
+    from andrea_viz.maps import process as map_process
 
     sent = []
     real = map_process.layout_in_child

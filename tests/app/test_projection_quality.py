@@ -3,9 +3,9 @@ map the page drew, written the reader's way."""
 
 from streamlit.testing.v1 import AppTest
 
-from andrea_viz import map_quality
+from andrea_viz.maps import quality as map_quality
 from andrea_viz.i18n import format_number
-from andrea_viz.projection import project_model
+from andrea_viz.maps.project import project_model
 from andrea_viz.ui.state import LANGUAGE
 
 from .conftest import ROOT, no_exception, open_page
@@ -51,7 +51,7 @@ def test_the_card_in_dutch_writes_numbers_the_dutch_way(load_model):
 
 
 def test_the_page_says_which_method_measurement_favours_and_why(app):
-    from andrea_viz.map_choice import default_for
+    from andrea_viz.maps.choice import default_for
 
     at = open_page(app("andrea-micro"), "5_Projection.py")
     chosen = default_for(557)

@@ -178,18 +178,18 @@ def test_the_quiz_on_an_untrained_byte_table_says_what_its_cosines_measure(app, 
 def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, monkeypatch):
     import dataclasses
 
-    from andrea_viz import projection, umap_compile
+    from andrea_viz.maps import compile as umap_compile, layout, methods
 
     calls = {"umap": 0, "tsne": 0}
 
     def counted(name):
-        real = projection.METHODS[name]
+        real = methods.METHODS[name]
 
         def run(X, dims, seed, progress, **params):
             calls[name] += 1
-            return projection.Projection(np.asarray(X[:, :dims], np.float32), name, None, 0.0)  # a map, made fast
+            return layout.Projection(np.asarray(X[:, :dims], np.float32), name, None, 0.0)  # a map, made fast
 
-        monkeypatch.setitem(projection.METHODS, name, dataclasses.replace(real, run=run))
+        monkeypatch.setitem(methods.METHODS, name, dataclasses.replace(real, run=run))
 
     counted("umap")
     counted("tsne")

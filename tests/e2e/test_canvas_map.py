@@ -4,9 +4,9 @@ smaller clusters appear as one zooms in."""
 
 import numpy as np
 
-from andrea_viz.clusters import cluster_ids, map_labels
+from andrea_viz.maps.clusters import cluster_ids, map_labels
 from andrea_viz.plots.canvas_map import LEVEL_SIZES, label_level
-from andrea_viz.projection import project_model
+from andrea_viz.maps.project import project_model
 
 from .conftest import exceptions, hovered_text, map_point, open_page, screenshot, wait_idle
 

@@ -16,7 +16,7 @@ from andrea_viz.classroom.answers import PREDICT, encode_ordering
 from andrea_viz.classroom.store import SQLiteStore
 from andrea_viz.family import FAMILY
 from andrea_viz.i18n import LANGUAGES, translate
-from andrea_viz.quiz import make_pair
+from andrea_viz.lesson.quiz import make_pair
 
 from .conftest import SHOTS, exceptions, open_page, screenshot, serve, wait_idle
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import andrea_viz
-from andrea_viz.clusters import cluster_ids, map_labels
+from andrea_viz.maps.clusters import cluster_ids, map_labels
 from andrea_viz.plots.deck_map import JOINER
-from andrea_viz.projection import project_model
+from andrea_viz.maps.project import project_model
 
 from .conftest import exceptions, hovered_text, map_point, open_page, screenshot, serve, wait_idle
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from andrea_viz.handout import MIN_PX, PAGES
+from andrea_viz.lesson.handout import MIN_PX, PAGES
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.ui.lesson import handout
 

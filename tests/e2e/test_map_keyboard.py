@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from andrea_viz.i18n import render, set_language
-from andrea_viz.projection import group_label, project_model
+from andrea_viz.maps.project import project_model
+from andrea_viz.maps.sample import group_label
 
 from .conftest import SHOTS, exceptions, open_page, wait_idle
 

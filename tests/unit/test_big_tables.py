@@ -152,7 +152,8 @@ def test_the_16_bit_search_gives_the_exact_search_ids_and_scores(big_bf16, monke
 
 
 def test_every_computation_on_a_bf16_table_equals_it_on_the_float32_table(big_bf16):
-    from andrea_viz import forward_pass, lookup, projection
+    from andrea_viz import forward_pass, lookup
+    from andrea_viz.maps.project import project_model
 
     narrow, wide = big_bf16
     np.testing.assert_array_equal(narrow.row_norms, wide.row_norms)
@@ -166,8 +167,8 @@ def test_every_computation_on_a_bf16_table_equals_it_on_the_float32_table(big_bf
     ids = np.array([[1, 5, 7, 2047]])
     x = forward_pass.forward(narrow, ids, backend="numpy", positions=False).x
     np.testing.assert_array_equal(x, wide.token_table[ids])
-    pa = projection.project_model(narrow, "pca", n=500)
-    pb = projection.project_model(wide, "pca", n=500)
+    pa = project_model(narrow, "pca", n=500)
+    pb = project_model(wide, "pca", n=500)
     np.testing.assert_allclose(pa.projection.coords, pb.projection.coords, rtol=1e-4, atol=1e-5)
 
 

@@ -5,13 +5,14 @@ import re
 
 import numpy as np
 
-from andrea_viz.clusters import Cluster
+from andrea_viz.maps.clusters import Cluster
 from andrea_viz.plots.canvas_map import (
     LEVEL_SIZES, NOT_SCORED, PLOTLY_FLUID_MAX, canvas_map_payload, default_renderer, label_level, payload_bytes,
     with_lines,
 )
 from andrea_viz.i18n import set_language, translate
-from andrea_viz.projection import Projection, Sample
+from andrea_viz.maps.layout import Projection
+from andrea_viz.maps.sample import Sample
 
 PAYLOAD_MAX = 8 * 2**20  # bytes: the page's data for one map
 

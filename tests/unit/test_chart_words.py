@@ -12,7 +12,7 @@ from andrea_viz.i18n import set_language
 from andrea_viz.plots.neighbours import neighbours_of
 from andrea_viz.plots.projection import projection_scatter
 from andrea_viz.plots.words import MAX_ROWS, words_of
-from andrea_viz.projection import project_model
+from andrea_viz.maps.project import project_model
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from andrea_viz.clusters import (
+from andrea_viz.maps.clusters import (
     BYTES, CAPITALISED, DIGITS, LOWER, NOISE, PIECE, PUNCTUATION, SINGLE, SPACE, SPECIAL, UPPER, cluster_ids,
     medoid_order, neighbour_graph, shared_traits, traits,
 )
 from andrea_viz.geometry import nearest, resolve_ids, unit_rows
 from andrea_viz.grow.corpus import WORD_CLASSES
 from andrea_viz.model import Embeddings, Provenance
-from andrea_viz.projection import group_ids
+from andrea_viz.maps.sample import group_ids
 from andrea_viz.tokenizer.vocab_txt import VocabTokenizer
 
 

@@ -5,7 +5,8 @@ import json
 import numpy as np
 
 from andrea_viz.plots.deck_map import JOINER, deck_map, inert
-from andrea_viz.projection import Projection, Sample
+from andrea_viz.maps.layout import Projection
+from andrea_viz.maps.sample import Sample
 
 PAYLOAD_MAX = 8 * 2**20  # bytes: the page's data for one map
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from andrea_viz.angles import plane_pair
+from andrea_viz.lesson.angles import plane_pair
 from andrea_viz.classroom.answers import Grid
 from andrea_viz.family import FAMILY, count_shape
 from andrea_viz.i18n import set_language
@@ -18,7 +18,7 @@ from andrea_viz.lookup import value_stats
 from andrea_viz.plots import anatomy, classroom, compare, lesson, lookup, neighbours, positions, similarity, sizing
 from andrea_viz.plots import timeline
 from andrea_viz.plots.words import words_of
-from andrea_viz.quiz import Pair
+from andrea_viz.lesson.quiz import Pair
 
 LANGS = ("en", "nl")
 

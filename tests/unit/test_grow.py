@@ -15,7 +15,7 @@ from andrea_viz.grow.corpus import LESSON_WORDS, WORD_CLASSES, generate
 from andrea_viz.grow.harris import cut, harris_segments, successor_variety
 from andrea_viz.grow.job import GrowJob
 from andrea_viz.grow.snapshots import list_snapshots, read_manifest
-from andrea_viz.quiz import LESSON_PAIRS, MORE_PAIRS
+from andrea_viz.lesson.quiz import LESSON_PAIRS, MORE_PAIRS
 from andrea_viz.tokenizer import ByteTokenizer
 
 

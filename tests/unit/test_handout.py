@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from andrea_viz import i18n
-from andrea_viz.handout import MIN_PT, MIN_PX, STYLE, handout_html, printable
+from andrea_viz.lesson.handout import MIN_PT, MIN_PX, STYLE, handout_html, printable
 from andrea_viz.lesson import STEPS, params
 
 # the lesson's figures as the lesson prints them (English digits), each to be found on the handout in the reader's own

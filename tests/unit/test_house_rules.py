@@ -136,3 +136,78 @@ def test_one_neighbour_search_in_the_library():
                  if p not in allowed and "bench" not in p.relative_to(ROOT / "andrea_viz").parts[:1]
                  for w in words if w in p.read_text()]
     assert offenders == []
+
+
+WINGS = ("maps", "lesson")  # the named wings: folders of one field each, beside the ground floor at the package root
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _library_edges() -> dict[str, set[str]]:
+    """Module -> the library modules it imports at its top level (imports inside functions are counted by the rule
+    above), as the interpreter resolves them: ``from . import x`` names the module x where one exists."""
+    files = {_module_name(p): p for p in (ROOT / "andrea_viz").rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out = edges.setdefault(name, set())
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Import):
+                out |= {a.name for a in node.names if a.name in files}
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                named = {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in files}
+                out |= named or ({target} if target in files else set())
+        out.discard(name)
+    return edges
+
+
+def _room(module: str) -> str:
+    """The room a module stands in: a folder under andrea_viz/ (a wing, ui/, plots/ …) or a root module."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def test_no_import_circle_between_library_modules():
+    edges = _library_edges()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(m: str, path: list[str]) -> list[str] | None:
+        state[m] = 1
+        for n in sorted(edges.get(m, ())):
+            if state.get(n) == 1:
+                return [*path[path.index(n):], n] if n in path else [m, n]
+            if n not in state and (found := visit(n, [*path, n])):
+                return found
+        state[m] = 2
+        return None
+
+    circle = next((found for m in sorted(edges) if m not in state and (found := visit(m, [m]))), None)
+    assert circle is None  # the first circle met, module by module
+
+
+def test_no_import_leaves_a_wing_and_comes_back():
+    """No arrow runs up out of a wing: nothing a wing imports (a root module, another folder) imports the wing back,
+    directly or through others (maps/colours -> precision -> lesson/words -> ... -> maps would make the two wings one
+    tangle)."""
+    rooms: dict[str, set[str]] = {}
+    for m, targets in _library_edges().items():
+        rooms.setdefault(_room(m), set()).update(_room(t) for t in targets if _room(t) != _room(m))
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            r = todo.pop()
+            if r == goal:
+                return True
+            if r not in seen:
+                seen.add(r)
+                todo.extend(rooms.get(r, ()))
+        return False
+
+    assert all((ROOT / "andrea_viz" / w / "__init__.py").is_file() for w in WINGS)
+    back = [(w, r) for w in WINGS for r in sorted(rooms.get(w, ())) if reaches(r, w)]
+    assert back == []

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from andrea_viz.knn import cell_knn_graph, knn_graph
+from andrea_viz.maps.knn import cell_knn_graph, knn_graph
 
 
 def _true_neighbours(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from andrea_viz import map_cache
-from andrea_viz.map_cache import STATS, cache_dir, evict, fingerprint, load_map, map_key, save_map
-from andrea_viz.projection import METHODS, SHARED_SETTINGS, project_model, settings_for
+from andrea_viz.maps import cache as map_cache
+from andrea_viz.maps.cache import STATS, cache_dir, evict, fingerprint, load_map, map_key, save_map
+from andrea_viz.maps.methods import METHODS, settings_for, SHARED_SETTINGS
+from andrea_viz.maps.project import project_model
 
 BASE = {"n": 500, "include": ("cat",), "seed": 0, "dims": 2, "axes": (0, 1), "perplexity": 30.0, "n_iter": 500}
 CHANGED = {"n": "all", "include": ("dog",), "seed": 1, "dims": 3, "axes": (1, 0), "perplexity": 20.0, "n_iter": 750}
@@ -281,7 +282,7 @@ def test_a_planted_file_with_bad_ids_or_meta_is_refused_in_a_sentence_and_rebuil
     path = _written(maps)
     _plant(path, **PLANTED[bad](path, micro.vocab_size))
     rejected = STATS["rejected"]
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         again = project_model(micro, "pca", n=200, seed=5)  # no exception out of project_model
     assert not again.from_cache and STATS["rejected"] == rejected + 1
     (said,) = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
@@ -296,7 +297,7 @@ def test_the_sentence_says_what_was_expected_and_what_came(maps, load_model, cap
     project_model(micro, "pca", n=200, seed=5)
     path = _written(maps)
     _plant(path, **PLANTED["id out of range"](path, micro.vocab_size))
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         assert load_map(path.name[4:-4], micro.vocab_size) is None
     assert f"expected 0 to {micro.vocab_size - 1}" in caplog.text and f"to {micro.vocab_size}," in caplog.text
 
@@ -351,7 +352,7 @@ def test_a_zip_bomb_member_is_refused_from_the_zip_directory_without_inflating_i
     os.replace(bomb, path)
     tracemalloc.start()
     try:
-        with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+        with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
             assert load_map(path.name[4:-4], micro.vocab_size) is None
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -376,7 +377,7 @@ def test_a_member_whose_header_claims_more_than_it_holds_is_refused_before_readi
             if name == "trust":
                 raw = raw.replace(f"({value.size},)".encode(), f"({value.size * 10**6},)".encode())
             zf.writestr(f"{name}.npy", raw)
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         assert load_map(path.name[4:-4], micro.vocab_size) is None
     assert "member trust.npy says" in caplog.text
 
@@ -436,7 +437,7 @@ def test_a_write_that_fails_leaves_no_temp_file_and_says_why(maps, monkeypatch, 
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(map_cache.np, "savez", full)
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         assert save_map("f" * 40, {}, np.arange(5), ("other",) * 5, np.zeros((5, 2), np.float32), np.zeros(5),
                         None) is None
     assert list(maps.iterdir()) == []  # neither the map nor its temp file
@@ -458,7 +459,7 @@ def test_a_folder_others_may_write_is_refused_with_a_sentence(maps, load_model, 
     maps.chmod(mode)
     micro = load_model("andrea-micro")
     map_cache._said.clear()
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         r = project_model(micro, "pca", n=100, seed=2)
         again = project_model(micro, "pca", n=100, seed=2)
     assert not r.from_cache and not again.from_cache and list(maps.iterdir()) == []
@@ -469,7 +470,7 @@ def test_a_folder_another_user_owns_is_refused_with_a_sentence(maps, load_model,
     maps.mkdir(mode=0o700)
     monkeypatch.setattr(map_cache.os, "getuid", lambda: os.stat(maps).st_uid + 1)
     map_cache._said.clear()
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         r = project_model(load_model("andrea-micro"), "pca", n=100, seed=2)
     assert not r.from_cache and list(maps.iterdir()) == []
     assert "not to the user running the app" in caplog.text
@@ -495,6 +496,6 @@ def test_a_member_written_twice_is_refused(maps, load_model, caplog):
     with warnings.catch_warnings(), zipfile.ZipFile(path, "a") as zf:
         warnings.simplefilter("ignore")  # zipfile's own "Duplicate name" warning
         zf.writestr("ids.npy", buf.getvalue())
-    with caplog.at_level("WARNING", logger="andrea_viz.map_cache"):
+    with caplog.at_level("WARNING", logger="andrea_viz.maps.cache"):
         assert load_map(path.name[4:-4], micro.vocab_size) is None
     assert "expected ['coords.npy'" in caplog.text

@@ -4,7 +4,7 @@ on small figures worked by hand."""
 import numpy as np
 import pytest
 
-from andrea_viz import map_choice
+from andrea_viz.maps import choice as map_choice
 from andrea_viz.bench.map_methods import knn_accuracy, token_classes
 
 

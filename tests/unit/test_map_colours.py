@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from andrea_viz.anatomy.report import undertrained_of
-from andrea_viz.map_colours import COLOURINGS, colouring_label, token_scores
+from andrea_viz.maps.colours import COLOURINGS, colouring_label, token_scores
 from andrea_viz.neighbours import normalise
 from andrea_viz.precision import at_precision
 

@@ -14,10 +14,10 @@ import numpy as np
 import psutil
 import pytest
 
-from andrea_viz import map_process, projection
+from andrea_viz.maps import process as map_process, umap_run
 from andrea_viz.bench.map_compute import GilProbe  # a thread that naps 10 ms and keeps its longest wake
 from andrea_viz.errors import QueryError
-from andrea_viz.map_process import Turns
+from andrea_viz.maps.process import Turns
 
 
 def zombies() -> list[psutil.Process]:
@@ -44,7 +44,7 @@ def map_children() -> list[psutil.Process]:
 
 
 def test_a_map_laid_out_in_a_child_is_the_map_laid_out_here_and_the_child_is_reaped():
-    from andrea_viz.projection import umap_map
+    from andrea_viz.maps.umap_run import umap_map
 
     X = np.random.default_rng(0).standard_normal((600, 16)).astype(np.float32)
     seen = []
@@ -62,7 +62,7 @@ def test_a_map_laid_out_in_a_child_is_the_map_laid_out_here_and_the_child_is_rea
 def test_a_large_map_through_the_apps_path_is_laid_out_in_a_child_while_the_server_thread_runs(tmp_path):
     """The longest stall of the server's lock is a figure of `bench-map` (measured, not asserted here)."""
     from andrea_viz import load
-    from andrea_viz.projection import project_model
+    from andrea_viz.maps.project import project_model
 
     assert map_process.CHILD_ABOVE < 25_000  # the table below is a "large" map: laid out in a child
     np.save(tmp_path / "table.npy", np.random.default_rng(3).standard_normal((25_000, 64)).astype(np.float32))
@@ -147,7 +147,7 @@ def test_a_map_process_killed_by_the_system_is_said_in_a_sentence_and_reaped():
                 killed.append(child.pid)
 
     with pytest.raises(QueryError) as err:
-        map_process.layout_in_child(X, functools.partial(projection._umap_run, dims=2, seed=0, exact=True, pca_first=False),
+        map_process.layout_in_child(X, functools.partial(umap_run._umap_run, dims=2, seed=0, exact=True, pca_first=False),
                                     report, turns=Turns())
     assert killed
     assert str(err.value) == ("The map's process was stopped by the system (SIGKILL: out of memory, or killed) before "
@@ -159,7 +159,7 @@ def test_the_servers_compile_process_is_reaped_when_it_ends(tmp_path, monkeypatc
     import subprocess
     import sys
 
-    from andrea_viz import umap_compile
+    from andrea_viz.maps import compile as umap_compile
 
     monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", str(tmp_path))
     monkeypatch.setitem(umap_compile._state, "process", None)
@@ -175,13 +175,12 @@ def test_the_servers_compile_process_is_reaped_when_it_ends(tmp_path, monkeypatc
 
 
 def test_a_wide_tables_pca_first_runs_in_the_child_and_gives_the_map_made_here(monkeypatch):
-    from andrea_viz import projection
-    from andrea_viz.projection import umap_map
+    from andrea_viz.maps.umap_run import umap_map
 
     rng = np.random.default_rng(4)
     X = (rng.standard_normal((1_200, 8)) @ rng.standard_normal((8, 120)) + 0.1 * rng.standard_normal((1_200, 120)))
     X = X.astype(np.float32)
-    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)  # read here: the child is told to run the PCA first
+    monkeypatch.setattr(umap_run, "UMAP_PCA_FIRST", 1_000)  # read here: the child is told to run the PCA first
     seen = []
     there = umap_map(X, 2, seed=2, in_child=True, progress=lambda f, m: seen.append(m.msgid))
     here = umap_map(X, 2, seed=2, in_child=False)

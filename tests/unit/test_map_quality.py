@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness
 
-from andrea_viz import map_quality as mq
+from andrea_viz.maps import quality as mq
 from andrea_viz.errors import QueryError
 
 
@@ -97,7 +97,7 @@ def test_a_shuffled_map_scores_about_chance():
 
 
 def test_precomputed_neighbours_give_the_same_card():
-    from andrea_viz.knn import knn_graph
+    from andrea_viz.maps.knn import knn_graph
 
     X, Y = _table_and_map(150, 10, 6)
     ids, _ = knn_graph(X, 11)  # self first, then 10

@@ -10,7 +10,7 @@ import torch
 from andrea_viz import precision
 from andrea_viz.anatomy import hubs
 from andrea_viz.geometry import nearest
-from andrea_viz.knn import cell_knn_graph, knn_graph
+from andrea_viz.maps.knn import cell_knn_graph, knn_graph
 from andrea_viz.neighbours import argkmin, jaccard, jaccard_rows, normalise, select_k, top_k
 
 

@@ -10,9 +10,12 @@ from sklearn.decomposition import PCA
 
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import nearest, unit_rows
-from andrea_viz.projection import (
-    build_sample, coordinates_csv, pca, pca_fit, project_model, projector_tsv, trust_scores, tsne,
-)
+from andrea_viz.maps.export import coordinates_csv, projector_tsv
+from andrea_viz.maps.pca import pca, pca_fit
+from andrea_viz.maps.project import project_model
+from andrea_viz.maps.sample import build_sample
+from andrea_viz.maps.trust import trust_scores
+from andrea_viz.maps.tsne import tsne
 
 
 def test_pca_explained_variance_equals_scikit_learns(minilm):
@@ -140,7 +143,7 @@ def test_analogy_cli_json(cli):
 
 @pytest.mark.slow
 def test_umap_with_a_seed_gives_the_same_map_twice_and_keeps_neighbourhoods(minilm):
-    from andrea_viz.projection import umap_map
+    from andrea_viz.maps.umap_run import umap_map
 
     X = minilm.token_table[np.random.default_rng(0).choice(minilm.vocab_size, 1_500, replace=False)]
     seen = []
@@ -180,16 +183,16 @@ def test_pca_says_which_solver_it_used_and_the_randomized_one_agrees_with_the_ex
 
 
 def test_a_map_too_large_for_its_method_is_refused_before_it_starts_with_what_would_work(load_model, monkeypatch):
-    from andrea_viz import projection
     from andrea_viz.i18n import render
+    from andrea_viz.maps import methods, project
 
     micro = load_model("andrea-micro")
 
     def never(*a, **k):
         raise AssertionError("the map was started")
 
-    monkeypatch.setitem(projection.MOST_POINTS, "umap", 500)
-    monkeypatch.setattr(projection, "build_sample", never)
+    monkeypatch.setitem(methods.MOST_POINTS, "umap", 500)
+    monkeypatch.setattr(project, "build_sample", never)
     with pytest.raises(QueryError) as refused:
         project_model(micro, "umap", n="all")
     assert str(refused.value) == ("UMAP maps at most 500 points here and this map has 557: choose a sample of at most "
@@ -211,11 +214,11 @@ def test_the_cli_refuses_a_table_too_large_for_t_sne_with_exit_code_2(cli, tmp_p
 
 
 def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by_hand(minilm, monkeypatch):
-    from andrea_viz import projection
-    from andrea_viz.projection import umap_map
+    from andrea_viz.maps import umap_run
+    from andrea_viz.maps.umap_run import umap_map
 
     X = minilm.token_table[np.random.default_rng(1).choice(minilm.vocab_size, 1_200, replace=False)]
-    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 1_000)
+    monkeypatch.setattr(umap_run, "UMAP_PCA_FIRST", 1_000)
     by_hand = umap_map(pca_fit(X, 50)[0], 2, seed=3)  # 50 dimensions: no PCA again
     seen, texts = [], []
     first = umap_map(X, 2, seed=3, progress=lambda f, s: (seen.append(f), texts.append(s.msgid)))
@@ -226,7 +229,7 @@ def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by
 
 
 def test_the_exact_neighbour_graph_of_umap_is_each_point_then_its_nearest_by_cosine():
-    from andrea_viz.knn import knn_graph
+    from andrea_viz.maps.knn import knn_graph
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((400, 24)).astype(np.float32)
@@ -249,8 +252,8 @@ def test_umap_up_to_its_size_uses_the_exact_graph_above_it_the_cell_graph_and_ne
         minilm, monkeypatch):
     import umap.umap_
 
-    from andrea_viz import projection
-    from andrea_viz.projection import umap_map
+    from andrea_viz.maps import umap_run
+    from andrea_viz.maps.umap_run import umap_map
 
     def no_search(*a, **k):
         raise AssertionError("umap-learn searched for neighbours itself")
@@ -261,7 +264,7 @@ def test_umap_up_to_its_size_uses_the_exact_graph_above_it_the_cell_graph_and_ne
     exact = umap_map(X, 2, seed=0, progress=lambda f, s: texts.append(s.msgid))
     assert "found exactly" in exact.note.msgid and np.isfinite(exact.coords).all()
     assert "nearest neighbours in the full space (exact): {f:.0%}" in texts
-    monkeypatch.setattr(projection, "UMAP_PCA_FIRST", 4_000)
+    monkeypatch.setattr(umap_run, "UMAP_PCA_FIRST", 4_000)
     seen = []
     cells = umap_map(X, 2, seed=0, progress=lambda f, m: seen.append((f, m.msgid)))
     assert "found approximately (cell by cell)" in cells.note.msgid and np.isfinite(cells.coords).all()
@@ -272,7 +275,7 @@ def test_umap_up_to_its_size_uses_the_exact_graph_above_it_the_cell_graph_and_ne
 
 
 def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
-    from andrea_viz.projection import pca_fit_sampled
+    from andrea_viz.maps.pca import pca_fit_sampled
 
     rng = np.random.default_rng(2)
     X = (rng.standard_normal((3_000, 6)) @ rng.standard_normal((6, 1_100)) + 0.05 * rng.standard_normal((3_000, 1_100)))
@@ -289,7 +292,7 @@ def test_a_large_maps_pca_is_fitted_on_a_seeded_sample_and_projects_every_row():
 def test_umap_learns_output_says_its_stages_and_moves_the_bar_by_epoch():
     import contextlib
 
-    from andrea_viz.projection import _UmapProgress
+    from andrea_viz.maps.umap_run import _UmapProgress
 
     got = []
     sink = _UmapProgress(lambda f, m: got.append((round(f, 4), m.msgid, dict(m.params))))
@@ -312,8 +315,10 @@ def test_a_maps_neighbour_graph_is_searched_once_for_its_layout_trust_labels_and
     the neighbour kit by cosine), and what the trust, the labels and the lines slice of it is what their own
     searches would give."""
     from andrea_viz import neighbours
-    from andrea_viz.clusters import CLUSTER_K, cluster_ids
-    from andrea_viz.projection import GRAPH_K, TRUST_K, UMAP_NEIGHBOURS
+    from andrea_viz.maps.clusters import CLUSTER_K, cluster_ids
+    from andrea_viz.maps.layout import GRAPH_K
+    from andrea_viz.maps.trust import TRUST_K
+    from andrea_viz.maps.umap_run import UMAP_NEIGHBOURS
 
     assert GRAPH_K >= max(CLUSTER_K, TRUST_K, UMAP_NEIGHBOURS - 1)
     monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", "off")  # made here, not read from the disk

@@ -9,7 +9,7 @@ from andrea_viz.family import FAMILY, count_shape
 from andrea_viz.plots.similarity import quiz_reveal, turning_animation
 from andrea_viz.plots.sizing import params_treemap, parts_key
 from andrea_viz.plots.style import PRESENT_FONT, for_projector
-from andrea_viz.quiz import Pair
+from andrea_viz.lesson.quiz import Pair
 
 
 def font_sizes(node, path=""):

@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from andrea_viz.angles import case_of, plane_pair
+from andrea_viz.lesson.angles import case_of, plane_pair
 from andrea_viz.errors import QueryError
 from andrea_viz.geometry import (
     analogy, anisotropy, input_output_cosines, jaccard, mean_row, neighbours, resolve, unit_space,
 )
-from andrea_viz.quiz import LESSON_PAIRS, draw_round, score_round
+from andrea_viz.lesson.quiz import LESSON_PAIRS, draw_round, score_round
 
 
 def test_king_minus_man_plus_woman_gives_queen_in_top_5(minilm):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from andrea_viz import umap_compile
-from andrea_viz.umap_compile import COMPILE_COMMAND, MANIFEST, _digests, _trusted, numba_folder
+from andrea_viz.maps import compile as umap_compile
+from andrea_viz.maps.compile import COMPILE_COMMAND, MANIFEST, _digests, _trusted, numba_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 # the functions every whole-table map runs, each of which must come from disk in a later process

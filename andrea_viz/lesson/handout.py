@@ -14,9 +14,9 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .family import FAMILY, count_shape, init_std
-from .i18n import Msg, N_, num, tr
-from .sizing import product_arithmetic, token_table_params, tying_saving
+from ..family import FAMILY, count_shape, init_std
+from ..i18n import Msg, N_, num, tr
+from ..sizing import product_arithmetic, token_table_params, tying_saving
 
 MIN_PT = 9.0  # the smallest text of the printed page
 MIN_PX = 12  # 9 pt in CSS pixels (96 per inch, 72 pt per inch): the charts' smallest font

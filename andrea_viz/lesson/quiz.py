@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import spearmanr
 
-from . import lexicon
-from .errors import QueryError
-from .geometry import cosine, dot, resolve
-from .i18n import Msg
-from .model import Embeddings
+from .. import lexicon
+from ..errors import QueryError
+from ..geometry import cosine, dot, resolve
+from ..i18n import Msg
+from ..model import Embeddings
 from .words import model_language
 
 # the lesson's own pairs come first; later rounds draw from the rest (in English; a model's own language's from

@@ -2,12 +2,12 @@
 
 A computed map (its sample, coordinates, trust scores and the method's note) is written as one ``.npz`` file
 named by a key: the model's content fingerprint (the bytes of its token table and its token strings) and the
-settings that method reads (``projection.settings_for``). The folder is ``$ANDREA_VIZ_CACHE_DIR``, else
+settings that method reads (``methods.settings_for``). The folder is ``$ANDREA_VIZ_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/andrea_viz``, else ``~/.cache/andrea_viz``; ``ANDREA_VIZ_CACHE_DIR=off`` turns it off.
 The folder is kept under ``$ANDREA_VIZ_CACHE_MB`` megabytes (default CACHE_MB): the files read or written
 longest ago go first.
 
-The folder is private, like UMAP's numba folder (``umap_compile``): made 0700, and used only while it belongs to the
+The folder is private, like UMAP's numba folder (``maps.compile``): made 0700, and used only while it belongs to the
 user running the code and neither group nor others may write it; otherwise a sentence is logged and maps are
 computed and not kept. A map is written through ``tempfile.mkstemp`` in the folder (a fresh name, created, never a
 planted link followed) and renamed into place; on any failure the temp file goes, and temp files older than
@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .i18n import Msg
-from .model import Embeddings
-from .os_errors import os_error_msg
+from ..i18n import Msg
+from ..model import Embeddings
+from ..os_errors import os_error_msg
 
 FORMAT = 4  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
 # 3: UMAP's neighbour graph exact up to 50,000 points; 4: above, approximate cell by cell instead of NN-descent)
@@ -118,7 +118,7 @@ def _plain(value):
 
 def map_key(model_fingerprint: str, method: str, settings: dict) -> str:
     """The file name of a map: a hash of the format, the model's fingerprint, the method and its settings
-    (pass ``projection.settings_for(method, …)``: only what the method reads)."""
+    (pass ``methods.settings_for(method, …)``: only what the method reads)."""
     text = json.dumps({"format": FORMAT, "model": model_fingerprint, "method": method,
                        "settings": {k: _plain(v) for k, v in sorted(settings.items())}}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:40]

@@ -3,7 +3,7 @@ cosine distances (N, k) float32), each point first (distance 0), then its k − 
 first. ``knn_graph`` is exact; ``cell_knn_graph`` is the approximate graph of larger maps.
 
 Why not umap-learn's own search (pynndescent's NN-descent): its numba code compiles in every process (it cannot
-be kept on disk, see ``umap_compile``), about 35 s on 2 cores, and holds the interpreter's lock while it runs, so a
+be kept on disk, see ``maps.compile``), about 35 s on 2 cores, and holds the interpreter's lock while it runs, so a
 bar cannot move meanwhile. The graphs here are calls into the neighbour kit (``neighbours``: BLAS products and its
 ``select_k``): no compile, and the lock is let go. The kit's rules hold: equal cosines go to the smaller id, and a row
 that holds NaN or Inf is left out (never anyone's neighbour; its own row is itself, then -1s at distance 2).
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .neighbours import Found, argkmin, normalise, select_k
+from ..neighbours import Found, argkmin, normalise, select_k
 
 ROW_BLOCK = 1_024  # rows whose cosines with every candidate are one BLAS product
 PROBE_CELLS = 12  # each row is compared with the rows of this many cells whose centres are nearest to it

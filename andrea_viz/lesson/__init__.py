@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import lexicon
-from .builtin import MICRO, MICRO_START, micro_name, start_name
-from .compare import unchanged_rows
-from .errors import QueryError
-from .family import CONTEXT, FAMILY, LAYER_ORDER, count_shape
-from .i18n import Msg, N_, language
+from .. import lexicon
+from ..builtin import MICRO, MICRO_START, micro_name, start_name
+from ..errors import QueryError
+from ..family import CONTEXT, FAMILY, LAYER_ORDER, count_shape
+from ..i18n import Msg, N_, language
+from ..lookup import unchanged_rows
 
 SHAPES = "andrea-120m-init"  # sizes and shapes: ANDREA-120M itself, at step 0
 TRAINED = MICRO  # geometry: a trained ANDREA, made in this app

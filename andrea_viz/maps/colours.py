@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .anatomy.report import undertrained_of
-from .i18n import N_, Msg
-from .model import Embeddings
-from .precision import PRECISIONS, measure
+from ..anatomy.report import undertrained_of
+from ..i18n import N_, Msg
+from ..model import Embeddings
+from ..precision import PRECISIONS, measure
 
 
 @dataclass(frozen=True)

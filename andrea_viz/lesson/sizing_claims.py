@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .family import FAMILY, count_shape
+from ..family import FAMILY, count_shape
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,12 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from .errors import QueryError
-from .geometry import nearest, unit_rows
-from .neighbours import normalise
-from .grow.corpus import CLASS_LABELS, WORD_CLASSES
-from .i18n import DEFAULT_LANGUAGE, N_, Msg
-from .model import Embeddings
+from ..errors import QueryError
+from ..geometry import nearest, unit_rows
+from ..neighbours import normalise
+from ..grow.corpus import CLASS_LABELS, WORD_CLASSES
+from ..i18n import DEFAULT_LANGUAGE, N_, Msg
+from ..model import Embeddings
 
 CLUSTER_K = 15  # neighbours of each token in the graph HDBSCAN runs on
 LABEL_SHARE = 0.8  # a trait names a cluster when at least this share of its tokens have it
@@ -258,7 +258,7 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
                 progress: Callable[[float, Msg], None] | None = None, near: np.ndarray | None = None) -> Clustering:
     """Cluster the rows ``ids`` of the token table (default: all) and label each cluster. ``near``: each row's
     CLUSTER_K (or more) nearest by cosine among the rows, when searched already (a map's neighbour graph,
-    ``projection.ProjectionResult.neighbour_graph``): sliced, not searched again."""
+    ``result.ProjectionResult.neighbour_graph``): sliced, not searched again."""
     ids = np.arange(emb.vocab_size) if ids is None else np.asarray(ids, dtype=np.int64)
     n = ids.size
     if n > EXACT_NEIGHBOURS_MAX:

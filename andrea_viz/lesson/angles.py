@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .i18n import N_
+from ..i18n import N_
 
 
 @dataclass(frozen=True)

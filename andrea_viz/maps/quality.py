@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QueryError
-from .geometry import unit_rows
-from .neighbours import select_k
+from ..errors import QueryError
+from ..geometry import unit_rows
+from ..neighbours import select_k
 
 K = 10  # neighbours every measure counts
 TRIPLETS = 100_000  # random triplets of the triplet accuracy

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .i18n import Msg
+from ..i18n import Msg
 
 WITHIN = 0.02  # how far below the best T@10 and C@10 a method may be and still be chosen
 APP_METHOD = {"pca": "pca", "umap": "umap", "tsne-fft": "tsne"}  # the bench's names of the app's own methods

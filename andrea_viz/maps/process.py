@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .children import killed_by, reap
-from .errors import QueryError
-from .i18n import Msg
+from ..children import killed_by, reap
+from ..errors import QueryError
+from ..i18n import Msg
 
 
 def _child_above(default: int = 20_000) -> int:
@@ -89,7 +89,7 @@ Layout = Callable[[np.ndarray, Callable[[float, Msg], None]], np.ndarray]  # (po
 def layout_in_child(X: np.ndarray, layout: Layout, report: Callable[[float, Msg], None],
                     turns: Turns = TURNS) -> np.ndarray:
     """``layout(X, report)`` in a child process, when its turn comes: (N, dims) float32 coordinates. ``layout`` is a
-    module-level function, or a ``functools.partial`` of one, so that the child can import it (``projection`` passes
+    module-level function, or a ``functools.partial`` of one, so that the child can import it (``umap_run`` passes
     its UMAP run; this module imports nothing of the maps). A library error of the child is raised here as it was; a child that ends without its
     result (killed by the system, out of memory) raises a QueryError that says so."""
     with turns.turn(lambda ahead: report(0.1, Msg("waiting for the server's other map to finish: {n:,} ahead of "

@@ -40,12 +40,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .children import reap_when_done
+from ..children import reap_when_done
 from .knn import knn_graph
-from .map_cache import cache_dir
+from .cache import cache_dir
 
 MANIFEST = "manifest.json"
-COMPILE_COMMAND = "from andrea_viz.umap_compile import run_compile_process as run; raise SystemExit(run())"
+COMPILE_COMMAND = "from andrea_viz.maps.compile import run_compile_process as run; raise SystemExit(run())"
 LOCK = "compiling.pid"  # the pid of a process compiling into the folder now: others neither judge nor use it meanwhile
 DONE = "compiled.json"  # written by a compile that ran to its end: what it compiled, and with which versions
 PACKAGES = ("numba", "llvmlite", "umap-learn", "pynndescent")

@@ -7,14 +7,18 @@ import json
 import sys
 import time
 
-from . import map_quality
-from .cli_options import Common, named_tables
+from . import quality as map_quality
+from ..cli_options import Common, named_tables
 from .clusters import NOISE, cluster_ids
-from .errors import QueryError
-from .i18n import DEFAULT_LANGUAGE, LANGUAGES
-from .loading import load
-from .map_cache import cache_dir
-from .projection import ALL, METHODS, TRUST_SAMPLE, build_sample, coordinates_csv, project_model, sample_size
+from ..errors import QueryError
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
+from ..loading import load
+from .cache import cache_dir
+from .export import coordinates_csv
+from .methods import METHODS
+from .project import project_model
+from .sample import ALL, build_sample, sample_size
+from .trust import TRUST_SAMPLE
 
 
 def _cmd_project(args: argparse.Namespace) -> int:
