@@ -32,7 +32,7 @@ def assert_every_chart_has_its_own_words(at: AppTest, least: int = 1) -> None:
 
 
 def page_at(page: str, query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     for k, v in query.items():
         at.query_params[k] = v
     at.switch_page(f"pages/{page}").run()
