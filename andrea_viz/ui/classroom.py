@@ -39,7 +39,8 @@ SHOW_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"]
 { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
-</style>"""  # "show the class" on a projector: the whole screen for the counts
+[data-testid="stElementContainer"]:has([data-testid="stHeading"] h1) { display: none !important; }
+</style>"""  # "show the class" on a projector: the whole screen for the counts (no sidebar, no page title)
 MAX_NICKNAME = 30
 
 teacher_key()  # made (and written to the server's log) when the app starts, not when a teacher first asks

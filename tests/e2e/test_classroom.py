@@ -143,6 +143,8 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
                 main = view.locator("[data-testid='stMain']").inner_text()
                 assert code not in main and not re.search(r"\bAna\b|小明|Jan", main), main
                 view.screenshot(path=str(SHOTS / f"class-show-{lang}.png"))
+                box = view.locator(".st-key-class-grid .js-plotly-plot").first.bounding_box()
+                assert box["y"] + box["height"] <= SCREEN["height"], (lang, box)  # the whole grid on the projector's screen
             finally:
                 ctx.close()
 
