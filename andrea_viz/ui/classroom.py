@@ -21,6 +21,7 @@ from ..classroom.store import ClassError, ClassStore, open_store
 from ..i18n import Msg, _, language, num, tr
 from ..lexicon import ENGLISH, WORDS, word
 from ..plots.classroom import grid_heatmap
+from ..plots.style import for_projector
 from ..safe_text import clean, md
 from . import url
 from .charts import chart
@@ -350,7 +351,8 @@ def live_view(code: str, anonymous: bool) -> None:
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
         c1, c2 = (right, right) if anonymous else right.columns([3, 2])
-        chart(grid_heatmap(grid, labels), key="class:grid", where=c1)
+        fig = grid_heatmap(grid, labels)
+        chart(for_projector(fig) if anonymous else fig, key="class:grid", where=c1)  # projected: no text under 18 px
         for hi, lo, n, of in grid.worst(3):
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
                           high=md(labels[grid.pairs.index(hi)]), low=md(labels[grid.pairs.index(lo)])))
