@@ -37,9 +37,11 @@ def _cmd_project(args: argparse.Namespace) -> int:
         labels = [c.label(args.lang) for c in found.clusters]
         columns = {"cluster": [int(a) for a in found.assignment],
                    "label": [labels[a] if a != NOISE else "" for a in found.assignment]}
-    progress(0.0, "measuring the map's quality (T@10, C@10, triplets, kept)")
-    quality = map_quality.card(emb.token_table[r.sample.ids], r.projection.coords, seed=args.seed,
-                               full=args.full_quality)  # over 5,000 points: the estimate unless asked
+    quality = None
+    if args.json or args.quality or args.full_quality:  # seconds of work: a map read from the cache is not kept waiting
+        progress(0.0, "measuring the map's quality (T@10, C@10, triplets, kept)")
+        quality = map_quality.card(emb.token_table[r.sample.ids], r.projection.coords, seed=args.seed,
+                                   full=args.full_quality)  # over 5,000 points: the estimate unless asked
     elapsed = time.perf_counter() - t
     out = coordinates_csv(r.projection.coords, r.tokens, r.sample.ids, r.sample.groups, sep="\t", trust=r.trust,
                           columns=columns)
@@ -64,11 +66,14 @@ def _cmd_project(args: argparse.Namespace) -> int:
     scored = "" if len(r.sample) <= TRUST_SAMPLE else f" (scored on a seeded sample of {TRUST_SAMPLE:,} points; the " \
         "other rows' trust column is empty)"
     print(f"trust (share of each point's 10 nearest kept): {r.trust_mean:.1%}{scored}")
-    for name, sc in (("every point", quality.full), (f"a seeded sample of {map_quality.SAMPLE_ROWS:,}", quality.sample)):
+    if quality is None:
+        print("(--quality adds the map's quality card: T@10, C@10, triplet accuracy, 10 nearest kept)")
+    for name, sc in (("every point", quality and quality.full),
+                     (f"a seeded sample of {map_quality.SAMPLE_ROWS:,}", quality and quality.sample)):
         if sc is not None:
             print(f"quality on {name}: T@{quality.k} {sc.trustworthiness:.3f}, C@{quality.k} {sc.continuity:.3f}, "
                   f"triplet accuracy {sc.triplets:.3f}, {quality.k} nearest kept {sc.kept:.1%}")
-    if quality.full is None:
+    if quality is not None and quality.full is None:
         print(f"(over {map_quality.SAMPLE_ROWS:,} points the card is estimated on a sample: --full-quality measures "
               "every point)")
     if columns:
@@ -115,6 +120,8 @@ def add_commands(sub, common: Common) -> None:
     p.add_argument("--labels", action="store_true", help="add each point's cluster (HDBSCAN in d dimensions) and its label")
     p.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="the labels' language")
     p.add_argument("--json", action="store_true", help="print one JSON object: the map's figures and its quality card")
+    p.add_argument("--quality", action="store_true", help="measure the map's quality card (always in --json): "
+                                                           "T@10, C@10, triplet accuracy, the 10 nearest kept")
     p.add_argument("--full-quality", action="store_true", help="the quality card over every point (above 5,000 points the "
                                                                  "default is a seeded 5,000-point estimate)")
     p.set_defaults(func=_cmd_project)

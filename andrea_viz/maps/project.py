@@ -56,10 +56,10 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
     check_map_size(method, sample_size(emb, n))
     given = {"axes": tuple(axes) if axes else tuple(range(dims)), "perplexity": perplexity, "n_iter": n_iter}
     used = settings_for(method, n=n, include=include, seed=seed, dims=dims, **given)
-    if cache_dir() is not None:  # every method runs scikit-learn's PCA (UMAP and t-SNE on its 50 components)
-        _import_ahead("sklearn.decomposition")
     key = map_key(fingerprint(emb), method, used) if cache_dir() is not None else None
     kept = load_map(key, emb.vocab_size) if key else None
+    if key and kept is None:  # every method runs scikit-learn's PCA (UMAP and t-SNE on its 50 components); not
+        _import_ahead("sklearn.decomposition")  # for a map read from the cache (its 3 s of imports would be waited on)
     if kept is not None:
         meta = kept["meta"]
         sample = Sample(ids=kept["ids"], groups=tuple(str(g) for g in kept["groups"]))

@@ -66,7 +66,7 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                         "tickvals": [0, 1], "ticktext": [plot(ends[0]), plot(ends[1])]})}},
             hovertemplate="%{hovertext}<extra></extra>")
     else:
-        colors = itertools.cycle(PALETTE)  # beyond its colours, groups are told apart by name
+        colors = itertools.cycle(PALETTE)  # at most 9 groups (test_colour_vision): no colour twice
         order = ["other"] + sorted({g for g in groups if g not in ("other", "query")}) + ["query"]
         for g in order:
             m = groups == g

@@ -18,9 +18,25 @@ NAMED = (BLUE, ORANGE, GREY, RED, GREEN, PURPLE)
 # Word groups and classes: the most colours that stay ΔE2000 >= 10 apart, pairwise and from the map's white ground,
 # its grey of no group (OTHER_GREY) and its query red, for normal vision, deuteranopia and protanopia (Okabe & Ito's
 # first four, then a greedy max-min pick over an sRGB grid with contrast >= 2:1 on white). The j-th group is drawn in
-# PALETTE[j % len(PALETTE)]: beyond 13 groups colours repeat and the groups are told apart by their labels.
+# PALETTE[j % len(PALETTE)] (a map has at most 9 such groups; a grown model's class map up to 18).
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#56b4e9", "#7f003f", "#001fbf", "#7f0000", "#005f5f", "#9fbf7f",
            "#5f7fff", "#3f7f7f", "#1f7f3f", "#5f00ff")
+# Past the palette's colours a group is also told apart by the shape of its markers (the j-th group's shape is
+# SHAPES[j // len(PALETTE)]) and, on the chart, by its name written where its points are (``shared_colour``).
+SHAPES = ("circle", "square", "diamond", "triangle-up", "cross")
+
+
+def group_style(j: int) -> tuple[str, str]:
+    """(colour, plotly marker symbol) of the j-th group of a chart."""
+    return PALETTE[j % len(PALETTE)], SHAPES[(j // len(PALETTE)) % len(SHAPES)]
+
+
+def shared_colour(n: int) -> list[int]:
+    """Of n groups drawn at once, those whose colour another group also has (the palette's first colours again):
+    the chart writes their names where their points are, so that they are told apart by label, not only by shape."""
+    return [j for j in range(n) if n > len(PALETTE) and (j % len(PALETTE)) < n - len(PALETTE)]
+
+
 QUERY_RGB = (214, 39, 40)  # a map's first word asked for (RED)
 OTHER_GREY = "#b2b2b2"  # a map's points of no group
 TEXT = "#31333f"  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white

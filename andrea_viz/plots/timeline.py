@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import GREY, PALETTE, RED, TEXT, layout
+from .style import GREY, RED, TEXT, group_style, layout, shared_colour
 from .words import with_words
 
 
@@ -70,7 +70,8 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
     ``coords`` is (S, n, 2): the same PCA axes at every step, so the picture shows the table move.
     """
     names = sorted(set(groups))
-    colors = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(names)}
+    styles = {g: group_style(j) for j, g in enumerate(names)}
+    named = [names[j] for j in shared_colour(len(names))]  # colours seen twice: the class's name where it is
     groups = np.array(groups)
     start = list(steps).index(chosen)
 
@@ -80,8 +81,13 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
             m = groups == g
             out.append(go.Scatter(x=coords[k, m, 0], y=coords[k, m, 1], mode="markers+text", name=plot(g),
                                   text=[plot(t) for t, keep in zip(tokens, m, strict=True) if keep], textposition="top center",
-                                  textfont={"size": 11, "color": TEXT}, marker={"size": 9, "color": colors[g]},
+                                  textfont={"size": 11, "color": TEXT},
+                                  marker={"size": 9, "color": styles[g][0], "symbol": styles[g][1]},
                                   hovertemplate="%{text}<extra>" + plot(g) + "</extra>"))
+        for g in named:  # one trace per frame as well, so that the name moves with its class
+            c = coords[k, groups == g].mean(axis=0)
+            out.append(go.Scatter(x=[c[0]], y=[c[1]], mode="text", text=[f"<b>{plot(g)}</b>"], showlegend=False,
+                                  textfont={"size": 13, "color": TEXT}, hoverinfo="skip"))
         return out
 
     fig = go.Figure(traces(start), frames=[go.Frame(name=str(s), data=traces(k)) for k, s in enumerate(steps)])

@@ -42,8 +42,8 @@ OPTIONS = {
     "info": "source --tokenizer --json --table --position --output",
     "neighbors": "source word -k --metric --tokenizer --json --table --position --output",
     "precision": "source --dtypes --against -k --worst --tokenizer --json --table --position --output",
-    "project": "source --method --n --dims --seed --include --out --labels --lang --tokenizer --json --full-quality "
-               "--table --position --output",
+    "project": "source --method --n --dims --seed --include --out --labels --lang --tokenizer --json --quality "
+               "--full-quality --table --position --output",
     "undertrained": "source --top --reference --tokenizer --json",
 }
 

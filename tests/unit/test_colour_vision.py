@@ -154,3 +154,37 @@ def test_the_map_frame_shows_where_the_focus_is():
     outline = re.search(r"outline:\s*(\d+)px\s+solid\s+(#[0-9a-fA-F]{6})", body)
     assert outline is not None and int(outline.group(1)) >= 2
     assert cv.contrast_ratio(outline.group(2)) >= 3.0
+
+
+def test_past_the_palette_a_class_is_told_apart_by_shape_and_by_its_name_where_its_points_are():
+    """18 classes (a grown model's) on the class map: the 14th to 18th share the first five colours, so they and
+    the first five are drawn in another shape and their names are written at their points' centre, in every frame."""
+    from andrea_viz.plots import timeline
+
+    names = [f"class{j:02d}" for j in range(18)]
+    groups = [g for g in names for _ in range(2)]
+    rng = np.random.default_rng(0)
+    coords = rng.standard_normal((2, len(groups), 2))
+    fig = timeline.class_map(coords, [0, 600], [f"w{i}" for i in range(len(groups))], groups, np.array([0.5, 0.25]), 600)
+    points = [t for t in fig.data if t.mode == "markers+text"]
+    styles = [(t.marker.color, t.marker.symbol) for t in points]
+    assert len(points) == 18 and len(set(styles)) == 18  # no two classes drawn alike
+    assert [s for s, _ in styles[13:]] == list(style.PALETTE[:5]) and {m for _, m in styles[13:]} == {"square"}
+    for frame, k in [(fig.data, 1), *((f.data, i) for i, f in enumerate(fig.frames))]:
+        said = {t.text[0]: (t.x[0], t.y[0]) for t in frame if t.mode == "text"}
+        shared = [names[j] for j in (0, 1, 2, 3, 4, 13, 14, 15, 16, 17)]
+        assert sorted(said) == sorted(f"<b>{g}</b>" for g in shared)
+        for g in shared:
+            at = coords[k, [i for i, h in enumerate(groups) if h == g]].mean(axis=0)
+            assert np.allclose(said[f"<b>{g}</b>"], at)
+    few = timeline.class_map(coords[:, :26], [0, 600], [f"w{i}" for i in range(26)], groups[:26], np.array([0.5, 0.25]),
+                             600)
+    assert not [t for t in few.data if t.mode == "text"]  # 13 classes: every colour its own, no name needed
+
+
+def test_a_map_never_has_more_word_groups_than_the_palette_has_colours():
+    """A map's coloured groups are the word groups, the included words and the query's neighbours (the query and the
+    points of no group have colours of their own): fewer than the palette's 13, so no two share a colour."""
+    from andrea_viz.maps.sample import WORD_GROUPS
+
+    assert len(WORD_GROUPS) + 2 <= len(style.PALETTE)

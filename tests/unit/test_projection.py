@@ -103,9 +103,10 @@ def test_projector_tsv_round_trips(minilm):
 
 def test_project_cli_writes_the_tsv(cli, tmp_path):
     out = tmp_path / "p.tsv"
-    r = cli("project", "minilm-l6", "--method", "pca", "--n", "300", "--dims", "3", "--include", "cat", "dog", "--out", str(out))
+    r = cli("project", "minilm-l6", "--method", "pca", "--n", "300", "--dims", "3", "--include", "cat", "dog", "--out", str(out),
+            "--quality")
     assert r.returncode == 0, r.stderr
-    assert "explained variance: PC1" in r.stdout
+    assert "explained variance: PC1" in r.stdout and "quality on every point: T@10 0." in r.stdout
     rows = list(csv.reader(out.open(), delimiter="\t"))
     assert rows[0] == ["id", "token", "group", "x1", "x2", "x3", "trust"] and len(rows) == 301
     assert {"cat", "dog"} <= {row[1] for row in rows[1:]}
@@ -128,6 +129,7 @@ def test_project_cli_scores_trust_on_a_sample_of_5000(cli, tmp_path):
     out = tmp_path / "p.tsv"
     r = cli("project", "minilm-l6", "--method", "pca", "--n", "6000", "--out", str(out))
     assert r.returncode == 0, r.stderr
+    assert "quality on" not in r.stdout and "--quality adds the map's quality card" in r.stdout  # asked for, not paid
     trust = [row[-1] for row in list(csv.reader(out.open(), delimiter="\t"))[1:]]
     assert len(trust) == 6000 and sum(t == "" for t in trust) == 1000
     assert all(0 <= float(t) <= 1 for t in trust if t)
