@@ -127,8 +127,12 @@ class GilProbe:
     """A thread that sleeps 10 ms again and again and keeps the longest time it took to wake (``longest``, seconds):
     while another thread holds the interpreter's lock it cannot wake. Use as a context manager."""
 
+    NOTED = 0.1  # waits longer than this are kept in ``stalls``: (seconds since the start, seconds waited)
+
     def __init__(self, nap: float = 0.01):
         self.nap, self.longest, self.wakes = nap, 0.0, 0
+        self.stalls: list[tuple[float, float]] = []
+        self.start = time.perf_counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gil-probe", daemon=True)
 
@@ -137,9 +141,12 @@ class GilProbe:
         while not self._stop.is_set():
             time.sleep(self.nap)
             now = time.perf_counter()
+            if now - last > self.NOTED:
+                self.stalls.append((last - self.start, now - last))
             self.longest, self.wakes, last = max(self.longest, now - last), self.wakes + 1, now
 
     def __enter__(self) -> GilProbe:
+        self.start = time.perf_counter()
         self._thread.start()
         return self
 
@@ -148,9 +155,10 @@ class GilProbe:
         self._thread.join()
 
 
-def lock_stall(source: str, cache: Path) -> tuple[float, float]:
-    """(seconds, the longest stall of this process's interpreter lock) of the whole-table UMAP map of ``source``
-    computed here through ``project_model`` (the map cache in ``cache``, its maps removed first: computed, not read)."""
+def lock_stall(source: str, cache: Path) -> tuple[float, float, list[str]]:
+    """(seconds, the longest stall of this process's interpreter lock, each stall over ``GilProbe.NOTED`` placed in
+    the progress step it fell in) of the whole-table UMAP map of ``source`` computed here through ``project_model``
+    (the map cache in ``cache``, its maps removed first: computed, not read). The table is read inside the probe."""
     from ..maps.project import project_model  # scikit-learn and umap-learn behind it: loaded only to probe
 
     for p in cache.glob("map-*.npz"):
@@ -158,11 +166,15 @@ def lock_stall(source: str, cache: Path) -> tuple[float, float]:
     before = os.environ.get("ANDREA_VIZ_CACHE_DIR")
     os.environ["ANDREA_VIZ_CACHE_DIR"] = str(cache)
     try:
-        emb = load(source)
-        t = time.perf_counter()
+        steps: list[tuple[float, str]] = [(0.0, "reading the table")]
         with GilProbe() as probe:
-            project_model(emb, "umap", n="all")
-        return time.perf_counter() - t, probe.longest
+            emb = load(source)
+            steps.append((time.perf_counter() - probe.start, "the map's first step"))
+            project_model(emb, "umap", n="all",
+                          progress=lambda f, m: steps.append((time.perf_counter() - probe.start, m.msgid)))
+            seconds = time.perf_counter() - probe.start
+        placed = [f"{d:.2f} s in “{next(m for t, m in reversed(steps) if t <= at)}”" for at, d in probe.stalls]
+        return seconds, probe.longest, placed
     finally:
         if before is None:
             os.environ.pop("ANDREA_VIZ_CACHE_DIR", None)
@@ -193,10 +205,29 @@ def run(repeats: int = 1, big: bool = True) -> list[dict]:
             print(f"| {label} | {med['cold']:.1f} s | {med['first']:.1f} s | {med['code cached']:.1f} s | "
                   f"{med['map cached']:.2f} s | {med['cold'] / med['map cached']:.0f}× | {m['trustworthiness']:.3f} | "
                   f"{m['moves']} moves, {m['still']:.1f} s |", flush=True)
-        print("\n| table | map through project_model in this process | longest stall of its interpreter lock |")
-        print("|---|---|---|")
-        for source, label in sources:
-            seconds, stall = lock_stall(source, work / "cache")
-            rows[[r["table"] for r in rows].index(label)]["lock stall"] = stall
-            print(f"| {label} | {seconds:.1f} s | {stall:.2f} s |", flush=True)
+        lock_table(sources, work / "cache", rows)
     return rows
+
+
+def lock_table(sources: list[tuple[str, str]], cache: Path, rows: list[dict] | None = None) -> None:
+    """Print each table's lock probe (``lock_stall``): its time, its longest stall, and where each stall fell."""
+    print(f"\n| table | map through project_model in this process (read included) | longest stall of its interpreter "
+          f"lock | stalls over {GilProbe.NOTED} s, by progress step |")
+    print("|---|---|---|---|")
+    for source, label in sources:
+        seconds, stall, placed = lock_stall(source, cache)
+        if rows is not None:
+            rows[[r["table"] for r in rows].index(label)]["lock stall"] = stall
+        print(f"| {label} | {seconds:.1f} s | {stall:.2f} s | {'; '.join(placed) or 'none'} |", flush=True)
+
+
+def run_lock_only(big: bool = True) -> None:
+    """``bench-map --lock-only``: the lock probe alone (a minute or two instead of the whole bench)."""
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="andrea-bench-map-") as tmp:
+        work = Path(tmp)
+        sources = [("minilm-l6", "MiniLM, 30,522 × 384")]
+        if big:
+            sources.append((str(make_big_table(work)), f"{BIG_V:,} × {BIG_D:,} bf16 (PCA to 50 first)"))
+        (work / "cache").mkdir(mode=0o700)
+        lock_table(sources, work / "cache")
