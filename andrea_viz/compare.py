@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alignment import Alignment, align, anchor_drift
-from .errors import QueryError
+from .errors import QueryError, choices
 from .geometry import Neighbour, cosine, nearest, resolve, scores, top_k, unit_rows
 from .i18n import Msg
 from .model import Embeddings
@@ -91,8 +91,7 @@ class Drift:
 def drift(a: np.ndarray, b: np.ndarray, align: str = "procrustes", k: int = 10, sample: int = OVERLAP_SAMPLE,
           seed: int = 0, progress: Callable[[float, Msg], None] | None = None) -> Drift:
     """How far each token moved between table A and table B (same V and d)."""
-    if align not in ALIGNMENTS:
-        raise QueryError("align must be one of {allowed}; got '{align}'", allowed=", ".join(ALIGNMENTS), align=align)
+    choices("align", align, ALIGNMENTS)
     if a.shape != b.shape:
         raise QueryError("the two tables must have the same vocabulary and width: A is {a_v:,} × {a_d:,}, B is "
                          "{b_v:,} × {b_d:,}", a_v=a.shape[0], a_d=a.shape[1], b_v=b.shape[0], b_d=b.shape[1])

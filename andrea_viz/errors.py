@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .i18n import Msg
+from .i18n import Msg, N_
 
 
 class _Sentence(ValueError):
@@ -26,3 +26,18 @@ class CheckpointError(_Sentence):
 
 class QueryError(_Sentence):
     """A request on a loaded model (a word, an id, a size) cannot be answered as asked."""
+
+
+CHOICE = N_("{what} must be one of {allowed}; got '{got}'")  # the one sentence of a choice outside its list
+
+
+def not_one_of(what: str, got: Any, allowed, error: type[_Sentence] = QueryError) -> _Sentence:
+    """The error of ``got`` for ``what`` (a parameter's name as the code spells it), which is not one of ``allowed``."""
+    return error(CHOICE, what=what, allowed=", ".join(str(a) for a in allowed), got=got)
+
+
+def choices(what: str, got: Any, allowed, error: type[_Sentence] = QueryError) -> Any:
+    """``got`` when it is one of ``allowed`` (any collection; a mapping's keys); else ``not_one_of``, raised."""
+    if got not in allowed:
+        raise not_one_of(what, got, allowed, error)
+    return got

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .errors import QueryError
+from .errors import choices, QueryError
 from .i18n import Msg, N_
 from .model import BlockInput, Embeddings, f32, is_narrow, torch_view
 
@@ -231,9 +231,7 @@ def choose_backend(backend: str = "auto") -> str:
     """``auto``: the first available in BACKENDS order; a named one only builds and checks itself."""
     if backend == "auto":
         return next(name for name in BACKENDS if status_of(name).available)
-    if backend not in BACKENDS:
-        raise QueryError("backend must be auto or one of {allowed}; got '{backend}'", allowed=", ".join(BACKENDS),
-                         backend=backend)
+    choices("backend", backend, ("auto", *BACKENDS))
     status = status_of(backend)
     if not status.available:
         raise QueryError("the {backend} backend is not available here: {reason}", backend=backend, reason=status.reason)

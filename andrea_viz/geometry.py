@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QueryError
+from .errors import QueryError, not_one_of
 from .i18n import Msg
 from .model import Embeddings, f32, is_narrow, row_blocks, torch_view
 from .neighbours import argkmin, jaccard, top_k, unit_rows  # noqa: F401 (jaccard: named here for the pages)
@@ -54,7 +54,7 @@ def table_of(emb: Embeddings, space: str = "input") -> np.ndarray:
             raise QueryError("this model has no separate output table (it is {kind}); only the input table can be "
                              "searched", kind=emb.output_kind)
         return emb.output_table
-    raise QueryError("space must be one of {allowed}; got '{space}'", allowed=", ".join(SPACES), space=space)
+    raise not_one_of("space", space, SPACES)
 
 
 def mean_row(emb: Embeddings, space: str = "input") -> np.ndarray:
@@ -218,7 +218,7 @@ def scores(emb: Embeddings, vector: np.ndarray, metric: str = "cosine", space: s
     if metric == "euclidean":
         sq = sq_norms(emb, space) - 2.0 * matvec(table, vector) + np.float32(vector @ vector)
         return np.sqrt(np.maximum(sq, 0.0))
-    raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed=", ".join(METRICS), metric=metric)
+    raise not_one_of("metric", metric, METRICS)
 
 
 def nearest(X: np.ndarray, k: int, rows: np.ndarray | None = None, metric: str = "cosine",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 import ml_dtypes
 import numpy as np
 
-from .errors import CheckpointError
+from .errors import CheckpointError, choices
 from .i18n import Msg, N_
 from .tokenizer import Tokenizer
 from .tokenizer.visible import visible
@@ -239,9 +239,7 @@ class Embeddings:
         if out is not None and out.shape[0] != tok.shape[0]:
             raise CheckpointError("the output table has {out:,} rows but the token table has {tok:,}; an output "
                                   "projection must have one row per token", out=out.shape[0], tok=tok.shape[0])
-        if self.position_kind not in POSITION_KINDS:
-            raise CheckpointError("position_kind must be one of {kinds}, got '{kind}'", kinds=", ".join(POSITION_KINDS),
-                                  kind=self.position_kind)
+        choices("position_kind", self.position_kind, POSITION_KINDS, CheckpointError)
         if (self.position_kind == "learned" and pos is None) or (pos is not None and self.position_kind not in (
                 "learned", "sinusoidal")):
             raise CheckpointError("a learned position kind needs a position table, and only it has one")

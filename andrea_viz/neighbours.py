@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QueryError
+from .errors import choices, not_one_of
 
 SCORE_BLOCK_BYTES = 128 * 2**20  # one block of float32 scores on the CPU
 GPU_SCORE_BLOCK_BYTES = 4 * 2**30  # and on a GPU
@@ -182,16 +182,13 @@ def rows_per_block(columns: int, budget: int = SCORE_BLOCK_BYTES) -> int:
 
 def _backend(backend: str, device: str | None) -> str | None:
     """None for numpy, else the torch device."""
-    if backend not in BACKENDS:
-        raise QueryError("backend must be one of {allowed}; got '{backend}'", allowed=", ".join(BACKENDS),
-                         backend=backend)
+    choices("backend", backend, BACKENDS)
     if backend == "numpy":
         return None
     found = torch_device()
     if found is None:
         if backend == "torch":
-            raise QueryError("backend must be one of {allowed}; got '{backend}'", allowed="auto, numpy",
-                             backend=backend)  # PyTorch is not installed here
+            raise not_one_of("backend", backend, ("auto", "numpy"))  # PyTorch is not installed here
         return None
     return device or found
 
@@ -208,8 +205,7 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
     ``backend``: ``torch`` (on ``device``, default CUDA when torch has it), ``numpy``, or ``auto`` (torch when it
     can be imported). ``block``: query rows per product (default: a block of scores of SCORE_BLOCK_BYTES, or
     GPU_SCORE_BLOCK_BYTES on a GPU); ``progress(fraction done)`` after each block."""
-    if metric not in METRICS:
-        raise QueryError("metric must be one of {allowed}; got '{metric}'", allowed=", ".join(METRICS), metric=metric)
+    choices("metric", metric, METRICS)
     if isinstance(X, Units):
         units = X
     elif metric == "cosine":

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QueryError
+from .errors import QueryError, not_one_of
 from .family import CONTEXT
 from .i18n import Msg, N_
 from .model import Embeddings
@@ -93,7 +93,7 @@ def position_table_of(emb: Embeddings, kind: str) -> np.ndarray:
         return emb.position_table
     if kind == "sinusoidal":
         return emb.memo(("sinusoidal",), lambda: sinusoidal_table(emb.context or CONTEXT, emb.d_model))
-    raise QueryError("kind must be one of {allowed}; got '{kind}'", allowed=", ".join(POSITION_KINDS_SHOWN), kind=kind)
+    raise not_one_of("kind", kind, POSITION_KINDS_SHOWN)
 
 
 def position_cosines(emb: Embeddings, kind: str, step: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QueryError
+from .errors import QueryError, not_one_of
 from .geometry import resolve_ids
 from .i18n import Msg
 from .model import Embeddings
@@ -63,7 +63,7 @@ def at_precision(table: np.ndarray, name: str) -> np.ndarray:
         return int8_rows(table)
     if key in ("q8_0", "q4_0"):
         return _gguf_round_trip(table, key.upper())
-    raise QueryError("precision must be one of {allowed}; got '{name}'", allowed=", ".join(PRECISIONS), name=name)
+    raise not_one_of("precision", name, PRECISIONS)
 
 
 # --- exact neighbours over the whole table, blocked: the neighbour kit ------------------------------------
@@ -151,7 +151,7 @@ def compare_precisions(emb: Embeddings, precisions: tuple[str, ...] | list[str] 
     model of ``against`` (a name -> the same model read from another file, e.g. a GGUF of any type)."""
     for p in precisions:
         if p.lower() not in PRECISIONS:
-            raise QueryError("precision must be one of {allowed}; got '{name}'", allowed=", ".join(PRECISIONS), name=p)
+            raise not_one_of("precision", p, PRECISIONS)
     for name, other in (against or {}).items():
         if other.token_table.shape != emb.token_table.shape:
             measure_table(emb, name, other.token_table)  # raises the shape sentence before any search

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import QueryError
+from .errors import QueryError, choices
 from .family import FAMILY, _check_sizes
 from .i18n import Msg, format_number, read_number, read_scaled, typed_digits
 
@@ -28,9 +28,7 @@ BYTES_PER_PARAM = {"fp32": 4, "bf16": 2}
 
 
 def table_bytes(n_params: int, dtype: str = "fp32") -> int:
-    if dtype not in BYTES_PER_PARAM:
-        raise QueryError("dtype must be one of {allowed}, got '{dtype}'", allowed=", ".join(sorted(BYTES_PER_PARAM)),
-                         dtype=dtype)
+    choices("dtype", dtype, sorted(BYTES_PER_PARAM))
     return n_params * BYTES_PER_PARAM[dtype]
 
 

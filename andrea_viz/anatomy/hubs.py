@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import QueryError
+from ..errors import QueryError, not_one_of
 from ..neighbours import argkmin
 from .undertrained import as_tensor
 
@@ -106,4 +106,4 @@ def variant_table(table: np.ndarray, variant: str, dims: tuple[int, ...] = ()) -
         t = np.array(table)
         t[:, list(dims)] = 0.0
         return t
-    raise QueryError("variant must be one of {allowed}; got '{got}'", allowed=", ".join(VARIANTS), got=variant)
+    raise not_one_of("variant", variant, VARIANTS)

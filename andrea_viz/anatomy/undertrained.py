@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import QueryError
+from ..errors import QueryError, choices
 from ..i18n import Msg
 from ..model import Embeddings, torch_view
 from .reference import ReferenceSet
@@ -187,8 +187,7 @@ class Ranked:
 def rank(emb: Embeddings, reference: ReferenceSet, indicator: str | None = None, seed: int = 0) -> Ranked:
     """Every id scored and ranked, most under-trained first."""
     indicator = indicator or indicator_for(emb, reference)
-    if indicator not in INDICATORS:
-        raise QueryError("indicator must be one of {allowed}; got '{got}'", allowed=", ".join(INDICATORS), got=indicator)
+    choices("indicator", indicator, INDICATORS)
     table = emb.token_table
     scores = norm_score(table) if indicator == "norm" else cosine_score(table, reference.ids, seed)
     order = np.lexsort((np.arange(scores.size), -scores))

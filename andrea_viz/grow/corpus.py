@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ..errors import QueryError
+from ..errors import QueryError, choices
 from ..i18n import DEFAULT_LANGUAGE, N_
 from . import corpora
 
@@ -102,9 +102,7 @@ CORPUS_LANGUAGES = tuple(CLASSES_IN)
 
 
 def check_corpus_language(language: str) -> str:
-    if language not in CLASSES_IN:
-        raise QueryError("the corpus language must be one of {names}; got '{language}'", names=", ".join(CLASSES_IN),
-                         language=language)
+    choices("language", language, CLASSES_IN)
     return language
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import QueryError
+from ..errors import QueryError, choices
 from ..family import vocab_size
 from ..i18n import N_
 from ..tokenizer import ByteTokenizer
@@ -224,8 +224,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     ``should_stop()`` is asked before each step, and a stopped run keeps the snapshots written so far;
     ``observe(step, model)`` (for benchmarks) sees the model after each step; ``tied`` trains one table for input and
     output (GPT-2's way; its snapshots still store the head, equal to the token table)."""
-    if preset not in PRESETS:
-        raise QueryError("preset must be one of {names}; got '{preset}'", names=", ".join(PRESETS), preset=preset)
+    choices("preset", preset, PRESETS)
     p = PRESETS[preset]
     steps = p.steps if steps is None else steps
     if steps < 1:

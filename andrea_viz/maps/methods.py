@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
-from ..errors import QueryError
+from ..errors import QueryError, choices
 from ..i18n import N_, Msg, tr
 from .layout import Projection
 from .pca import PCA_INPUT_DIMS, pca
@@ -52,8 +52,7 @@ SHARED_SETTINGS = ("n", "include", "seed", "dims")  # what every map depends on:
 
 
 def method_of(name: str) -> Method:
-    if name not in METHODS:
-        raise QueryError("method must be one of {allowed}; got '{method}'", allowed=", ".join(METHODS), method=name)
+    choices("method", name, METHODS)
     return METHODS[name]
 
 

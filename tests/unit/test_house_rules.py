@@ -1,7 +1,10 @@
 """The rules that keep the house simple, checked on the tree."""
 
 import ast
+import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -211,3 +214,21 @@ def test_no_import_leaves_a_wing_and_comes_back():
     assert all((ROOT / "andrea_viz" / w / "__init__.py").is_file() for w in WINGS)
     back = [(w, r) for w in WINGS for r in sorted(rooms.get(w, ())) if reaches(r, w)]
     assert back == []
+
+
+def test_a_choice_outside_its_list_is_said_by_one_sentence():
+    """Every "must be one of" of the library is ``errors.choices`` / ``errors.not_one_of``: one msgid, whatever the
+    parameter (its name, the allowed values and what came filled in)."""
+    from andrea_viz.errors import CHOICE, CheckpointError, QueryError, choices
+
+    said = [p.relative_to(ROOT).as_posix() for p in (ROOT / "andrea_viz").rglob("*.py")
+            if "must be" in p.read_text(encoding="utf-8") and "one of" in p.read_text(encoding="utf-8")
+            and re.search(r"must be (auto or )?one of", p.read_text(encoding="utf-8"))]
+    assert said == ["andrea_viz/errors.py"], said
+    assert choices("metric", "cosine", ("cosine", "euclidean")) == "cosine"
+    with pytest.raises(CheckpointError) as e:
+        choices("position_kind", "spiral", {"learned": 1, "none": 2}, CheckpointError)
+    assert e.value.msg.msgid == CHOICE and str(e.value) == "position_kind must be one of learned, none; got 'spiral'"
+    with pytest.raises(QueryError, match="method must be one of pca, tsne, umap"):
+        from andrea_viz.maps.methods import method_of
+        method_of("mds")
