@@ -29,7 +29,6 @@ POSITION_NAMES = ("position_embeddings", "wpe", "embed_positions", "position_emb
 SCALE_NAMES = ("embed_scale", "embedding_multiplier", "embedding_scale")  # a float on the lookup's owner (Marian, Granite)
 NORM_FIRST = ("nanochat",)  # the model's own norm applied once before the layers too (NanoChatModel.forward)
 PROJECT_OUT_NAMES = ("embedding_hidden_mapping_in", "embeddings_project")  # ALBERT; ELECTRA, ConvBERT
-SEQ2SEQ_WORDS = ("ForConditionalGeneration", "Seq2Seq")
 
 
 @dataclass(frozen=True)
