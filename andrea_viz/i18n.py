@@ -42,6 +42,12 @@ def language() -> str:
     return _current.get()
 
 
+def series(items) -> str:
+    """The parts of a list said in one sentence, each part a clause of its own: "; " between them, and Chinese's
+    full-width "；" in zh-TW."""
+    return ("；" if language() == "zh-TW" else "; ").join(items)
+
+
 def N_(msgid: str) -> str:
     """Mark a msgid for extraction; it is translated where it is drawn."""
     return msgid

@@ -16,11 +16,7 @@ TIMELINE_REL = "_checkpoint:timeline_rel"  # the timeline's folder, relative to 
 
 emb = ui.page_setup(__file__)
 st.title(_("Bring your own checkpoint"))
-st.markdown(_(
-    "ANDREA's `.bin` (with or without Adam state, an optional config JSON and `harris_segments.json`), nanoGPT's "
-    "`ckpt.pt` (with its `meta.pkl`), Hugging Face folders and `pytorch_model.bin` / `model.safetensors`, Meta's "
-    "`consolidated.*.pth`, llm.c's `.bin` (with its `gpt2_tokenizer.bin`), `.npy` and `.npz`. The format is recognised "
-    "from the file's bytes, whatever its name. Only the embedding tables are read, and no code in a file is ever run."))
+st.markdown(ui.uploads.what_it_reads())
 
 
 def _explore(key: str) -> None:

@@ -36,6 +36,7 @@ class Format:
     name: str  # a msgid
     sniff: Callable[[bytes, int], bool]  # (first bytes, file size) -> is it this format?
     read: Callable[[Path, Found], None]
+    about: str = ""  # a msgid (markdown): what the Checkpoint page says of the files it covers; "" for none
 
 
 def _read_zip(path: Path, found: Found) -> None:
@@ -63,16 +64,24 @@ def _read_zip(path: Path, found: Found) -> None:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("zip", N_("zip archive (.npz or PyTorch)"), lambda h, s: h.startswith(b"PK\x03\x04"), _read_zip),
-    Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy),
-    Format("gguf", N_("GGUF (llama.cpp)"), gguf_file.looks_like, gguf_file.read),
-    Format("llmc", N_("llm.c .bin"), llmc.looks_like, llmc.read),
-    Format("andrea", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_like, andrea_bin.read),
-    Format("safetensors", N_("safetensors"), safetensors_file.looks_like, safetensors_file.read),
-    Format("torch", N_("PyTorch state dict"), lambda h, s: h[:1] == b"\x80", torch_file.read),
+    Format("zip", N_("zip archive (.npz or PyTorch)"), lambda h, s: h.startswith(b"PK\x03\x04"), _read_zip,
+           N_("`.npz` (numpy's `savez`, Keras's `get_weights()`) and what `torch.save` writes (`.pt`, `.pth`, "
+              "`pytorch_model.bin`, Meta's `consolidated.*.pth`, nanoGPT's `ckpt.pt` with its `meta.pkl`)")),
+    Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy, N_("`.npy`")),
+    Format("gguf", N_("GGUF (llama.cpp)"), gguf_file.looks_like, gguf_file.read,
+           N_("llama.cpp's GGUF files (their tokenizer inside)")),
+    Format("llmc", N_("llm.c .bin"), llmc.looks_like, llmc.read, N_("llm.c's `.bin` (with its `gpt2_tokenizer.bin`)")),
+    Format("andrea", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_like, andrea_bin.read,
+           N_("ANDREA's `.bin` (with or without Adam state, an optional config JSON and `harris_segments.json`)")),
+    Format("safetensors", N_("safetensors"), safetensors_file.looks_like, safetensors_file.read,
+           N_("`model.safetensors`, sharded or not (its `config.json` beside it is read with it)")),
+    Format("torch", N_("PyTorch state dict"), lambda h, s: h[:1] == b"\x80", torch_file.read,
+           N_("older PyTorch files (`torch.save` before its zip format)")),
     # last: an ANDREA header whose size is wrong (a cut download) gets the ANDREA size message
     Format("andrea-damaged", N_("ANDREA .bin (microGPT layout)"), andrea_bin.looks_damaged, andrea_bin.read),
 )
+FOLDERS = N_("Hugging Face model folders and PEFT adapter folders")  # read by the folder's files, not a Format
+READS = (FOLDERS, *(f.about for f in FORMATS if f.about))  # what the Checkpoint page lists, in this order
 EXPECTED = N_("safetensors, a Hugging Face model folder, a PyTorch .pt/.pth/.bin state dict, an ANDREA .bin, an llm.c "
               ".bin, GGUF, .npy or .npz")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ..family import ParamCount
-from ..i18n import N_, _, num, tr
+from ..i18n import N_, _, num, series, tr
 from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout
 from .words import with_words
 
@@ -74,6 +74,6 @@ def params_treemap(pc: ParamCount, title: str) -> go.Figure:
              b=pc.blocks, bs=pc.blocks / total if total else 0.0)
     each = [_("{part}: {n:,} parameters, {share:.1%} of the model", part=name, n=n, share=n / total if total else 0.0)
             for name, n in parts]
-    said += " " + _("By part: {parts}.", parts="; ".join(each))
+    said += " " + _("By part: {parts}.", parts=series(each))
     return with_words(fig, said, {_("part"): [name for name, _n in parts], _("parameters"): [num(n) for _m, n in parts],
                                   "%": [num(n / total if total else 0.0, ".1%") for _m, n in parts]})

@@ -9,15 +9,16 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ..checkpoints import load_path
+from ..checkpoints import READS, load_path
 from ..checkpoints.folder import checkpoint_dir
 from ..checkpoints.tables import NoTableError
 from ..errors import CheckpointError
-from ..i18n import Msg, _, tr, tr_md
+from ..i18n import Msg, _, series, tr, tr_md
 from ..model import Embeddings
 from ..os_errors import free_bytes, os_error_msg
 from ..safe_text import md
 from ..tokenizer import TOKENIZER_FILES, TOKENIZER_SUFFIXES
+from ..tokenizer.files import GPT2_PAIR
 from . import naming, session_files, state
 from .errors import show_error
 from .uploader_text import file_uploader
@@ -180,6 +181,13 @@ def _named_reader(path: Path, tok_path: list[Path] | None, folders: list[Path], 
     return read
 
 
+def what_it_reads() -> str:
+    """The Checkpoint page's first paragraph: every format the app reads (``checkpoints.READS``, the table's own
+    words), in the reader's language."""
+    return _("It reads {formats}. The format is recognised from the file's bytes, whatever its name. Only the embedding "
+             "tables are read, and no code in a file is ever run.", formats=series(tr(a) for a in READS))
+
+
 def upload_form(result_key: str) -> None:
     """The Checkpoint page's uploaders and its Read button: the files are spooled to disk and read, the key of
     the model read goes to ``st.session_state[result_key]``. A function, so that the uploaded files (Streamlit
@@ -190,9 +198,8 @@ def upload_form(result_key: str) -> None:
                           "harris_segments.json or meta.pkl when it has them. Larger files: use the folder."))
     toks = file_uploader(_("Tokenizer (optional)"), type=list(TOKENIZER_SUFFIXES), key=uploader_key("ckpt:tok"),
                     accept_multiple_files=True,
-                    help=_("tokenizer.json, vocab.txt, harris_segments.json, nanoGPT's meta.pkl, llm.c's "
-                           "gpt2_tokenizer.bin, or GPT-2's vocab.json and merges.txt together; without one, "
-                           "tokens show as #id."))
+                    help=_("{files}, or GPT-2's {vocab} and {merges} together; without one, tokens show as #id.",
+                           files=", ".join(TOKENIZER_FILES), vocab=GPT2_PAIR[0], merges=GPT2_PAIR[1]))
     low = disk_warning()
     if low is not None:  # said before the upload, not only on the refused file's chip
         st.warning(tr(low), icon=":material/warning:")

@@ -122,6 +122,16 @@ def test_checkpoint_page_opens_with_every_builtin(app, model):
     at = open_page(app(model), "8_Checkpoint.py")
     assert at.sidebar.selectbox[0].value == model
     assert [t.label for t in at.tabs] == ["Upload a file", "From the checkpoint folder"]
+    if model == "minilm-l6":  # what the page says it reads is the table of formats and of tokenizer files
+        from andrea_viz.checkpoints import FORMATS, FOLDERS
+        from andrea_viz.tokenizer import TOKENIZER_FILES
+
+        intro = at.markdown[0].value
+        abouts = [f.about for f in FORMATS if f.about]
+        assert len(abouts) == len(FORMATS) - 1 and "GGUF" in intro  # every format but the damaged ANDREA's twin
+        assert all(a in intro for a in [FOLDERS, *abouts]), intro
+        helps = at.get("file_uploader")[1].proto.help
+        assert all(f in helps for f in TOKENIZER_FILES) and "tokenizer.model" in helps, helps
 
 
 def test_a_rope_model_on_every_page(app, tmp_path):
