@@ -67,7 +67,8 @@ FORMATS: tuple[Format, ...] = (
     Format("zip", N_("zip archive (.npz or PyTorch)"), lambda h, s: h.startswith(b"PK\x03\x04"), _read_zip,
            N_("`.npz` (numpy's `savez`, Keras's `get_weights()`) and what `torch.save` writes (`.pt`, `.pth`, "
               "`pytorch_model.bin`, Meta's `consolidated.*.pth`, nanoGPT's `ckpt.pt` with its `meta.pkl`)")),
-    Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy, N_("`.npy`")),
+    Format("npy", N_("numpy .npy"), lambda h, s: h.startswith(numpy_file.NPY_MAGIC), numpy_file.read_npy,
+           N_("numpy's `.npy` files")),
     Format("gguf", N_("GGUF (llama.cpp)"), gguf_file.looks_like, gguf_file.read,
            N_("llama.cpp's GGUF files (their tokenizer inside)")),
     Format("llmc", N_("llm.c .bin"), llmc.looks_like, llmc.read, N_("llm.c's `.bin` (with its `gpt2_tokenizer.bin`)")),
