@@ -251,7 +251,7 @@ EXACT_INITS = {"zeros", "copy", "mean", "mvn", "description_mean"}
 
 
 def _init_std(side: AuditSide) -> float | None:
-    v = side.config.get("initializer_range", side.emb.card.get("init_std"))
+    v = side.config.get("initializer_range", side.emb.card.init_std)
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and v > 0 else None
 
 

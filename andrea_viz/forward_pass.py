@@ -446,7 +446,7 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
                     reason=bi.unstated)]
     out = []
     if emb.position_table is None:
-        reason = emb.card.get("position_reason")
+        reason = emb.card.position_reason
         out.append(Msg("no position rows are added: {reason}", reason=reason) if reason else
                    Msg("no position rows are added (positions: {kind})", kind=emb.position_kind))
     if bi.scale is not None:

@@ -95,7 +95,8 @@ def blocked_rows(table: np.ndarray, fn) -> np.ndarray:
 @dataclass(frozen=True)
 class Card(Mapping):
     """What is known about the whole model beyond its embedding tables; a field nobody knows is None (or
-    False) and is then not a key. A read-only mapping too: ``card["total_params"]``, ``card.get("layers")``."""
+    False) and is then not a key. The package reads it by attribute (``card.layers``); it stays a read-only mapping
+    for scripts (``card["total_params"]``, ``card.get("layers")``)."""
 
     family: str | None = None  # "ANDREA", "BERT", "GPT-2", …
     size: str | None = None  # a family member's name, e.g. "ANDREA-120M"

@@ -22,16 +22,16 @@ def info_dict(emb: Embeddings) -> dict:
         "context": emb.context,
         "position_width": None if emb.position_table is None else int(emb.position_table.shape[1]),
         "position_kind": emb.position_kind,
-        "position_reason": str(emb.card["position_reason"]) if emb.card.get("position_reason") else None,
-        "position_offset": emb.card.get("position_offset"),
+        "position_reason": str(emb.card.position_reason) if emb.card.position_reason else None,
+        "position_offset": emb.card.position_offset,
         "block_1_input": block_input_formula(emb),
-        "model_class": emb.card.get("model_class"),
-        "shared_table": str(emb.card["shared_table"]) if emb.card.get("shared_table") else None,
+        "model_class": emb.card.model_class,
+        "shared_table": str(emb.card.shared_table) if emb.card.shared_table else None,
         "output": emb.output_kind,
         "params": emb.params,
-        "total_params": emb.card.get("total_params"),
-        "layers": emb.card.get("layers"),
-        "init_std": emb.card.get("init_std"),
+        "total_params": emb.card.total_params,
+        "layers": emb.card.layers,
+        "init_std": emb.card.init_std,
         "tokenizer": str(emb.tokenizer.description),
         "notes": [str(n) for n in (*p.assumptions, *p.notes)],
         "warnings": [str(w) for w in p.warnings],
@@ -41,7 +41,7 @@ def info_dict(emb: Embeddings) -> dict:
 def _gguf_facts(emb: Embeddings) -> dict:
     """A GGUF's context length (from its metadata: RoPE models have no position table) and its token table's stored
     type (Q4_K, F16, …); nothing for other formats."""
-    return {k: emb.card[k] for k in ("context_length", "stored_type") if k in emb.card}
+    return {k: getattr(emb.card, k) for k in ("context_length", "stored_type") if getattr(emb.card, k) is not None}
 
 
 def _cmd_info(args: argparse.Namespace) -> int:

@@ -92,7 +92,7 @@ def open_timeline(folder: str | Path) -> Timeline:
     found: list[tuple[int, Path, Embeddings]] = []
     for p in _candidates(folder):
         emb = load_path(p)
-        step = emb.card.get("step")
+        step = emb.card.step
         if step is None:
             raise CheckpointError("{name} does not record a training step (an ANDREA header, nanoGPT's iter_num or "
                                   "trainer_state.json's global_step); a timeline orders its files by it", name=p.name)
@@ -101,7 +101,7 @@ def open_timeline(folder: str | Path) -> Timeline:
     if final_model(folder) and found:  # its step: the top-level trainer_state.json's, else assumed the last checkpoint's
         emb = load_path(folder)
         last = found[-1][0]
-        step = emb.card.get("step") if emb.card.get("step") is not None else last
+        step = emb.card.step if emb.card.step is not None else last
         if step < last:
             raise CheckpointError("the final model in {folder} records step {step:,}, before its checkpoint-{last}/; a "
                                   "timeline needs the final model last", folder=folder.name, step=step, last=last)

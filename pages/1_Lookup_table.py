@@ -64,13 +64,13 @@ st.dataframe(ui.localized({_("dimension"): list(range(6)), _("one-hot · E"): [f
              hide_index=True, width="content")  # both columns to 6 places, so equal rows read equal
 
 st.subheader(_("Trained or untrained? Every entry, every row"))
-init = emb.card.get("init_std")
+init = emb.card.init_std
 stats = ui.cached(emb, value_stats, init, part="token_table")
 h1, h2 = st.columns(2)
 log_y = h1.toggle(_("Log scale"), value=True, help=_("On a log scale a normal curve is a parabola, so heavy tails show."))
 ui.chart(ui.cached(emb, plots.values_of, log_y), where=h1, key="lookup:values")
 ui.chart(ui.cached(emb, plots.norms_of), where=h2, key="lookup:norms")
-family = emb.card.get("family")
+family = emb.card.family
 if init is None:
     st.markdown(_("This table: mean {mean:+.4f}, standard deviation {std:.4f}, excess kurtosis {k:.2f} (0 for a normal "
                   "distribution). How this model's family initialises its table is not known here, so no init curve is "

@@ -22,7 +22,7 @@ LOADED = "the loaded model"
 
 def _preset_values(name: str) -> dict[str, int | None]:
     if name == LOADED:  # the model's own sizes; layers only when its card knows them
-        return dict(V=emb.vocab_size, d=emb.d_model, T=emb.context or 0, L=emb.card.get("layers"))
+        return dict(V=emb.vocab_size, d=emb.d_model, T=emb.context or 0, L=emb.card.layers)
     s = FAMILY[name]
     return dict(V=s.V, d=s.d, T=s.T, L=s.L)
 
@@ -57,14 +57,14 @@ as_preset = _preset_values(preset)
 is_preset = as_preset == dict(V=V, d=d, T=T, L=L) and not tied
 
 if preset == LOADED:
-    family = emb.card.get("family")
-    if emb.card.get("layers") is None:
+    family = emb.card.family
+    if emb.card.layers is None:
         st.warning(_("This model's layer count is not known: L keeps the value it had. Enter the model's own L."),
                    icon=":material/edit:")
     if family != "ANDREA":
         st.info(_("The whole-model count below uses ANDREA's layout (2·V·d + T·d + 12·L·d²). {model} is a {family} "
                   "model with another layout: its file holds {total} parameters.", model=md(ui.model_label(emb.key)),
-                  family=md(family) if family else _("another"), total=num(emb.card["total_params"]) if emb.card.get("total_params")
+                  family=md(family) if family else _("another"), total=num(emb.card.total_params) if emb.card.total_params
                   else _("an unknown number of")), icon=":material/info:")
     if no_head:
         st.info(_("{model} has no output head (an encoder): the counts below leave the output table out.",

@@ -69,8 +69,8 @@ st.subheader(_("Predict similarity"))
 st.markdown(_("Place each pair on the scale **before** you reveal the real cosines. Only the order counts."))
 round_no = st.session_state.setdefault("quiz:round", 0)
 pairs = ui.cached(emb, draw_round, round_no)
-byte_level = emb.card.get("untrained") or any(p.multi_piece for p in pairs)
-if emb.card.get("untrained"):
+byte_level = emb.card.untrained or any(p.multi_piece for p in pairs)
+if emb.card.untrained:
     st.caption(_("On this untrained table each word is the mean of the rows of its bytes, so a pair's cosine measures "
                  "the letters its two words share, not their meaning. Predict that, or try ANDREA-micro."))
 revealed = f"quiz:revealed:{emb.key}:{round_no}"  # tied to the model: a new model asks again

@@ -24,8 +24,8 @@ st.markdown(_("For the model on screen, block 1 receives:"))
 st.latex(block_input_formula(emb))
 for step in block_input_steps(emb):
     st.markdown("- " + tr(step, escape=md))
-if emb.card.get("position_reason") and emb.position_table is not None:  # without a table, the steps say it
-    st.caption(_("Positions: {reason}", reason=tr(emb.card["position_reason"], escape=md)))
+if emb.card.position_reason and emb.position_table is not None:  # without a table, the steps say it
+    st.caption(_("Positions: {reason}", reason=tr(emb.card.position_reason, escape=md)))
 
 
 @ui.fragment

@@ -29,12 +29,12 @@ def grow_truth(emb: Embeddings) -> GrowTruth | None:
         return None
     folder = Path(emb.provenance.file).parent
     manifest = snap.read_manifest(folder)
-    if not manifest or "unseen_ids" not in manifest or manifest.get("steps_done") != emb.card["step"]:
+    if not manifest or "unseen_ids" not in manifest or manifest.get("steps_done") != emb.card.step:
         return None
     unseen = np.zeros(emb.vocab_size, bool)
     ids = [i for i in manifest["unseen_ids"] if isinstance(i, int) and 0 <= i < emb.vocab_size]
     unseen[ids] = True
-    return GrowTruth(unseen, _corpus_counts(manifest, emb.vocab_size), int(emb.card["step"]))
+    return GrowTruth(unseen, _corpus_counts(manifest, emb.vocab_size), int(emb.card.step))
 
 
 def _corpus_counts(manifest: dict, V: int) -> np.ndarray | None:

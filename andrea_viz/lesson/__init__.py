@@ -155,7 +155,7 @@ def block_weights(emb, layer: int = 0) -> dict[str, np.ndarray]:
     """One layer's six matrices (torch's (out, in) layout) from an ANDREA .bin in microGPT's layout:
     wte, wpe, lm_head, then per layer attn_wq, attn_wk, attn_wv, attn_wo, mlp_fc1, mlp_fc2."""
     path = Path(emb.provenance.file or "")
-    V, d, T, L = emb.vocab_size, emb.d_model, emb.context or 0, emb.card.get("layers")
+    V, d, T, L = emb.vocab_size, emb.d_model, emb.context or 0, emb.card.layers
     if not path.is_file() or L is None or emb.output_table is None:
         raise QueryError("the attention weights are read from an untied ANDREA .bin; {name} has none", name=emb.name)
     n = int(np.fromfile(path, "<i4", count=2)[1])
@@ -192,7 +192,7 @@ def rms_normalised(x: np.ndarray) -> np.ndarray:
 def attention_preview(emb, ids, head: int = 0) -> AttentionPreview:
     """q·k scores, the causal mask and the softmax of one head of layer 0, computed from x as the model does:
     h = RMSNorm(x), q = h Wqᵀ, k = h Wkᵀ, split into heads."""
-    heads = int(emb.card.get("heads") or 0)
+    heads = int(emb.card.heads or 0)
     if heads < 1 or emb.d_model % heads or not 0 <= head < heads:
         raise QueryError("{name} has no head {head}", name=emb.name, head=head)
     w = block_weights(emb, 0)

@@ -273,7 +273,7 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
     labels = hdbscan_labels(X, size, near=near)
     report(0.8, Msg("labelling the clusters"))
     tokens = [emb.token(int(i)) for i in ids]
-    grown = bool(emb.card.get("trained"))
+    grown = bool(emb.card.trained)
     usual = usual_traits(tokens, grown)
     found = [c for c in np.unique(labels) if c >= 0]
     found.sort(key=lambda c: (-int((labels == c).sum()), int(c)))

@@ -170,9 +170,9 @@ def row_of(emb, token_id: int) -> go.Figure:
 
 
 def values_of(emb, log_y: bool) -> go.Figure:
-    stats = emb.memo(("value_stats",), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
+    stats = emb.memo(("value_stats",), lambda: value_stats(emb.token_table, emb.card.init_std))
     return value_histogram(stats, emb.d_model, log_y)
 
 
 def norms_of(emb) -> go.Figure:
-    return norm_histogram(emb.row_norms, expected_init_norm(emb.d_model, emb.card.get("init_std")))
+    return norm_histogram(emb.row_norms, expected_init_norm(emb.d_model, emb.card.init_std))

@@ -141,7 +141,7 @@ def floats() -> None:
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
                   "still exactly their step-0 values (ids {ids}: bytes that never occur in its corpus){same}.",
-                  steps=trained_emb.card.get("step", "?"), n=ru.unmoved.size, V=ru.V, label=model_label(run),
+                  steps=(trained_emb.card.step if trained_emb.card.step is not None else "?"), n=ru.unmoved.size, V=ru.V, label=model_label(run),
                   ids=shown, same=_(", the very ids its run recorded as never an input") if ru.never_input is not None
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
     with explain_errors():
@@ -155,7 +155,7 @@ def floats() -> None:
         return
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
                  "d = {d_m} ({label}, whose step-0 table ships beside its final one). Training spreads the values "
-                 "and gathers the animals.", std=init.card["init_std"], d=init.d_model, std_m=trained_emb.card["init_std"],
+                 "and gathers the animals.", std=init.card.init_std, d=init.d_model, std_m=trained_emb.card.init_std,
                  d_m=trained_emb.d_model, label=model_label(run)))
 
 
@@ -205,7 +205,7 @@ def attention() -> None:
     c1, c2 = st.columns([3, 1])
     text = c1.text_input(_("A sentence"), lexicon.order_sentence(lang), max_chars=120, key=f"lesson:attn:text:{lang}",
                          label_visibility="collapsed" if presenting() else "visible")
-    heads = int(emb.card.get("heads") or 1)
+    heads = int(emb.card.heads or 1)
     head = c2.selectbox(_("Head"), list(range(heads)), format_func=lambda i: f"{i + 1} / {heads}", key="lesson:attn:head",
                         label_visibility="collapsed" if presenting() else "visible")
     with explain_errors():

@@ -231,22 +231,22 @@ def model_card(emb: Embeddings) -> None:
         {_("table"): _("all three"), _("shape"): "",
          _("parameters"): _("{n:,} ({size} in fp32)", n=total, size=human_bytes(4 * total))},
     ]
-    if emb.card.get("total_params"):
-        rows.append({_("table"): _("the whole model"), _("shape"): _("{n} layers", n=emb.card["layers"])
-                     if emb.card.get("layers") else "", _("parameters"): num(emb.card["total_params"])})
+    if emb.card.total_params:
+        rows.append({_("table"): _("the whole model"), _("shape"): _("{n} layers", n=emb.card.layers)
+                     if emb.card.layers else "", _("parameters"): num(emb.card.total_params)})
     st.dataframe(localized(rows), hide_index=True, width="content")
     with st.expander(_("Where these tables came from"), expanded=False):
         st.markdown(_("**Format:** {format}", format=tr_md(emb.provenance.format)))
         if emb.provenance.file:
             st.markdown(_("**File:** `{file}`", file=in_code(Path(emb.provenance.file).name)))
         st.markdown(_("**Tokenizer:** {tokenizer}", tokenizer=tr_md(emb.tokenizer.description)))
-        if emb.card.get("model_class"):
+        if emb.card.model_class:
             st.markdown(_("**Located by transformers:** `{cls}` built on the meta device (no weights allocated)",
-                          cls=in_code(emb.card["model_class"])))
-        if emb.card.get("position_reason"):
-            st.markdown(_("**Positions:** {reason}", reason=tr(emb.card["position_reason"], escape=md)))
-        if emb.card.get("shared_table"):
-            st.markdown(_("**Shared:** {what}", what=tr(emb.card["shared_table"], escape=md)))
+                          cls=in_code(emb.card.model_class)))
+        if emb.card.position_reason:
+            st.markdown(_("**Positions:** {reason}", reason=tr(emb.card.position_reason, escape=md)))
+        if emb.card.shared_table:
+            st.markdown(_("**Shared:** {what}", what=tr(emb.card.shared_table, escape=md)))
         for line in emb.provenance.assumptions:
             st.markdown(_("- assumed: {line}", line=tr(line, escape=md)))
         for line in emb.provenance.notes:
@@ -260,7 +260,7 @@ def _choose(source: str) -> None:
 
 def offer_trained_example(emb: Embeddings, key: str) -> None:
     """On an untrained table, say so and offer the trained ANDREA example (andrea-micro) in one click."""
-    if not emb.card.get("untrained"):
+    if not emb.card.untrained:
         return
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(_("{label} is untrained: its rows are random directions, so nothing here is close for a reason. "

@@ -72,7 +72,7 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
                          + (" …" if same_tok.size > 40 else "")))
 
     c1, c2 = st.columns(2)
-    stats = tl.memo(("stats", step), lambda: value_stats(emb.token_table, emb.card.get("init_std")))
+    stats = tl.memo(("stats", step), lambda: value_stats(emb.token_table, emb.card.init_std))
     chart(lookup_plots.value_histogram(stats, emb.d_model, log_y=True), where=c1, key=f"{key}:hist")
 
     with c2:

@@ -13,7 +13,7 @@ from ..checkpoints import READS, load_path
 from ..checkpoints.folder import checkpoint_dir
 from ..checkpoints.tables import NoTableError
 from ..errors import CheckpointError
-from ..i18n import Msg, _, series, tr, tr_md
+from ..i18n import Msg, _, tr, tr_md
 from ..model import Embeddings
 from ..os_errors import free_bytes, os_error_msg
 from ..safe_text import md
@@ -184,8 +184,8 @@ def _named_reader(path: Path, tok_path: list[Path] | None, folders: list[Path], 
 def what_it_reads() -> str:
     """The Checkpoint page's first paragraph: every format the app reads (``checkpoints.READS``, the table's own
     words), in the reader's language."""
-    return _("It reads {formats}. The format is recognised from the file's bytes, whatever its name. Only the embedding "
-             "tables are read, and no code in a file is ever run.", formats=series(tr(a) for a in READS))
+    return _("The format is recognised from the file's bytes, whatever its name. Only the embedding tables are read, "
+             "and no code in a file is ever run. It reads:") + "\n\n" + "\n".join(f"- {tr(a)}" for a in READS)
 
 
 def upload_form(result_key: str) -> None:

@@ -232,3 +232,13 @@ def test_a_choice_outside_its_list_is_said_by_one_sentence():
     with pytest.raises(QueryError, match="method must be one of pca, tsne, umap"):
         from andrea_viz.maps.methods import method_of
         method_of("mds")
+
+
+def test_the_model_card_is_read_by_attribute_inside_the_package():
+    """``Card`` is typed: the package reads ``emb.card.layers``, never ``emb.card.get("layers")`` or
+    ``emb.card["layers"]`` (each with its own default); it stays a Mapping for scripts."""
+    pattern = re.compile(r"\.card(\.get\(|\[)")
+    found = [f"{p.relative_to(ROOT).as_posix()}:{i}" for p in [*(ROOT / "andrea_viz").rglob("*.py"), *(ROOT / "pages").glob("*.py")]
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)
+             and not line.lstrip().startswith(("#", '"', "``"))]
+    assert found == [], found
