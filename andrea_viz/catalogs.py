@@ -33,6 +33,7 @@ SAME_IN_EVERY_LANGUAGE = {
 # formulas with words in them, and sentence joiners (Chinese joins sentences with 。 and no space)
 SAME_IN_LANGUAGE = {
     "nl": frozenset({
+        '{name}: {summary}',
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
         'ANDREA-120M: {n} parameters',
         'Checkpoint', 'Context T', 'Forward pass', 'MLP (fc1, fc2)', 'Model', 'Overlap (Jaccard@{k})', 'Score',
@@ -48,6 +49,7 @@ SAME_IN_LANGUAGE = {
         '{token} (byte)',
     }),
     "pt-BR": frozenset({
+        '{name}: {summary}',
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
         'Checkpoint', 'Forward pass',
         'MLP (fc1, fc2)', 'Tokenizer', 'Tokens: {chips}',

@@ -147,8 +147,8 @@ def model_picker() -> str:
                "tables are untrained (step 0)."),
     )
     info = BUILTINS.get(chosen)
-    if info:
-        st.sidebar.caption(tr(info.summary))
+    if info:  # the model's whole name first: a long one is cut in the picker
+        st.sidebar.caption(_("{name}: {summary}", name=md(labels[chosen]), summary=tr(info.summary)))
     folder = st.session_state.get(FOLDER_SOURCES, {}).get(chosen)
     if chosen in BUILTINS:
         st.query_params["model"] = chosen
