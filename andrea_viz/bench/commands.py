@@ -54,9 +54,12 @@ def _run_pages(repeats: int) -> None:
 
 
 def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], methods: bool, tables: list[str],
-         full_quality: bool, lock_only: bool) -> None:
+         full_quality: bool, lock_only: bool, card: bool) -> None:
     if lock_only:  # the server's lock probe alone
         bench_map.run_lock_only(not no_big)
+        return
+    if card:  # the full quality card's time alone
+        bench_map.run_card(repeats)
         return
     if methods:  # the methods side by side instead of the UMAP map's timings
         bench_map_methods.run(tables=tuple(tables), full=True if full_quality else None)
@@ -129,7 +132,9 @@ BENCHES = (
                   help="with --methods: built-in tables, NAME:ROWS for a seeded sample of one"),
            option("--full-quality", action="store_true", help="with --methods: every card over every point"),
            option("--lock-only", action="store_true", help="only the probe of the server's interpreter lock while each "
-                  "map computes (its longest stall, and where each over 0.1 s fell)"))),
+                  "map computes (its longest stall, and where each over 0.1 s fell)"),
+           option("--card", action="store_true", help="only MiniLM's full quality card, today's rank counting beside "
+                  "the searchsorted one before it"))),
     Bench("bench", "the forward pass on every backend and torch, side by side", _run_forward,
           (option("--B", type=int, default=8), option("--T", type=int, default=CONTEXT),
            option("--d", type=int, default=FAMILY["ANDREA-120M"].d), option("--V", type=int, default=FAMILY["ANDREA-120M"].V),

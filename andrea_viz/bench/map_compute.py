@@ -231,3 +231,46 @@ def run_lock_only(big: bool = True) -> None:
             sources.append((str(make_big_table(work)), f"{BIG_V:,} × {BIG_D:,} bf16 (PCA to 50 first)"))
         (work / "cache").mkdir(mode=0o700)
         lock_table(sources, work / "cache")
+
+
+def searchsorted_rank_excess(sim, cols, k: int):
+    """``maps.quality.rank_excess`` as it was before (one searchsorted of every entry against the row's m sorted
+    values, then a histogram): the same sums, kept here to be timed beside today's."""
+    import torch
+
+    b, m = cols.shape
+    values, _ = torch.sort(torch.gather(sim, 1, cols), dim=1)
+    below = torch.searchsorted(values.contiguous(), sim.contiguous())
+    hist = torch.zeros((b, m + 1), dtype=torch.int64).scatter_add_(1, below, torch.ones_like(below))
+    larger = hist.flip(1).cumsum(1).flip(1)[:, 1:]
+    return (larger + 1 - k).clamp_min(0).sum(1)
+
+
+def run_card(repeats: int = 3, source: str = "minilm-l6") -> None:
+    """``bench-map --card``: the full quality card (every point) of a map of the whole table, with today's rank
+    counting and the searchsorted one before it, side by side in this run: medians of wall and CPU seconds, their
+    ratio, and whether the scores are equal."""
+    from ..maps import quality
+
+    emb = load(source)
+    X = np.asarray(emb.token_table, np.float32)
+    Y = (X - X.mean(0)) @ np.random.default_rng(0).standard_normal((X.shape[1], 2)).astype(np.float32)
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; the full card of {source}'s "
+          f"{X.shape[0]:,} × {X.shape[1]} table on a seeded 2-D projection, medians of {repeats}")
+    today, got = quality.rank_excess, {}
+    try:
+        for name, counter in (("searchsorted (before)", searchsorted_rank_excess), ("today", today)):
+            quality.rank_excess = counter
+            walls, cpus = [], []
+            for _ in range(repeats):
+                w, c = time.perf_counter(), time.process_time()
+                scores = quality.map_scores(X, Y)
+                walls.append(time.perf_counter() - w)
+                cpus.append(time.process_time() - c)
+            got[name] = (median(walls), median(cpus), scores)
+            print(f"| {name} | wall {got[name][0]:.1f} s | CPU {got[name][1]:.1f} s | T@10 {scores.trustworthiness:.4f} "
+                  f"| C@10 {scores.continuity:.4f} |", flush=True)
+    finally:
+        quality.rank_excess = today
+    (w0, c0, s0), (w1, c1, s1) = got.values()
+    print(f"before ÷ today: wall {w0 / w1:.2f}×, CPU {c0 / c1:.2f}×; the same scores: {s0 == s1}")

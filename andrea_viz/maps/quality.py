@@ -22,8 +22,11 @@ ids, self first or not), so that a map which keeps its neighbour graph can hand 
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,16 +112,24 @@ def triplet_accuracy(U, Y, picks: np.ndarray) -> float:
 
 def rank_excess(sim, cols, k: int):
     """Per row of ``sim`` (b, N), nearer = larger, the point itself already -inf: the sum over its columns ``cols``
-    (b, m) of max(0, rank − k), a rank being 1 + the number of entries strictly larger. One searchsorted of every
-    entry against the row's m values (sorted), then each value's count of larger entries from the histogram."""
+    (b, m) of max(0, rank − k), a rank being 1 + the number of entries strictly larger. One vectorised comparison of
+    the row against each of its m values, counted by numpy (2-4× faster than a searchsorted of every entry against
+    the m sorted values, on float32 and float64 alike: ``bench-map --methods --full-quality`` times the card)."""
     import torch
 
-    b, m = cols.shape
-    values, _ = torch.sort(torch.gather(sim, 1, cols), dim=1)  # ascending
-    below = torch.searchsorted(values.contiguous(), sim.contiguous())  # (b, N): how many of the m values are < entry
-    hist = torch.zeros((b, m + 1), dtype=torch.int64).scatter_add_(1, below, torch.ones_like(below))
-    larger = hist.flip(1).cumsum(1).flip(1)[:, 1:]  # larger[:, q] = entries above the q-th smallest value
-    return (larger + 1 - k).clamp_min(0).sum(1)
+    S = sim.numpy()
+    values = np.take_along_axis(S, cols.numpy(), axis=1)
+
+    def excess(q: int) -> np.ndarray:  # numpy lets go of the interpreter's lock while it compares and counts
+        return np.maximum((S > values[:, q:q + 1]).sum(axis=1) + 1 - k, 0)
+
+    return torch.from_numpy(np.sum(list(_pool().map(excess, range(values.shape[1]))), axis=0, dtype=np.int64))
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """The threads that count ranks side by side (one per core)."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="map-quality")
 
 
 def _own_neighbours(given: np.ndarray | None, n: int, k: int) -> np.ndarray | None:
@@ -151,6 +162,7 @@ def map_scores(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarr
                                                            posinf=0.0, neginf=0.0)))
     P = torch.from_numpy(np.ascontiguousarray(Y, dtype=np.float64))
     minus_sq = -(P**2).sum(1)
+    finite_map = bool(torch.isfinite(P).all())  # the table's side is finite by construction (U above)
     t_sum = c_sum = kept = 0
     for s in range(0, n, block):
         e = min(n, s + block)
@@ -159,8 +171,8 @@ def map_scores(X: np.ndarray, Y: np.ndarray, k: int = K, neighbour_ids: np.ndarr
         sim[rows, torch.arange(s, e)] = -np.inf  # a point is not its own neighbour
         near = torch.addmm(minus_sq, P[s:e], P.T, alpha=2)  # −|y_j|² + 2 y_i·y_j: −distance² + |y_i|², one call
         near[rows, torch.arange(s, e)] = -np.inf
-        in_map = select_k(near, k)[0]  # the kit's selection (ties to the smaller id)
-        in_table = select_k(sim, k)[0] if given is None else torch.from_numpy(given[s:e])
+        in_map = select_k(near, k, checked=finite_map)[0]  # the kit's selection (ties to the smaller id); checked:
+        in_table = select_k(sim, k, checked=True)[0] if given is None else torch.from_numpy(given[s:e])  # no NaN
         t_sum += int(rank_excess(sim, in_map, k).sum())
         c_sum += int(rank_excess(near, in_table, k).sum())
         both = (in_table[:, :, None] == in_map[:, None, :]).any(2)
