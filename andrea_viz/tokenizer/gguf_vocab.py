@@ -11,8 +11,12 @@
   (``convert_hf_to_gguf.py``, ``BertModel.set_vocab``) stores it in its "phantom space" form: a word-start piece
   ``return`` as ``▁return``, a continuation ``##turn`` as ``turn``, control tokens (``[CLS]``) as they are; that
   form is undone here (``wordpiece_from_phantom``), so the ids are llama.cpp's and the pieces the original's;
-- any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` /
-  ``Ġ`` form), with no encoding of longer text.
+- ``t5``: a Unigram (UGM) SentencePiece model as llama.cpp runs it (``ugm.UgmTokenizer``): the text normalized by the
+  file's ``precompiled_charsmap``, spaces made ``▁``, then the Viterbi path of highest summed score;
+- ``rwkv``: RWKV's World tokenizer as llama.cpp runs it (``rwkv.RwkvTokenizer``): the longest token of the bytes, from
+  left to right, over tokens stored escaped (``\\xe4``, ``\\n``);
+- any other model (``plamo2``, whose Aho–Corasick tokenizer is not reproduced here): each token shows as itself and a
+  word is found as an exact token (or its ``▁`` / ``Ġ`` form), with no encoding of longer text.
 """
 
 from __future__ import annotations
@@ -184,6 +188,12 @@ def string_list(meta: dict, key: str) -> list[str] | None:
     return v if isinstance(v, list) and all(isinstance(x, str) for x in v) else None
 
 
+def _scores(meta: dict, n: int) -> list[float]:
+    """``tokenizer.ggml.scores`` (float32, widened exactly), or zeros when absent or of another length."""
+    scores = meta.get("tokenizer.ggml.scores")
+    return [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == n else [0.0] * n
+
+
 def tokenizer_from_gguf(meta: dict, source: str):
     """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
     CheckpointError saying why not."""
@@ -204,12 +214,23 @@ def tokenizer_from_gguf(meta: dict, source: str):
                                   name=source)
         return gpt2_bpe(tokens, merges, source)
     if model == "llama":
-        scores = meta.get("tokenizer.ggml.scores")
-        scores = [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == len(tokens) \
-            else [0.0] * len(tokens)
+        scores = _scores(meta, len(tokens))
         prefix = field(meta, "tokenizer.ggml.add_space_prefix", bool)
         return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
                             unknown_id=unk)
+    if model == "t5":
+        from .ugm import UgmTokenizer
+
+        charsmap = meta.get("tokenizer.ggml.precompiled_charsmap")
+        return UgmTokenizer(tokens, _scores(meta, len(tokens)), types, source,
+                            charsmap=charsmap.tobytes() if isinstance(charsmap, np.ndarray) else b"",
+                            add_space_prefix=bool(field(meta, "tokenizer.ggml.add_space_prefix", bool)),
+                            remove_extra_whitespaces=bool(field(meta, "tokenizer.ggml.remove_extra_whitespaces", bool)),
+                            unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
+    if model == "rwkv":
+        from .rwkv import RwkvTokenizer
+
+        return RwkvTokenizer(tokens, source, unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
     if model == "bert" and unk is not None:
         pieces = wordpiece_from_phantom(tokens, types) if is_phantom(tokens) else tokens
         return bert_wordpiece(pieces, pieces[unk], source)

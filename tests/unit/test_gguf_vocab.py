@@ -8,6 +8,7 @@ reference of llama.cpp's own WPM tokenizer (llm_tokenizer_wpm_session in src/lla
 """
 
 import math
+import re
 import unicodedata
 
 import numpy as np
@@ -273,3 +274,192 @@ def test_sentencepiece_ggufs_tokenize_as_their_original_and_gemma_scales_by_sqrt
     else:
         assert emb.block_input.plain
     assert "RoPE" in said
+
+
+# t5 (UGM) and rwkv: the sample sentences, in the lesson's four languages, with digits, punctuation and odd spaces
+CORPUS = [
+    "An embedding layer is a lookup table, not a function.", "Token ID i selects row i. Direct array access.",
+    "The cat sat on the mat; the dog sat on the log.", "Similar tokens such as cat, dog and pet get similar vectors.",
+    "Tokenizer 會將模型輸入轉換為整數 ID：[256, 1842, 7301, ...]。", "嵌入層是一個查找表，而不是一個函數。",
+    "Token ID i 選取第 i 列。直接陣列存取。無算術、無激活函數。僅為索引。",
+    "Een embedding-laag is een lookup-tabel, geen functie.", "Token-ID i selecteert rij i. Directe array-toegang.",
+    "Elke entry in die tabel begint als een kleine willekeurige float.",
+    "Uma camada de embedding é uma tabela de consulta, não uma função.", "O ID do token i seleciona a linha i.",
+    "Cada entrada nessa tabela começa como um float aleatório pequeno.", "Acesso direto ao array. Sem aritmética.",
+    "V = 8,449 × d_model 768 = 6,488,832 parameters (5.4%)", "row 8448: [e_8448_0, e_8448_1, ..., e_8448_767]",
+]
+SAMPLES = ["The cat sat on the mat.", "  two  spaces,   three\tand a tab ", "嵌入層是一個查找表（768 維）。",
+           "Een embedding-laag is geen functie!", "Uma função não é uma tabela: ação, coração, São Paulo.",
+           "row 8448 = 6,488,832 / 768 (5.4%)", "ＡＮＤＲＥＡ－１２０Ｍ ﬁle ½", "emoji 🐈 and ☃ unknown ☃☃ twice",
+           "x", "", " "]
+
+
+def sentencepiece_unigram(tmp_path, **options):
+    """A Unigram SentencePiece model trained here (NFKC rules: its precompiled_charsmap) in a folder as a T5 model's
+    on the Hub holds it (``spiece.model``, which convert_hf_to_gguf.py reads), with its special tokens' config."""
+    import io
+    import json
+
+    import sentencepiece as spm
+
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS * 5), model_writer=out, vocab_size=300,
+                                   model_type="unigram", character_coverage=0.995, hard_vocab_limit=False,
+                                   pad_id=0, eos_id=1, unk_id=2, bos_id=-1, minloglevel=2, **options)
+    folder = tmp_path / "t5"
+    folder.mkdir()
+    (folder / "spiece.model").write_bytes(out.getvalue())
+    (folder / "config.json").write_text(json.dumps({"model_type": "t5", "pad_token_id": 0, "eos_token_id": 1,
+                                                    "decoder_start_token_id": 0}))
+    return folder
+
+
+def t5_writer(folder):
+    """convert_hf_to_gguf.py, T5Model.set_vocab: the pieces, scores and types from spiece.model, its
+    add_dummy_prefix, remove_extra_whitespaces and precompiled_charsmap, and the special tokens."""
+    import gguf
+    from sentencepiece import SentencePieceProcessor
+    from sentencepiece import sentencepiece_model_pb2 as model
+
+    proto = model.ModelProto()
+    proto.ParseFromString((folder / "spiece.model").read_bytes())
+    assert proto.trainer_spec.model_type == 1  # UNIGRAM
+    sp = SentencePieceProcessor(model_file=str(folder / "spiece.model"))
+    tokens, scores, types = [], [], []
+    for i in range(sp.vocab_size()):
+        tokens.append(sp.IdToPiece(i).encode("utf-8"))
+        scores.append(sp.GetScore(i))
+        types.append(2 if sp.IsUnknown(i) else 3 if sp.IsControl(i) else 5 if sp.IsUnused(i) else 6 if sp.IsByte(i)
+                     else 4 if proto.pieces[i].type == 4 else 1)
+
+    def add(w):
+        w.add_tokenizer_model("t5")
+        w.add_tokenizer_pre("default")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_add_space_prefix(proto.normalizer_spec.add_dummy_prefix)
+        w.add_remove_extra_whitespaces(proto.normalizer_spec.remove_extra_whitespaces)
+        if proto.normalizer_spec.precompiled_charsmap:
+            w.add_precompiled_charsmap(proto.normalizer_spec.precompiled_charsmap)
+        gguf.SpecialVocab(folder, n_vocab=len(tokens)).add_to_gguf(w)
+    return add, len(tokens), sp
+
+
+@pytest.mark.parametrize("options", [{}, {"user_defined_symbols": ["ANDREA", "d_model"]},
+                                     {"remove_extra_whitespaces": False}])
+def test_a_t5_gguf_tokenizes_as_its_sentencepiece_original(tmp_path, options):
+    folder = sentencepiece_unigram(tmp_path, **options)
+    add, V, sp = t5_writer(folder)
+    write(tmp_path / "t5.gguf", "t5", V, tokenizer=add, rope_key=False)
+    tok = andrea_viz.load(tmp_path / "t5.gguf").tokenizer
+    assert "SentencePiece Unigram" in str(tok.description)
+    keeps_spaces = options.get("remove_extra_whitespaces") is False
+    user = options.get("user_defined_symbols", [])
+    for s in [*SAMPLES, "ANDREA reads d_model rows", " ANDREA-120M:d_model"]:
+        want = sp.encode(s)
+        if user:  # llama.cpp splits user-defined tokens out first, each piece of text between tokenized on its own
+            pieces = re.split("(" + "|".join(map(re.escape, user)) + ")", s)
+            want = [i for p in pieces if p for i in ([sp.PieceToId(p)] if p in user else sp.encode(p))]
+        if keeps_spaces and s and not s.strip():  # llama.cpp puts the dummy '▁' only in front of a word: one fewer
+            assert want[0] == sp.PieceToId(SPACE)
+            want = want[1:]
+        assert tok.encode(s) == want, s
+    assert tok.unknown_id == sp.unk_id() and tok.encode("☃☃") == sp.encode("☃☃") == [sp.PieceToId(SPACE), sp.unk_id()]
+    assert tok.token(sp.PieceToId(SPACE + "the")) == " the"
+    assert tok.lookup(" cat ") == sp.encode("cat")
+
+
+def test_the_charsmap_normalizes_as_sentencepiece_and_a_damaged_one_is_a_sentence(tmp_path):
+    from andrea_viz.errors import QueryError
+    from andrea_viz.tokenizer.ugm import Charsmap, UgmTokenizer
+
+    folder = sentencepiece_unigram(tmp_path)
+    add, V, sp = t5_writer(folder)
+    write(tmp_path / "t5.gguf", "t5", V, tokenizer=add, rope_key=False)
+    tok = andrea_viz.load(tmp_path / "t5.gguf").tokenizer
+    for s in SAMPLES:  # NFKC (full-width letters, the ﬁ ligature, ½) and spaces, as SentencePiece normalizes them
+        assert tok.normalize(s).decode() == sp.normalize(s.replace("\t", " ")), s
+    assert Charsmap(b"").longest(b"abc", 0) is None
+    blob = (8).to_bytes(4, "little") + (5 << 10).to_bytes(4, "little") + b"\0" * 4 + b"x\0"
+    damaged = UgmTokenizer(["<pad>", "</s>", "<unk>", "a"], [0.0, 0.0, 0.0, -1.0], [3, 3, 2, 1], "bad.gguf", blob,
+                           True, True)
+    with pytest.raises(QueryError, match="precompiled_charsmap is damaged"):
+        damaged.encode("b")
+
+
+def rwkv_vocab_file(path) -> None:
+    """A vocabulary in RWKV World's rwkv_vocab_v20230424.txt form: ``id repr(token) length``, a str where the bytes
+    are UTF-8, else bytes; every byte first, then longer tokens (words with their space, Chinese characters, pieces
+    of a character's bytes)."""
+    pieces = [bytes([b]) for b in range(256)]
+    words = sorted({w for s in CORPUS for w in s.replace(",", " ").replace(".", " ").split()})
+    for w in words:
+        pieces += [w.encode(), (" " + w).encode()]
+    pieces += [c.encode() for c in sorted(set("".join(CORPUS))) if ord(c) > 0x2E80]
+    pieces += ["嵌入".encode(), "表".encode()[:2], b"\n\n", b" '\"\\", "ção".encode(), " não".encode(), b" kat"]
+    seen, lines = set(), []
+    for p in pieces:
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            shown = repr(p.decode("utf-8"))
+        except UnicodeDecodeError:
+            shown = repr(p)
+        lines.append(f"{len(lines) + 1} {shown} {len(p)}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def rwkv_writer(vocab_file):
+    """convert_hf_to_gguf.py, _set_vocab_rwkv_world: <s> at 0, then each token's bytes written as Python writes them
+    inside b'…'."""
+    import ast
+
+    tokens, types = [b"<s>"], [CONTROL]
+    for line in vocab_file.read_text(encoding="utf-8").splitlines(keepends=True):
+        parts = line.split(" ")
+        token = ast.literal_eval(" ".join(parts[1:-1]))
+        token = token.encode("utf-8") if isinstance(token, str) else token
+        assert len(token) == int(parts[-1])
+        tokens.append(repr(token)[2:-1].encode("utf-8"))
+        types.append(NORMAL)
+
+    def add(w):
+        w.add_tokenizer_model("rwkv")
+        w.add_token_list(tokens)
+        w.add_token_types(types)
+    return add, len(tokens)
+
+
+def rwkv_trie_reference(vocab_file, text: str) -> list[int]:
+    """RWKV's own TRIE_TOKENIZER (rwkv_tokenizer.py), slowly: the file's ids, and at each byte the longest token."""
+    import ast
+
+    ids = {}
+    for line in vocab_file.read_text(encoding="utf-8").splitlines():
+        token = ast.literal_eval(line[line.index(" "): line.rindex(" ")].strip())
+        ids[token.encode("utf-8") if isinstance(token, str) else token] = int(line[: line.index(" ")])
+    data, out, at = text.encode("utf-8"), [], 0
+    while at < len(data):
+        end = max(j for j in range(at + 1, len(data) + 1) if data[at:j] in ids)
+        out.append(ids[data[at:end]])
+        at = end
+    return out
+
+
+def test_an_rwkv_gguf_tokenizes_as_rwkvs_trie_tokenizer(tmp_path):
+    vocab = tmp_path / "rwkv_vocab_v20230424.txt"
+    rwkv_vocab_file(vocab)
+    add, V = rwkv_writer(vocab)
+    write(tmp_path / "rwkv.gguf", "rwkv6", V, tokenizer=add, rope_key=False)
+    tok = andrea_viz.load(tmp_path / "rwkv.gguf").tokenizer
+    assert "RWKV World" in str(tok.description)
+    for s in [*SAMPLES, "line\n\nbreak", "quote ' \" \\ mark", "ção não"]:
+        assert tok.encode(s) == rwkv_trie_reference(vocab, s), s
+    the = rwkv_trie_reference(vocab, " the")
+    assert len(the) == 1 and tok.token(the[0]) == " the" and tok.lookup("the") == rwkv_trie_reference(vocab, "the")
+    assert len(tok.encode("kat")) == 3 and tok.lookup("kat") == rwkv_trie_reference(vocab, " kat")  # only spaced
+    assert tok.token(rwkv_trie_reference(vocab, "表")[0]) == "表"
+    part = tok._by_bytes["表".encode()[:2]]
+    assert tok.token(part) == "\\xe8\\xa1"  # part of a character: shown as stored
