@@ -25,42 +25,12 @@ import numpy as np
 
 from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
+from .gguf_exact import SPACE, GgufVocab
 from .hf import HFTokenizer
+from .rwkv import RwkvTokenizer
+from .ugm import UgmTokenizer
 
-SPACE = "\u2581"  # ▁, SentencePiece's space
 UNKNOWN, CONTROL, BYTE = 2, 3, 6  # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
-
-
-class GgufVocab:
-    """A GGUF vocabulary without an encoder: exact look-ups only."""
-
-    def __init__(self, tokens: list[str], model: str, source: str, unknown_id: int | None = None):
-        self.tokens = tokens
-        self.vocab_size = len(tokens)
-        self.model = model
-        self.unknown_id = unknown_id
-        self._ids: dict[str, int] = {}
-        for i, t in enumerate(tokens):
-            self._ids.setdefault(t, i)
-        self.description = Msg("GGUF metadata of {name}: tokenizer.ggml.model = {model}, {n:,} tokens (words are found "
-                               "as exact tokens)", name=source, model=model, n=self.vocab_size)
-
-    def token(self, token_id: int) -> str:
-        i = int(token_id)
-        return self.tokens[i].replace(SPACE, " ") if 0 <= i < self.vocab_size else f"#{i}"
-
-    def encode(self, text: str) -> list[int]:
-        if text in self._ids:
-            return [self._ids[text]]
-        raise QueryError("this GGUF tokenizer ({model}) is not one the app can run on text; “{text}” is not one of its "
-                         "tokens", model=self.model, text=text[:60])
-
-    def lookup(self, word: str) -> list[int]:
-        w = word.strip()
-        for form in (w, SPACE + w, "\u0120" + w):
-            if form in self._ids:
-                return [self._ids[form]]
-        return self.encode(w)
 
 
 class SpmTokenizer(GgufVocab):
@@ -219,8 +189,6 @@ def tokenizer_from_gguf(meta: dict, source: str):
         return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
                             unknown_id=unk)
     if model == "t5":
-        from .ugm import UgmTokenizer
-
         charsmap = meta.get("tokenizer.ggml.precompiled_charsmap")
         return UgmTokenizer(tokens, _scores(meta, len(tokens)), types, source,
                             charsmap=charsmap.tobytes() if isinstance(charsmap, np.ndarray) else b"",
@@ -228,8 +196,6 @@ def tokenizer_from_gguf(meta: dict, source: str):
                             remove_extra_whitespaces=bool(field(meta, "tokenizer.ggml.remove_extra_whitespaces", bool)),
                             unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
     if model == "rwkv":
-        from .rwkv import RwkvTokenizer
-
         return RwkvTokenizer(tokens, source, unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
     if model == "bert" and unk is not None:
         pieces = wordpiece_from_phantom(tokens, types) if is_phantom(tokens) else tokens

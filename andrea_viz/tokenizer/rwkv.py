@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import QueryError
 from ..i18n import Msg
-from .gguf_vocab import GgufVocab
+from .gguf_exact import GgufVocab
 
 ESCAPES = {"t": 9, "n": 10, "r": 13}
 

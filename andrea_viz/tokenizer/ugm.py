@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import CheckpointError, QueryError
 from ..i18n import N_, Msg
-from .gguf_vocab import SPACE, GgufVocab
+from .gguf_exact import SPACE, GgufVocab
 
 NORMAL, USER_DEFINED, UNUSED = 1, 4, 5  # llama_token_type values
 SPACE_BYTES = SPACE.encode("utf-8")
