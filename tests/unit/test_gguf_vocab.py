@@ -346,8 +346,13 @@ def t5_writer(folder):
     return add, len(tokens), sp
 
 
-@pytest.mark.parametrize("options", [{}, {"user_defined_symbols": ["ANDREA", "d_model"]},
-                                     {"remove_extra_whitespaces": False}])
+T5_OPTIONS = {"t5": {}, "t5-user-defined": {"user_defined_symbols": ["ANDREA", "d_model"]},
+              "t5-spaces-kept": {"remove_extra_whitespaces": False}}
+T5_SENTENCES = [*SAMPLES, "ANDREA reads d_model rows", " ANDREA-120M:d_model"]
+RWKV_SENTENCES = [*SAMPLES, "line\n\nbreak", "quote ' \" \\ mark", "ção não"]
+
+
+@pytest.mark.parametrize("options", T5_OPTIONS.values(), ids=T5_OPTIONS)
 def test_a_t5_gguf_tokenizes_as_its_sentencepiece_original(tmp_path, options):
     folder = sentencepiece_unigram(tmp_path, **options)
     add, V, sp = t5_writer(folder)
@@ -356,7 +361,7 @@ def test_a_t5_gguf_tokenizes_as_its_sentencepiece_original(tmp_path, options):
     assert "SentencePiece Unigram" in str(tok.description)
     keeps_spaces = options.get("remove_extra_whitespaces") is False
     user = options.get("user_defined_symbols", [])
-    for s in [*SAMPLES, "ANDREA reads d_model rows", " ANDREA-120M:d_model"]:
+    for s in T5_SENTENCES:
         want = sp.encode(s)
         if user:  # llama.cpp splits user-defined tokens out first, each piece of text between tokenized on its own
             pieces = re.split("(" + "|".join(map(re.escape, user)) + ")", s)
@@ -455,7 +460,7 @@ def test_an_rwkv_gguf_tokenizes_as_rwkvs_trie_tokenizer(tmp_path):
     write(tmp_path / "rwkv.gguf", "rwkv6", V, tokenizer=add, rope_key=False)
     tok = andrea_viz.load(tmp_path / "rwkv.gguf").tokenizer
     assert "RWKV World" in str(tok.description)
-    for s in [*SAMPLES, "line\n\nbreak", "quote ' \" \\ mark", "ção não"]:
+    for s in RWKV_SENTENCES:
         assert tok.encode(s) == rwkv_trie_reference(vocab, s), s
     the = rwkv_trie_reference(vocab, " the")
     assert len(the) == 1 and tok.token(the[0]) == " the" and tok.lookup("the") == rwkv_trie_reference(vocab, "the")
