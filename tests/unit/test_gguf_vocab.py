@@ -5,6 +5,10 @@ Hugging Face tokenizer (BERT: the "phantom space" WordPiece of BertModel.set_voc
 BPE's tokens and merges; Llama and Gemma: SentencePiece pieces with their scores), then read by the app, whose ids
 must equal the original Hugging Face tokenizer's on sample sentences. The BERT ids are also checked against a slow
 reference of llama.cpp's own WPM tokenizer (llm_tokenizer_wpm_session in src/llama-vocab.cpp), written here.
+T5 (UGM) files are written from a Unigram model trained with sentencepiece as T5Model.set_vocab writes them, and RWKV
+files from a World vocabulary file as _set_vocab_rwkv_world writes them; their ids must equal sentencepiece's (where
+llama.cpp does not differ on purpose) and RWKV's trie tokenizer's, and the ids llama.cpp's llama-tokenize gave on the
+same files (recorded by tests/checkpoint_files/llama_tokenize/record.py).
 """
 
 import math
@@ -468,3 +472,25 @@ def test_an_rwkv_gguf_tokenizes_as_rwkvs_trie_tokenizer(tmp_path):
     assert tok.token(rwkv_trie_reference(vocab, "表")[0]) == "表"
     part = tok._by_bytes["表".encode()[:2]]
     assert tok.token(part) == "\\xe8\\xa1"  # part of a character: shown as stored
+
+
+def test_t5_and_rwkv_ids_equal_those_llama_tokenize_gave_on_the_same_files(tmp_path):
+    """A second reference: llama.cpp's own ``llama-tokenize``, built from the llama-cpp-python sdist, run on these very
+    files (their sha256 recorded) by tests/checkpoint_files/llama_tokenize/record.py, its ids kept in ids.json."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from andrea_viz.checkpoints.gguf_file import read_header
+    from andrea_viz.tokenizer.gguf_vocab import tokenizer_from_gguf
+    from tests.checkpoint_files.llama_tokenize import record
+
+    recorded = json.loads((Path(record.__file__).parent / "ids.json").read_text(encoding="utf-8"))["files"]
+    written = record.files(tmp_path)
+    assert set(recorded) == set(written) == {*T5_OPTIONS, "rwkv"}
+    for name, (path, sentences) in written.items():
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[name]["sha256"], name  # the file it read
+        tok = tokenizer_from_gguf(read_header(path).meta, path.name)
+        assert set(recorded[name]["ids"]) == {s for s in sentences if s}
+        for s, ids in recorded[name]["ids"].items():
+            assert tok.encode(s) == ids, (name, s)
