@@ -15,8 +15,11 @@
   file's ``precompiled_charsmap``, spaces made ``▁``, then the Viterbi path of highest summed score;
 - ``rwkv``: RWKV's World tokenizer as llama.cpp runs it (``rwkv.RwkvTokenizer``): the longest token of the bytes, from
   left to right, over tokens stored escaped (``\\xe4``, ``\\n``);
-- any other model (``plamo2``, whose Aho–Corasick tokenizer is not reproduced here): each token shows as itself and a
-  word is found as an exact token (or its ``▁`` / ``Ġ`` form), with no encoding of longer text.
+- ``plamo2``: PLaMo 2's tokenizer as llama.cpp runs it (``plamo2.Plamo2Tokenizer``): the cheapest cut by score, from
+  the end of the text, with byte tokens for a character no token covers (a vocabulary without all 256 byte tokens,
+  which llama.cpp refuses to load, gets exact tokens only);
+- any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` / ``Ġ`` form), with
+  no encoding of longer text.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
 from .gguf_exact import SPACE, GgufVocab
 from .hf import HFTokenizer
+from .plamo2 import Plamo2Tokenizer, byte_tokens
 from .rwkv import RwkvTokenizer
 from .ugm import UgmTokenizer
 
@@ -197,6 +201,8 @@ def tokenizer_from_gguf(meta: dict, source: str):
                             unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
     if model == "rwkv":
         return RwkvTokenizer(tokens, source, unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
+    if model == "plamo2" and (bytes_ids := byte_tokens(tokens, types)) is not None:
+        return Plamo2Tokenizer(tokens, _scores(meta, len(tokens)), types, bytes_ids, source, unk)
     if model == "bert" and unk is not None:
         pieces = wordpiece_from_phantom(tokens, types) if is_phantom(tokens) else tokens
         return bert_wordpiece(pieces, pieces[unk], source)

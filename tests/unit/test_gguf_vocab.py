@@ -474,7 +474,7 @@ def test_an_rwkv_gguf_tokenizes_as_rwkvs_trie_tokenizer(tmp_path):
     assert tok.token(part) == "\\xe8\\xa1"  # part of a character: shown as stored
 
 
-def test_t5_and_rwkv_ids_equal_those_llama_tokenize_gave_on_the_same_files(tmp_path):
+def test_t5_rwkv_and_plamo2_ids_equal_those_llama_tokenize_gave_on_the_same_files(tmp_path):
     """A second reference: llama.cpp's own ``llama-tokenize``, built from the llama-cpp-python sdist, run on these very
     files (their sha256 recorded) by tests/checkpoint_files/llama_tokenize/record.py, its ids kept in ids.json."""
     import hashlib
@@ -487,10 +487,124 @@ def test_t5_and_rwkv_ids_equal_those_llama_tokenize_gave_on_the_same_files(tmp_p
 
     recorded = json.loads((Path(record.__file__).parent / "ids.json").read_text(encoding="utf-8"))["files"]
     written = record.files(tmp_path)
-    assert set(recorded) == set(written) == {*T5_OPTIONS, "rwkv"}
+    assert set(recorded) == set(written) == {*T5_OPTIONS, "rwkv", "plamo2"}
     for name, (path, sentences) in written.items():
         assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[name]["sha256"], name  # the file it read
         tok = tokenizer_from_gguf(read_header(path).meta, path.name)
         assert set(recorded[name]["ids"]) == {s for s in sentences if s}
         for s, ids in recorded[name]["ids"].items():
             assert tok.encode(s) == ids, (name, s)
+
+
+PLAMO_SENTENCES = [*SAMPLES, "\ufeffa BOM first", "<|plamo:bos|> as text", "[PAD1] and [PAD2]x"]
+
+
+def plamo_folder(tmp_path):
+    """A PLaMo 2 tokenizer folder as pfnet's repositories hold it: tokenizer.jsonl (``[token, score, type]`` a line: the
+    ``<|plamo:…|>`` specials, the 256 ``<0xNN>`` byte tokens, then pieces with log-probability scores, here those of a
+    Unigram model trained on the corpus with real spaces), tokenizer_config.json and a config.json whose vocab_size
+    is larger than the list (the converter pads it with ``[PADn]`` rows)."""
+    import json
+
+    from sentencepiece import SentencePieceProcessor
+
+    sp = SentencePieceProcessor(model_file=str(sentencepiece_unigram(tmp_path) / "spiece.model"))
+    rows = [["<|plamo:unk|>", 0.0, "UNKNOWN"], ["<|plamo:bos|>", 0.0, "CONTROL"], ["<|plamo:eos|>", 0.0, "CONTROL"],
+            ["<|plamo:pad|>", 0.0, "CONTROL"], ["<|plamo:op|>", 0.0, "CONTROL"]]
+    rows += [[f"<0x{b:02X}>", 0.0, "BYTE"] for b in range(256)]
+    pieces = {sp.IdToPiece(i).replace(SPACE, " "): sp.GetScore(i) for i in range(sp.vocab_size())
+              if not (sp.IsControl(i) or sp.IsUnknown(i))}
+    rows += [[p, s, "NORMAL"] for p, s in pieces.items()]
+    folder = tmp_path / "plamo"
+    folder.mkdir()
+    (folder / "tokenizer.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                            encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"bos_token": "<|plamo:bos|>", "eos_token": "<|plamo:eos|>",
+                                                              "pad_token": "<|plamo:pad|>", "unk_token": "<|plamo:unk|>"}))
+    (folder / "config.json").write_text(json.dumps({"vocab_size": len(rows) + 3}))
+    return folder
+
+
+def plamo_writer(folder):
+    """convert_hf_to_gguf.py, _set_vocab_plamo: the tokens, scores and types of tokenizer.jsonl (a ``<|plamo:…|>``
+    token CONTROL), padded to config.json's vocab_size with ``[PADn]`` (score −1,000, UNUSED), the special ids."""
+    import json
+
+    tokens, scores, types = [], [], []
+    kinds = {"UNKNOWN": 2, "CONTROL": 3, "BYTE": 6}
+    for line in (folder / "tokenizer.jsonl").read_text(encoding="utf-8").splitlines():
+        token, score, kind = json.loads(line)[:3]
+        tokens.append(token.encode("utf-8"))
+        scores.append(float(score))
+        types.append(kinds.get(kind, CONTROL if token.startswith("<|plamo:") and token.endswith("|>") else NORMAL))
+    for i in range(1, json.loads((folder / "config.json").read_text())["vocab_size"] - len(tokens) + 1):
+        tokens.append(f"[PAD{i}]".encode())
+        scores.append(-1000.0)
+        types.append(5)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+
+    def add(w):
+        w.add_tokenizer_model("plamo2")
+        w.add_tokenizer_pre("default")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_bos_token_id(tokens.index(config["bos_token"].encode()))
+        w.add_eos_token_id(tokens.index(config["eos_token"].encode()))
+        w.add_pad_token_id(tokens.index(config["pad_token"].encode()))
+        w.add_unk_token_id(tokens.index(config["unk_token"].encode()))
+        w.add_eot_token_id(4)
+    return add, len(tokens), [t.decode() for t in tokens], scores, types
+
+
+def plamo_reference(tokens: list[str], scores: list[float], types: list[int], text: str) -> list[int]:
+    """The cheapest cut, slowly and recursively: at each code point every non-byte token the rest of the text starts
+    with saves its score × 10⁴ (rounded; a score of −2,000 or lower is no candidate), or the character costs 10⁷ as its
+    UTF-8 byte tokens."""
+    from functools import cache
+
+    byte = {int(t[3:5], 16): i for i, t in enumerate(tokens) if types[i] == 6}
+    ids = {t: i for i, t in enumerate(tokens)}
+    saving = {t: round(np.float32(s) * 1e4) for t, s, k in zip(tokens, scores, types, strict=True) if k != 6}
+    text = text.removeprefix("\ufeff")
+
+    @cache
+    def best(i: int) -> tuple[int, tuple[int, ...]]:
+        if i == len(text):
+            return 0, ()
+        cost, rest = best(i + 1)
+        options = [(cost + 10_000_000, tuple(byte[b] for b in text[i].encode()) + rest)]
+        for t, s in saving.items():
+            if s > -20_000_000 and text.startswith(t, i) and t:
+                cost, rest = best(i + len(t))
+                options.append((cost - s, (ids[t], *rest)))
+        return min(options)
+
+    return list(best(0)[1])
+
+
+def test_a_plamo2_gguf_tokenizes_as_the_cheapest_cut_by_score(tmp_path):
+    add, V, tokens, scores, types = plamo_writer(plamo_folder(tmp_path))
+    write(tmp_path / "plamo2.gguf", "plamo2", V, tokenizer=add, rope_key=False)
+    tok = andrea_viz.load(tmp_path / "plamo2.gguf").tokenizer
+    assert "PLaMo 2" in str(tok.description)
+    for s in PLAMO_SENTENCES[:-1]:  # the last: llama.cpp's [PADn] rows (score −1,000) cut its search short
+        assert tok.encode(s) == plamo_reference(tokens, scores, types, s), s
+    assert tok.encode("☃") == [tokens.index(f"<0x{b:02X}>") for b in "☃".encode()]  # no token: its bytes
+    assert tok.lookup(" the ") == tok.encode("the")
+
+
+def test_a_plamo2_gguf_without_its_byte_tokens_finds_exact_tokens_only(tmp_path):
+    from andrea_viz.tokenizer.gguf_exact import GgufVocab
+
+    add, V, tokens, scores, types = plamo_writer(plamo_folder(tmp_path))
+    types[tokens.index("<0x41>")] = NORMAL  # llama.cpp refuses such a vocabulary ("Byte token for <0x65> is not set")
+
+    def without(w):
+        add(w)
+        w.add_token_types(types)  # written again: the writer keeps the last value
+
+    write(tmp_path / "p.gguf", "plamo2", V, tokenizer=without, rope_key=False)
+    tok = andrea_viz.load(tmp_path / "p.gguf").tokenizer
+    word = next(t for t, k in zip(tokens, types, strict=True) if k == NORMAL and t.isalpha() and len(t) > 2)
+    assert type(tok) is GgufVocab and tok.lookup(word) == [tokens.index(word)]

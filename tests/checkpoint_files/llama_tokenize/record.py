@@ -1,4 +1,4 @@
-"""Records llama.cpp's own ids (its ``llama-tokenize`` tool) for the T5 and RWKV GGUF files that
+"""Records llama.cpp's own ids (its ``llama-tokenize`` tool) for the T5, RWKV and PLaMo 2 GGUF files that
 tests/unit/test_gguf_vocab.py writes, into ids.json beside this script; that test checks the app's ids against them.
 
 The tool is built from the llama-cpp-python source distribution (its vendor/llama.cpp), only that target:
@@ -42,6 +42,10 @@ def files(tmp: Path) -> dict[str, tuple[Path, list[str]]]:
     add, V = t.rwkv_writer(vocab)
     t.write(tmp / "rwkv" / "rwkv.gguf", "rwkv6", V, tokenizer=add, rope_key=False)
     out["rwkv"] = tmp / "rwkv" / "rwkv.gguf", t.RWKV_SENTENCES
+    (tmp / "plamo2").mkdir()
+    add, V, *_ = t.plamo_writer(t.plamo_folder(tmp / "plamo2"))
+    t.write(tmp / "plamo2" / "plamo2.gguf", "plamo2", V, tokenizer=add, rope_key=False)
+    out["plamo2"] = tmp / "plamo2" / "plamo2.gguf", t.PLAMO_SENTENCES
     return out
 
 
