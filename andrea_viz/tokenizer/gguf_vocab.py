@@ -1,9 +1,10 @@
 """The tokenizer a GGUF file carries in its metadata: ``tokenizer.ggml.model``, ``.tokens``, ``.merges``,
 ``.scores`` and ``.token_type``.
 
-- ``gpt2``: GPT-2's byte-level BPE, its vocabulary and merges given to the ``tokenizers`` package (with
-  GPT-2's own pre-tokenizer; a model whose ``tokenizer.ggml.pre`` splits text otherwise may cut long
-  text differently, never a single word);
+- ``gpt2``: GPT-2's byte-level BPE, its vocabulary and merges given to the ``tokenizers`` package, the text split
+  first by llama.cpp's regex for ``tokenizer.ggml.pre``: Llama-3's (``llama-bpe`` and its kin), Qwen2's (digits one
+  by one), else GPT-2's (a model whose ``pre`` llama.cpp splits otherwise, such as ``deepseek-llm`` or ``falcon``,
+  may cut long text differently, never a single word);
 - ``llama``: SentencePiece BPE as llama.cpp runs it: spaces become ``▁`` (one is put in front when
   ``add_space_prefix``, the default), the adjacent pair with the highest score is merged first, and a
   piece left outside the vocabulary falls back to its ``<0xNN>`` byte tokens;
@@ -103,8 +104,20 @@ def _vocab(tokens: list[str]) -> dict[str, int]:
     return vocab
 
 
-def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+LLAMA3_SPLIT = (CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+                r"|\s+(?!\S)|\s+")
+QWEN2_SPLIT = LLAMA3_SPLIT.replace(r"\p{N}{1,3}", r"\p{N}")
+# tokenizer.ggml.pre -> the pre-tokenizer regex llama.cpp splits text with before the merges (llm_tokenizer_bpe,
+# src/llama-vocab.cpp); any other name: GPT-2's, as the ByteLevel pre-tokenizer splits
+PRE_SPLITS = {**dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2",
+                               "jina-v5-nano", "dbrx", "smaug-bpe"), LLAMA3_SPLIT),
+              **dict.fromkeys(("qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "stablelm2", "hunyuan", "solar-open"),
+                              QWEN2_SPLIT)}
+
+
+def gpt2_bpe(tokens: list[str], merges: list[str], source: str, pre: str | None = None):
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
     pairs = [tuple(m.split(" ", 1)) for m in merges if " " in m]
     try:
@@ -112,9 +125,16 @@ def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
     except Exception as exc:
         raise CheckpointError("{name}: the GGUF tokenizer's tokens and merges do not make a BPE: {detail}", name=source,
                               detail=(str(exc).splitlines() or [type(exc).__name__])[0][:200]) from exc
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if pre in PRE_SPLITS:  # as Llama-3's and Qwen2's own tokenizer.json: the regex, then bytes to characters
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(PRE_SPLITS[pre]), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    return _hf_tokenizer(tok, tokens, "gpt2", source)
+    t = _hf_tokenizer(tok, tokens, "gpt2", source)
+    t.byte_level = True  # "Ġcat" shown as " cat", whichever regex splits the text
+    return t
 
 
 def is_phantom(tokens: list[str]) -> bool:
@@ -186,7 +206,7 @@ def tokenizer_from_gguf(meta: dict, source: str):
         if not merges:
             raise CheckpointError("{name}: a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges, and the file has none",
                                   name=source)
-        return gpt2_bpe(tokens, merges, source)
+        return gpt2_bpe(tokens, merges, source, field(meta, "tokenizer.ggml.pre", str))
     if model == "llama":
         scores = _scores(meta, len(tokens))
         prefix = field(meta, "tokenizer.ggml.add_space_prefix", bool)

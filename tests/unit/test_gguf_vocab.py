@@ -213,21 +213,40 @@ def gpt2_writer(tok, pre: str):
     return add
 
 
-@pytest.mark.parametrize("arch,pre", [("gpt2", "gpt-2"), ("qwen2", "qwen2")])
+def original_pre_tokenizer(tok, pre: str):
+    """The pre-tokenizer of the original's tokenizer.json: GPT-2's ByteLevel, or (Qwen2, Llama-3) their regex Split
+    then ByteLevel without its own regex, as those models' tokenizer.json files hold them."""
+    from tokenizers import Regex, pre_tokenizers
+
+    split = {"qwen2": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+                      r"\s*[\r\n]+|\s+(?!\S)|\s+",
+             "llama-bpe": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+                          r"\s*[\r\n]+|\s+(?!\S)|\s+"}.get(pre)
+    if split is not None:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(split), behavior="isolated"),
+                                                     pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    return tok
+
+
+BPE_EXTRA = ["It's 12345 don't\n\n  x\r\n y", "I'LL go, they'RE 7.5", "tab\there  \n"]  # contractions, digits, lines
+
+
+@pytest.mark.parametrize("arch,pre", [("gpt2", "gpt-2"), ("qwen2", "qwen2"), ("llama", "llama-bpe")])
 def test_byte_level_bpe_ggufs_tokenize_as_their_original(tmp_path, arch, pre):
-    tok = byte_level_bpe(tmp_path)
+    tok = original_pre_tokenizer(byte_level_bpe(tmp_path), pre)
     V = tok.get_vocab_size()
     gpt2 = arch == "gpt2"
     info = write(tmp_path / f"{arch}.gguf", arch, V, tokenizer=gpt2_writer(tok, pre), positions=32 if gpt2 else 0,
                  untied=not gpt2)
     emb = andrea_viz.load(tmp_path / f"{arch}.gguf")
-    for s in SENTENCES:
+    for s in [*SENTENCES, *SAMPLES, *BPE_EXTRA]:
         assert emb.tokenizer.encode(s) == tok.encode(s).ids, s
+    assert emb.tokenizer.token(tok.token_to_id("Ġcat")) == " cat"
     assert emb.block_input.plain
     if gpt2:  # learned positions, tied (llama.cpp's GPT-2 reuses token_embd.weight as the output)
         assert emb.position_kind == "learned" and np.array_equal(emb.position_table, info["positions"]) and emb.tied
     else:
-        assert emb.position_kind == "rope" and not emb.tied and "qwen2" in str(emb.card["position_reason"])
+        assert emb.position_kind == "rope" and not emb.tied and arch in str(emb.card["position_reason"])
 
 
 def spm_hf_tokenizer(tokens: list[str], scores: list[float]):
