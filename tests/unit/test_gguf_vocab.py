@@ -493,7 +493,7 @@ def test_an_rwkv_gguf_tokenizes_as_rwkvs_trie_tokenizer(tmp_path):
     assert tok.token(part) == "\\xe8\\xa1"  # part of a character: shown as stored
 
 
-def test_t5_rwkv_and_plamo2_ids_equal_those_llama_tokenize_gave_on_the_same_files(tmp_path):
+def test_every_gguf_tokenizer_model_gives_the_ids_llama_tokenize_gave_on_the_same_files(tmp_path):
     """A second reference: llama.cpp's own ``llama-tokenize``, built from the llama-cpp-python sdist, run on these very
     files (their sha256 recorded) by tests/checkpoint_files/llama_tokenize/record.py, its ids kept in ids.json."""
     import hashlib
@@ -506,7 +506,8 @@ def test_t5_rwkv_and_plamo2_ids_equal_those_llama_tokenize_gave_on_the_same_file
 
     recorded = json.loads((Path(record.__file__).parent / "ids.json").read_text(encoding="utf-8"))["files"]
     written = record.files(tmp_path)
-    assert set(recorded) == set(written) == {*T5_OPTIONS, "rwkv", "plamo2"}
+    assert set(recorded) == set(written) == {*T5_OPTIONS, "rwkv", "plamo2", "bert", "llama-spm", "bpe-gpt-2", "bpe-qwen2",
+                                             "bpe-llama-bpe"}
     for name, (path, sentences) in written.items():
         assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[name]["sha256"], name  # the file it read
         tok = tokenizer_from_gguf(read_header(path).meta, path.name)

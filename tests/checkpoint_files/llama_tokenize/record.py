@@ -1,5 +1,6 @@
-"""Records llama.cpp's own ids (its ``llama-tokenize`` tool) for the T5, RWKV and PLaMo 2 GGUF files that
-tests/unit/test_gguf_vocab.py writes, into ids.json beside this script; that test checks the app's ids against them.
+"""Records llama.cpp's own ids (its ``llama-tokenize`` tool) for the GGUF files of every tokenizer model (t5, rwkv,
+plamo2, bert, llama, and gpt2 with three pre-tokenizers) that tests/unit/test_gguf_vocab.py writes, into ids.json
+beside this script; that test checks the app's ids against them.
 
 The tool is built from the llama-cpp-python source distribution (its vendor/llama.cpp), only that target:
 
@@ -27,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 
 def files(tmp: Path) -> dict[str, tuple[Path, list[str]]]:
     """name -> (the GGUF written as the test writes it, the sentences to tokenize)."""
+    from tests.checkpoint_files import makers
     from tests.unit import test_gguf_vocab as t
 
     out = {}
@@ -46,6 +48,19 @@ def files(tmp: Path) -> dict[str, tuple[Path, list[str]]]:
     add, V, *_ = t.plamo_writer(t.plamo_folder(tmp / "plamo2"))
     t.write(tmp / "plamo2" / "plamo2.gguf", "plamo2", V, tokenizer=add, rope_key=False)
     out["plamo2"] = tmp / "plamo2" / "plamo2.gguf", t.PLAMO_SENTENCES
+    hf = t.minilm_tokenizer()
+    tokens, types = t.hf_vocab(hf)
+    t.write(tmp / "bert.gguf", "bert", len(tokens), tokenizer=t.bert_writer(tokens, types), positions=16, type_rows=2,
+            norm=True, rope_key=False)
+    out["bert"] = tmp / "bert.gguf", [*t.SENTENCES, *t.SAMPLES]
+    tokens, scores, types = makers.spm_vocab(400)
+    t.write(tmp / "llama-spm.gguf", "llama", len(tokens), d=16, tokenizer=t.spm_writer(tokens, scores, types))
+    out["llama-spm"] = tmp / "llama-spm.gguf", [*t.SENTENCES, *t.SAMPLES]
+    (tmp / "bpe").mkdir()
+    bpe = t.byte_level_bpe(tmp / "bpe")
+    for arch, pre in (("gpt2", "gpt-2"), ("qwen2", "qwen2"), ("llama", "llama-bpe")):
+        t.write(tmp / f"bpe-{pre}.gguf", arch, bpe.get_vocab_size(), tokenizer=t.gpt2_writer(bpe, pre), untied=True)
+        out[f"bpe-{pre}"] = tmp / f"bpe-{pre}.gguf", [*t.SENTENCES, *t.SAMPLES, *t.BPE_EXTRA]
     return out
 
 
