@@ -218,9 +218,9 @@ def tokenizer_from_gguf(meta: dict, source: str):
                             charsmap=charsmap.tobytes() if isinstance(charsmap, np.ndarray) else b"",
                             add_space_prefix=bool(field(meta, "tokenizer.ggml.add_space_prefix", bool)),
                             remove_extra_whitespaces=bool(field(meta, "tokenizer.ggml.remove_extra_whitespaces", bool)),
-                            unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
+                            unknown_id=unk if unk is not None else 2 if len(tokens) > 2 else None)  # llama.cpp: 2
     if model == "rwkv":
-        return RwkvTokenizer(tokens, source, unknown_id=field(meta, "tokenizer.ggml.unknown_token_id", int))
+        return RwkvTokenizer(tokens, source, unknown_id=unk)
     if model == "plamo2" and (bytes_ids := byte_tokens(tokens, types)) is not None:
         return Plamo2Tokenizer(tokens, _scores(meta, len(tokens)), types, bytes_ids, source, unk)
     if model == "bert" and unk is not None:

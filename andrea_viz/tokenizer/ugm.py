@@ -101,7 +101,6 @@ class UgmTokenizer(GgufVocab):
         super().__init__(tokens, "t5", source, unknown_id)
         self.source = source
         types = types or [NORMAL] * len(tokens)
-        self.unknown_id = 2 if unknown_id is None else unknown_id  # llama.cpp's default for t5
         self.add_space_prefix, self.remove_extra_whitespaces = add_space_prefix, remove_extra_whitespaces
         try:
             self.charsmap = Charsmap(charsmap)
@@ -180,6 +179,9 @@ class UgmTokenizer(GgufVocab):
         ids: list[int] = []
         for part in self.fragments(text):
             ids += [part] if isinstance(part, int) else self._viterbi(part)
+        if None in ids:  # a character no token covers, and the file names no unknown token
+            raise QueryError("“{text}” holds a character that this vocabulary has neither as a token nor as byte "
+                             "tokens", text=text[:60])
         return ids
 
     def _viterbi(self, text: str) -> list[int]:

@@ -414,6 +414,10 @@ def test_the_charsmap_normalizes_as_sentencepiece_and_a_damaged_one_is_a_sentenc
                            True, True)
     with pytest.raises(QueryError, match="precompiled_charsmap is damaged"):
         damaged.encode("b")
+    nameless = UgmTokenizer([SPACE + "a", "a"], [-1.0, -2.0], [1, 1], "u.gguf", b"", True, True, None)
+    assert nameless.encode("a a") == [0, 0]
+    with pytest.raises(QueryError, match="neither as a token nor as byte tokens"):  # no unknown token to stand for b
+        nameless.encode("a b")
 
 
 def rwkv_vocab_file(path) -> None:
