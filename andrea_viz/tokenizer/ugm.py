@@ -14,11 +14,11 @@ src/llama-vocab.cpp), step for step on the UTF-8 bytes:
    lowest normal score minus 10; the best path is read back from the end, consecutive unknown tokens as one.
 
 Where llama.cpp differs from SentencePiece itself, this follows llama.cpp: the user-defined prefix is the longest
-*path* of their trie (SentencePiece takes the longest whole token), and a user-defined token in the text is its own
-token with the text on either side tokenized apart (so a ``▁`` may go in front of the text after it); with ``remove_extra_whitespaces`` a ``▁`` goes
-in front of the first word even when ``add_space_prefix`` is off (T5 models have both on, and agree); and without
-``remove_extra_whitespaces`` the ``add_space_prefix`` ``▁`` goes in front of the first word, so a text of spaces only
-gets one ``▁`` fewer than SentencePiece gives it."""
+*path* of their trie (SentencePiece takes the longest whole token); a user-defined token in the text is its own token
+with the text on either side tokenized apart (so a ``▁`` may go in front of the text after it); with
+``remove_extra_whitespaces`` a ``▁`` goes in front of the first word even when ``add_space_prefix`` is off (T5 models
+have both on, and agree); and without ``remove_extra_whitespaces`` the ``add_space_prefix`` ``▁`` goes in front of the
+first word, so a text of spaces only gets one ``▁`` fewer than SentencePiece gives it (llama-tokenize agrees)."""
 
 from __future__ import annotations
 
