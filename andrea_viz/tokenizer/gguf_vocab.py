@@ -1,9 +1,10 @@
 """The tokenizer a GGUF file carries in its metadata: ``tokenizer.ggml.model``, ``.tokens``, ``.merges``,
 ``.scores`` and ``.token_type``.
 
-- ``gpt2``: GPT-2's byte-level BPE, its vocabulary and merges given to the ``tokenizers`` package (with
-  GPT-2's own pre-tokenizer; a model whose ``tokenizer.ggml.pre`` splits text otherwise may cut long
-  text differently, never a single word);
+- ``gpt2``: GPT-2's byte-level BPE, its vocabulary and merges given to the ``tokenizers`` package, the text split
+  first by llama.cpp's regex for ``tokenizer.ggml.pre``: Llama-3's (``llama-bpe`` and its kin), Qwen2's (digits one
+  by one), else GPT-2's (a model whose ``pre`` llama.cpp splits otherwise, such as ``deepseek-llm`` or ``falcon``,
+  may cut long text differently, never a single word);
 - ``llama``: SentencePiece BPE as llama.cpp runs it: spaces become ``▁`` (one is put in front when
   ``add_space_prefix``, the default), the adjacent pair with the highest score is merged first, and a
   piece left outside the vocabulary falls back to its ``<0xNN>`` byte tokens;
@@ -11,8 +12,15 @@
   (``convert_hf_to_gguf.py``, ``BertModel.set_vocab``) stores it in its "phantom space" form: a word-start piece
   ``return`` as ``▁return``, a continuation ``##turn`` as ``turn``, control tokens (``[CLS]``) as they are; that
   form is undone here (``wordpiece_from_phantom``), so the ids are llama.cpp's and the pieces the original's;
-- any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` /
-  ``Ġ`` form), with no encoding of longer text.
+- ``t5``: a Unigram (UGM) SentencePiece model as llama.cpp runs it (``ugm.UgmTokenizer``): the text normalized by the
+  file's ``precompiled_charsmap``, spaces made ``▁``, then the Viterbi path of highest summed score;
+- ``rwkv``: RWKV's World tokenizer as llama.cpp runs it (``rwkv.RwkvTokenizer``): the longest token of the bytes, from
+  left to right, over tokens stored escaped (``\\xe4``, ``\\n``);
+- ``plamo2``: PLaMo 2's tokenizer as llama.cpp runs it (``plamo2.Plamo2Tokenizer``): the cheapest cut by score, from
+  the end of the text, with byte tokens for a character no token covers (a vocabulary without all 256 byte tokens,
+  which llama.cpp refuses to load, gets exact tokens only);
+- any other model: each token shows as itself and a word is found as an exact token (or its ``▁`` / ``Ġ`` form), with
+  no encoding of longer text.
 """
 
 from __future__ import annotations
@@ -21,42 +29,13 @@ import numpy as np
 
 from ..errors import CheckpointError, QueryError
 from ..i18n import Msg
+from .gguf_exact import SPACE, GgufVocab
 from .hf import HFTokenizer
+from .plamo2 import Plamo2Tokenizer, byte_tokens
+from .rwkv import RwkvTokenizer
+from .ugm import UgmTokenizer
 
-SPACE = "\u2581"  # ▁, SentencePiece's space
 UNKNOWN, CONTROL, BYTE = 2, 3, 6  # tokenizer.ggml.token_type values (llama.cpp's llama_token_type)
-
-
-class GgufVocab:
-    """A GGUF vocabulary without an encoder: exact look-ups only."""
-
-    def __init__(self, tokens: list[str], model: str, source: str, unknown_id: int | None = None):
-        self.tokens = tokens
-        self.vocab_size = len(tokens)
-        self.model = model
-        self.unknown_id = unknown_id
-        self._ids: dict[str, int] = {}
-        for i, t in enumerate(tokens):
-            self._ids.setdefault(t, i)
-        self.description = Msg("GGUF metadata of {name}: tokenizer.ggml.model = {model}, {n:,} tokens (words are found "
-                               "as exact tokens)", name=source, model=model, n=self.vocab_size)
-
-    def token(self, token_id: int) -> str:
-        i = int(token_id)
-        return self.tokens[i].replace(SPACE, " ") if 0 <= i < self.vocab_size else f"#{i}"
-
-    def encode(self, text: str) -> list[int]:
-        if text in self._ids:
-            return [self._ids[text]]
-        raise QueryError("this GGUF tokenizer ({model}) is not one the app can run on text; “{text}” is not one of its "
-                         "tokens", model=self.model, text=text[:60])
-
-    def lookup(self, word: str) -> list[int]:
-        w = word.strip()
-        for form in (w, SPACE + w, "\u0120" + w):
-            if form in self._ids:
-                return [self._ids[form]]
-        return self.encode(w)
 
 
 class SpmTokenizer(GgufVocab):
@@ -125,8 +104,20 @@ def _vocab(tokens: list[str]) -> dict[str, int]:
     return vocab
 
 
-def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+LLAMA3_SPLIT = (CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+                r"|\s+(?!\S)|\s+")
+QWEN2_SPLIT = LLAMA3_SPLIT.replace(r"\p{N}{1,3}", r"\p{N}")
+# tokenizer.ggml.pre -> the pre-tokenizer regex llama.cpp splits text with before the merges (llm_tokenizer_bpe,
+# src/llama-vocab.cpp); any other name: GPT-2's, as the ByteLevel pre-tokenizer splits
+PRE_SPLITS = {**dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2",
+                               "jina-v5-nano", "dbrx", "smaug-bpe"), LLAMA3_SPLIT),
+              **dict.fromkeys(("qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "stablelm2", "hunyuan", "solar-open"),
+                              QWEN2_SPLIT)}
+
+
+def gpt2_bpe(tokens: list[str], merges: list[str], source: str, pre: str | None = None):
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
     pairs = [tuple(m.split(" ", 1)) for m in merges if " " in m]
     try:
@@ -134,9 +125,16 @@ def gpt2_bpe(tokens: list[str], merges: list[str], source: str):
     except Exception as exc:
         raise CheckpointError("{name}: the GGUF tokenizer's tokens and merges do not make a BPE: {detail}", name=source,
                               detail=(str(exc).splitlines() or [type(exc).__name__])[0][:200]) from exc
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if pre in PRE_SPLITS:  # as Llama-3's and Qwen2's own tokenizer.json: the regex, then bytes to characters
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(PRE_SPLITS[pre]), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    return _hf_tokenizer(tok, tokens, "gpt2", source)
+    t = _hf_tokenizer(tok, tokens, "gpt2", source)
+    t.byte_level = True  # "Ġcat" shown as " cat", whichever regex splits the text
+    return t
 
 
 def is_phantom(tokens: list[str]) -> bool:
@@ -184,6 +182,12 @@ def string_list(meta: dict, key: str) -> list[str] | None:
     return v if isinstance(v, list) and all(isinstance(x, str) for x in v) else None
 
 
+def _scores(meta: dict, n: int) -> list[float]:
+    """``tokenizer.ggml.scores`` (float32, widened exactly), or zeros when absent or of another length."""
+    scores = meta.get("tokenizer.ggml.scores")
+    return [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == n else [0.0] * n
+
+
 def tokenizer_from_gguf(meta: dict, source: str):
     """The tokenizer in a GGUF file's metadata (key -> value, as ``checkpoints.gguf_file.read_header`` reads it), or
     CheckpointError saying why not."""
@@ -202,14 +206,23 @@ def tokenizer_from_gguf(meta: dict, source: str):
         if not merges:
             raise CheckpointError("{name}: a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges, and the file has none",
                                   name=source)
-        return gpt2_bpe(tokens, merges, source)
+        return gpt2_bpe(tokens, merges, source, field(meta, "tokenizer.ggml.pre", str))
     if model == "llama":
-        scores = meta.get("tokenizer.ggml.scores")
-        scores = [float(x) for x in scores] if isinstance(scores, np.ndarray) and scores.size == len(tokens) \
-            else [0.0] * len(tokens)
+        scores = _scores(meta, len(tokens))
         prefix = field(meta, "tokenizer.ggml.add_space_prefix", bool)
         return SpmTokenizer(tokens, scores, types, source, add_space_prefix=True if prefix is None else prefix,
                             unknown_id=unk)
+    if model == "t5":
+        charsmap = meta.get("tokenizer.ggml.precompiled_charsmap")
+        return UgmTokenizer(tokens, _scores(meta, len(tokens)), types, source,
+                            charsmap=charsmap.tobytes() if isinstance(charsmap, np.ndarray) else b"",
+                            add_space_prefix=bool(field(meta, "tokenizer.ggml.add_space_prefix", bool)),
+                            remove_extra_whitespaces=bool(field(meta, "tokenizer.ggml.remove_extra_whitespaces", bool)),
+                            unknown_id=unk if unk is not None else 2 if len(tokens) > 2 else None)  # llama.cpp: 2
+    if model == "rwkv":
+        return RwkvTokenizer(tokens, source, unknown_id=unk)
+    if model == "plamo2" and (bytes_ids := byte_tokens(tokens, types)) is not None:
+        return Plamo2Tokenizer(tokens, _scores(meta, len(tokens)), types, bytes_ids, source, unk)
     if model == "bert" and unk is not None:
         pieces = wordpiece_from_phantom(tokens, types) if is_phantom(tokens) else tokens
         return bert_wordpiece(pieces, pieces[unk], source)

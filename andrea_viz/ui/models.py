@@ -75,16 +75,18 @@ POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal")
                         "relative": N_("relative (T5)"), "none": N_("none")}
 OUTPUT_KIND_LABELS = {"untied": N_("untied"), "tied": N_("tied"), "none": N_("none")}
 FOLDER_PREFIX = "folder:"  # ?model=folder:<path relative to the checkpoint folder>
-FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> its path relative to the checkpoint folder
+FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> (its path relative to the checkpoint folder,
+#                                       the address value of its tables named by hand, or None)
 
 
 def from_folder(rel: str, tables: dict[str, str] | None = None) -> Embeddings:
     """A checkpoint picked from the checkpoint folder by its relative path (refused outside the folder);
-    remembered so that its URL says where it came from. ``tables``: tables named by hand."""
+    remembered so that its URL says where it came from. ``tables``: tables named by hand (the URL says them too)."""
     path = inside(checkpoint_dir(), rel)
     emb = load_checkpoint(path, None, rel.rstrip("/"), confine=checkpoint_dir(), tables=tables)
-    if not tables:  # the address cannot say which tables were named: only a file read by its own names goes there
-        st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = rel
+    said = naming.tables_address(tables) if tables else None
+    if not tables or said is not None:  # a key the address cannot hold: that model lives in this session only
+        st.session_state.setdefault(FOLDER_SOURCES, {})[emb.key] = (rel, said)
     return emb
 
 
@@ -111,22 +113,23 @@ def timeline_from_folder(rel: str) -> Timeline:
 
 
 def _model_from_url() -> str:
-    """The model the address names (``?model=`` a built-in or ``folder:<path>``) by url's one rule; without one (or
-    with one refused), the grown model of the session's language."""
-    wanted = url.initial("model", None, _model_in_address)
+    """The model the address names (``?model=`` a built-in or ``folder:<path>``, with ``&tables=`` the tables named
+    by hand) by url's one rule; without one (or with one refused), the grown model of the session's language."""
+    tables = url.initial(naming.TABLES_PARAM, None, naming.tables_in_address)  # used with a ?model=folder:<path>
+    wanted = url.initial("model", None, lambda raw: _model_in_address(raw, tables))
     if wanted is not None:
         return wanted
     st.session_state[AUTO] = True
     return default_model(i18n.language())
 
 
-def _model_in_address(raw: str) -> str:
+def _model_in_address(raw: str, tables: dict[str, str] | None = None) -> str:
     if raw in BUILTINS:
         return raw
     if not raw.startswith(FOLDER_PREFIX):
         raise ValueError(raw)  # refused by url's rule, with its sentence
     try:
-        return from_folder(raw[len(FOLDER_PREFIX):]).key
+        return from_folder(raw[len(FOLDER_PREFIX):], tables=tables).key
     except CheckpointError as exc:  # the folder's own sentence says more than url's
         st.error(_("The model in the address could not be opened: {reason}", reason=tr(exc.msg, escape=md)), icon=":material/warning:")
         return DEFAULT_MODEL
@@ -149,13 +152,14 @@ def model_picker() -> str:
     info = BUILTINS.get(chosen)
     if info:  # the model's whole name first: a long one is cut in the picker
         st.sidebar.caption(_("{name}: {summary}", name=md(labels[chosen]), summary=tr(info.summary)))
-    folder = st.session_state.get(FOLDER_SOURCES, {}).get(chosen)
+    folder, tables = st.session_state.get(FOLDER_SOURCES, {}).get(chosen, (None, None))
     if chosen in BUILTINS:
         st.query_params["model"] = chosen
-    elif folder is not None:  # a file of the checkpoint folder: the address names it
+    elif folder is not None:  # a file of the checkpoint folder: the address names it (and the tables named by hand)
         st.query_params["model"] = FOLDER_PREFIX + folder
     else:  # an upload lives in this session only
         st.query_params.pop("model", None)
+    url.keep(**{naming.TABLES_PARAM: tables if folder is not None else None})
     return chosen
 
 

@@ -1,5 +1,7 @@
 """Tables named by hand: a file (from the checkpoint folder or uploaded) whose tables no known name says is kept
-with its 2-D tensors, and ``table_picker`` asks which is the token, position and output table."""
+with its 2-D tensors, and ``table_picker`` asks which is the token, position and output table. A file of the
+checkpoint folder read with tables named by hand keeps them in its address: ``?model=folder:<path>&tables=token:<key>,
+position:<key>,output:<key>`` (``tables_address`` writes it, ``tables_in_address`` parses it by url's one rule)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,36 @@ from ..checkpoints.tables import NoTableError
 from ..i18n import _, num
 from ..model import Embeddings
 from ..safe_text import md
+from . import url
 from .errors import explain_errors
 
 NAMING = "_checkpoint:naming"  # session_state: a Pending file to name
 ROLES = ("token", "position", "output")
+TABLES_PARAM = "tables"  # the address name of the tables named by hand, beside ?model=folder:<path>
+
+
+def tables_in_address(raw: str) -> dict[str, str]:
+    """The tables an address names, ``token:arr_0,position:arr_1`` -> {"token": "arr_0", "position": "arr_1"}
+    (a key may hold ``:``, never ``,``); ValueError for anything else: an unknown or repeated role, an empty key or
+    one with a control character, no token table."""
+    named: dict[str, str] = {}
+    for part in raw.split(","):
+        role, sep, key = part.partition(":")
+        if not sep or role not in ROLES or role in named or not key or not key.isprintable():
+            raise ValueError(part)
+        named[role] = key
+    if "token" not in named:
+        raise ValueError(raw)
+    return named
+
+
+def tables_address(tables: dict[str, str]) -> str | None:
+    """The address value of tables named by hand (``tables_in_address`` reads it back), or None when it cannot say
+    them: a key holding ``,`` or a control character, or a value longer than url's limit."""
+    named = {r: tables[r] for r in ROLES if tables.get(r)}
+    text = ",".join(f"{r}:{k}" for r, k in named.items())
+    ok, back = url.parsed(text, tables_in_address)
+    return text if ok and back == named else None
 
 
 class Pending:

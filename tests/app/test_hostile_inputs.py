@@ -131,7 +131,7 @@ def test_a_huge_word_or_id_in_the_address_is_refused_quickly(app):
 # an unknown keyword, a URL, a bare www. host, an e-mail address, math, a link, HTML
 FUZZ = ["\x00", "n" * 300, "/".join(["f" * 250] * 3), "", "bogus", "https://evil.invalid/x", "www.evil.invalid",
         "a@evil.invalid", "$\\color{red}{RED}$", "[x](https://evil.invalid)", "<b>x</b>"]
-EVERY_PAGE = ("model", "lang")  # read by page_setup on every page
+EVERY_PAGE = ("model", "tables", "lang")  # read by page_setup on every page
 READS = {"pages/0_Lesson.py": ("step", "present"), "pages/1_Lookup_table.py": ("word",),
          "pages/4_Neighbours.py": ("word",), "pages/6_Positions.py": ("word",), "pages/11_Anatomy.py": ("word",),
          "pages/5_Projection.py": ("method", "dims", "n", "seed", "labels", "renderer"),

@@ -176,3 +176,63 @@ def test_an_upload_kept_for_naming_is_given_up_when_another_is_read(app, tmp_pat
     _click(at, "Read the upload")
     assert naming.NAMING not in at.session_state and dropped == ["keras.npz"]  # the kept one was given up
     assert [e.name for e in at.session_state[USER_MODELS].values()] == ["table.npy"]
+
+
+def _keras(root: Path) -> dict[str, np.ndarray]:
+    g = np.random.default_rng(1)
+    arrays = {"arr_0": g.standard_normal((V, D)).astype(np.float32), "arr_1": g.standard_normal((T, D)).astype(np.float32),
+              "arr_2": g.standard_normal((V, D)).astype(np.float32), "arr_3": g.standard_normal(D).astype(np.float32)}
+    np.savez(root / "keras.npz", **arrays)
+    return arrays
+
+
+def test_tables_named_in_the_picker_go_into_the_address_and_a_shared_address_opens_them(app, tmp_path, monkeypatch):
+    """Named on the Checkpoint page and explored: the address says the file and its tables
+    (``?model=folder:keras.npz&tables=token:arr_0,position:arr_1,output:arr_2``); a fresh session opened at that
+    address has the same model, read with the same tables, asking nothing."""
+    root = tmp_path / "ckpts"
+    root.mkdir()
+    arrays = _keras(root)
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    at = open_page(app("minilm-l6"), "8_Checkpoint.py")
+    at.selectbox(key="ckpt:rel").set_value("keras.npz").run()
+    _click(at, "Read it")
+    at.selectbox(key="ckpt:name:token").set_value("arr_0").run()
+    at.selectbox(key="ckpt:name:position").set_value("arr_1").run()
+    at.selectbox(key="ckpt:name:output").set_value("arr_2").run()
+    _click(at, "Read it with these tables")
+    (key,) = at.session_state[USER_MODELS]
+    at.run()  # the sidebar offers it (the picker read it after the sidebar was drawn)
+    at.sidebar.selectbox[0].set_value(key).run()  # explored: the model of every page
+    no_exception(at)
+    assert at.query_params["model"] == "folder:keras.npz"
+    assert at.query_params["tables"] == "token:arr_0,position:arr_1,output:arr_2"
+
+    shared = app(query={"model": "folder:keras.npz", "tables": "token:arr_0,position:arr_1,output:arr_2"})
+    assert not shared.error and not shared.warning, [e.value for e in (*shared.error, *shared.warning)]
+    (emb,) = shared.session_state[USER_MODELS].values()
+    assert shared.session_state["model"] == emb.key == key
+    np.testing.assert_array_equal(emb.token_table, arrays["arr_0"])
+    np.testing.assert_array_equal(emb.position_table, arrays["arr_1"])
+    np.testing.assert_array_equal(emb.output_table, arrays["arr_2"])
+    assert shared.query_params["tables"] == "token:arr_0,position:arr_1,output:arr_2"  # kept for the next share
+    shared.sidebar.selectbox[0].set_value("minilm-l6").run()
+    assert "tables" not in shared.query_params  # a built-in: nothing named
+
+
+def test_an_address_naming_a_key_that_is_no_table_of_the_file_gets_a_sentence(app, tmp_path, monkeypatch):
+    root = tmp_path / "ckpts"
+    root.mkdir()
+    _keras(root)
+    monkeypatch.setenv("ANDREA_VIZ_CHECKPOINT_DIR", str(root))
+    for tables, said in [("token:arr_9", "keras.npz holds no table named 'arr_9' (given as the token table); its 2-D "
+                                         "tensors, largest first: arr_0 [40, 8], arr_2 [40, 8], arr_1 [12, 8]"),
+                         ("token:arr_0,position:arr_3", "holds no table named 'arr_3' (given as the position table)"),
+                         ("token:<b>x</b>", "holds no table named '<b>x</b>' (given as the token table)")]:
+        at = app(query={"model": "folder:keras.npz", "tables": tables})
+        assert at.session_state["model"] == "minilm-l6" and not at.session_state[USER_MODELS]
+        errors = [plain(e.value) for e in at.error]
+        assert any("The model in the address could not be opened" in e and said in e for e in errors), errors
+    at = app(query={"model": "folder:keras.npz", "tables": "arr_0"})  # not role:key: refused by url's rule
+    assert any("The address gives tables=arr_0, which this page cannot use" in plain(w.value) for w in at.warning)
+    assert any("no token embedding table found in keras.npz" in plain(e.value) for e in at.error)
