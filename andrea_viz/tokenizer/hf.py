@@ -7,6 +7,8 @@ checked when it is loaded (a probe text with an unknown word is encoded), and an
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 from ..errors import CheckpointError, QueryError
@@ -62,7 +64,7 @@ class HFTokenizer:
             raise CheckpointError(
                 "{name} cannot encode a text with an unknown word ({detail}); its unknown token '{unk}' is probably "
                 "missing from its vocabulary", name=name, detail=_first_line(exc), unk=unk or "") from exc
-        self.byte_level = type(self._tok.pre_tokenizer).__name__ == "ByteLevel"
+        self.byte_level = is_byte_level(self._tok.pre_tokenizer)
         self.description = (Msg("Hugging Face tokenizer.json ({model}, {n:,} tokens)", model=model, n=self.vocab_size)
                             if tokenizer is None else
                             Msg("byte-level BPE from {name} ({n:,} tokens)", name=name, n=self.vocab_size))
@@ -93,3 +95,20 @@ class HFTokenizer:
             if len(spaced) == 1:
                 return spaced
         return ids
+
+
+def is_byte_level(pre_tokenizer) -> bool:
+    """Whether a ``tokenizers`` pre-tokenizer maps bytes to GPT-2's characters (``Ġ`` for a space): ByteLevel
+    itself, or a Sequence holding it after its own splits (Llama-3's and Qwen2's tokenizer.json)."""
+    if pre_tokenizer is None:
+        return False
+
+    def has(node) -> bool:
+        if isinstance(node, dict):
+            return node.get("type") == "ByteLevel" or any(has(v) for v in node.values())
+        return isinstance(node, list) and any(has(v) for v in node)
+
+    try:
+        return has(json.loads(pre_tokenizer.__getstate__()))
+    except (AttributeError, TypeError, ValueError):
+        return type(pre_tokenizer).__name__ == "ByteLevel"

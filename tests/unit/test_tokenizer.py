@@ -62,3 +62,30 @@ def test_a_byte_level_models_space_newline_and_tab_tokens_show_as_marks_in_its_n
     assert (emb.token(space), emb.token(newline), emb.token(tab)) == ("␣", "⏎", "⇥")
     q, hits = neighbours(emb, f"#{space}", k=2)
     assert q.pieces == ("␣",) and {h.token for h in hits} == {"⏎", "⇥"}
+
+
+def test_a_llama3_style_tokenizer_json_is_byte_level_behind_its_own_split(tmp_path):
+    """Llama-3's and Qwen2's tokenizer.json put ByteLevel (use_regex false) inside a Sequence after their own regex
+    Split: still byte-level, so " cat" shows as " cat" (not "Ġcat") and the word cat finds its spaced token."""
+    import json
+
+    from andrea_viz.tokenizer import HFTokenizer
+    from tests.checkpoint_files.makers import byte_level_bpe
+
+    _v, _m, path = byte_level_bpe(tmp_path / "gpt2")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?"
+                                               r"[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"},
+         "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+    llama3 = tmp_path / "llama3" / "tokenizer.json"
+    llama3.parent.mkdir()
+    llama3.write_text(json.dumps(data), encoding="utf-8")
+    tok = HFTokenizer(llama3)
+    spaced = data["model"]["vocab"]["Ġcat"]
+    assert tok.byte_level and tok.token(spaced) == " cat"
+    gpt2 = HFTokenizer(path)
+    assert [tok.lookup(w) for w in ("cat", "dog", "sat", "mat", "log", "cats")] == [
+        gpt2.lookup(w) for w in ("cat", "dog", "sat", "mat", "log", "cats")]
+    assert any(len(gpt2.encode(w)) > 1 and len(tok.lookup(w)) == 1 for w in ("sat", "mat", "log", "dog", "cats"))
