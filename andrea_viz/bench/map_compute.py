@@ -250,7 +250,7 @@ def run_card(repeats: int = 3, source: str = "minilm-l6") -> None:
     """``bench-map --card``: the full quality card (every point) of a map of the whole table, with today's rank
     counting and the searchsorted one before it, side by side in this run: medians of wall and CPU seconds, their
     ratio, and whether the scores are equal."""
-    from ..maps import quality
+    from ..maps import quality  # torch and scikit-learn behind it: loaded only for this bench
 
     emb = load(source)
     X = np.asarray(emb.token_table, np.float32)
