@@ -18,18 +18,25 @@ PART_COLORS = {
     "attention (wq, wk, wv, wo)": BLUE,
     "MLP (fc1, fc2)": GREEN,
 }
-PART_SWATCHES = {"token table": "red", "position table": "orange", "output table": "violet",  # Streamlit's colour
-                 "attention (wq, wk, wv, wo)": "blue", "MLP (fc1, fc2)": "green"}  # names nearest PART_COLORS
+
+
+def swatch(colour: str) -> str:
+    """A square of a slice's own colour for a Markdown table (HTML: draw it with ``unsafe_allow_html``): a box, not
+    a glyph, so it is the slice's colour exactly and is not text whose contrast a checker would weigh; hidden from
+    screen readers, which read the part's name beside it."""
+    return (f'<span aria-hidden="true" style="display:inline-block;width:0.9em;height:0.9em;border-radius:2px;'
+            f'background:{colour};vertical-align:middle"></span>')
 
 
 def parts_key(pc: ParamCount) -> str:
-    """The treemap's key as a Markdown table: every part with its colour, its parameters and its share of the
-    model, so that a slice too small for its label (the position table, 0.8% of ANDREA-120M) is still named."""
+    """The treemap's key as a Markdown table: every part with its slice's colour, its parameters and its share of
+    the model, so that a slice too small for its label (the position table, 0.8% of ANDREA-120M) is still named."""
     rows = [f"| | {_('part')} | {_('parameters')} | % |", "|:-:|:--|--:|--:|"]
     for name, n in (("token table", pc.token), ("position table", pc.position), ("output table", pc.output),
                     ("attention (wq, wk, wv, wo)", pc.attention), ("MLP (fc1, fc2)", pc.mlp)):
         if n:
-            rows.append(f"| :{PART_SWATCHES[name]}[■] | {tr(PART_LABELS[name])} | {num(n)} | {num(n / pc.total, '.1%')} |")
+            rows.append(f"| {swatch(PART_COLORS[name])} | {tr(PART_LABELS[name])} | {num(n)} | "
+                        f"{num(n / pc.total, '.1%')} |")
     return "\n".join(rows)
 
 

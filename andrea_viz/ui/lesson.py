@@ -277,7 +277,7 @@ def where() -> None:
     c1, c2 = st.columns([3, 2], vertical_alignment="center")
     draw(c1, figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap",
          height=h(420, 300))
-    c2.markdown(parts_key(pc))  # every part named, the slices too small for their label too
+    c2.markdown(parts_key(pc), unsafe_allow_html=True)  # every part named (our words only); its swatches are HTML
     g = nominal_gap()
     st.markdown(_("**The nominal 120M, part by part:** embeddings {emb:.2%} + output table {out:.2%} + blocks {blocks:.2%} "
                   "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not {nominal}.",

@@ -72,6 +72,11 @@ def test_the_treemap_key_names_every_part_with_its_count():
                             ("output table", "6,488,832", "6.6%"), ("attention (wq, wk, wv, wo)", "28,311,552", "28.7%"),
                             ("MLP (fc1, fc2)", "56,623,104", "57.4%")):
         assert any(f"| {label} | {n} | {share} |" in r for r in rows), (label, key)
+    fig = params_treemap(count_shape(FAMILY["ANDREA-120M"]), "t")
+    slices = dict(zip(fig.data[0].ids, fig.data[0].marker.colors, strict=True))
+    for r, name in zip(rows, ("token table", "position table", "output table", "attention (wq, wk, wv, wo)",
+                              "MLP (fc1, fc2)"), strict=True):  # each swatch is its slice's own colour
+        assert f"background:{slices[name]};" in r and 'aria-hidden="true"' in r, (name, r)
 
 
 def test_the_animation_controls_hang_below_the_axes():
