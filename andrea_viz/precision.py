@@ -25,7 +25,7 @@ from .geometry import resolve_ids
 from .i18n import Msg
 from .model import Embeddings
 from .neighbours import BACKENDS, argkmin, jaccard_rows, torch_device  # noqa: F401 (named here for the bench)
-from .lesson.words import default_pairs
+from .model_words import default_pairs
 
 PRECISIONS = ("bf16", "fp16", "int8", "q8_0", "q4_0")
 K = 10

@@ -19,7 +19,7 @@ from andrea_viz.geometry import neighbours
 from andrea_viz.i18n import _, num
 from andrea_viz.lookup import unchanged_rows
 from andrea_viz.plots.compare import arrows_map, drift_histogram
-from andrea_viz.lesson.words import tracked_word
+from andrea_viz.model_words import tracked_word
 
 LIST = 15  # tokens listed as moved most and least
 

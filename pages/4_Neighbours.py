@@ -9,7 +9,7 @@ from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
 from andrea_viz.precision import PRECISIONS, measure
 from andrea_viz.safe_text import md
-from andrea_viz.lesson.words import lesson_word
+from andrea_viz.model_words import lesson_word
 
 emb = ui.page_setup(__file__)
 METRIC_LABELS = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}

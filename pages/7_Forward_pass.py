@@ -10,7 +10,7 @@ from andrea_viz.i18n import _, num, short_duration, tr
 from andrea_viz.plots.positions import block_input_heatmaps
 from andrea_viz.positions import order_blindness
 from andrea_viz.safe_text import md
-from andrea_viz.lesson.words import model_language
+from andrea_viz.model_words import model_language
 
 emb = ui.page_setup(__file__)
 T_max = emb.context

@@ -5,7 +5,7 @@ import streamlit as st
 from andrea_viz import ui
 from andrea_viz.checkpoints.folder import ENV, checkpoint_dir, display_root, inside, list_checkpoints, list_timelines, list_tokenizers
 from andrea_viz.grow.corpus import CLASS_LABELS
-from andrea_viz.lesson.words import corpus_classes
+from andrea_viz.model_words import corpus_classes
 from andrea_viz.i18n import _
 from andrea_viz.safe_text import in_code, md
 from andrea_viz.timeline import describe

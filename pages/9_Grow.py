@@ -7,7 +7,7 @@ from andrea_viz.errors import QueryError
 from andrea_viz.family import BYTE_TOKENS, count_params
 from andrea_viz.grow import DEFAULT_PRESET, PRESETS, corpus_text
 from andrea_viz.grow.corpus import CLASS_LABELS, word_in
-from andrea_viz.lesson.words import corpus_classes
+from andrea_viz.model_words import corpus_classes
 from andrea_viz.i18n import _, language, tr
 from andrea_viz.plots.timeline import loss_curve
 

@@ -16,7 +16,7 @@ from .undertrained import as_tensor
 from ..errors import QueryError
 from .. import lexicon
 from ..geometry import ANISOTROPY_PAIRS, anisotropy, cosine, mean_row, neighbours, resolve
-from ..lesson.words import model_language
+from ..model_words import model_language
 
 BLOCK_ROWS = 1024
 

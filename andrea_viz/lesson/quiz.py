@@ -12,7 +12,7 @@ from ..errors import QueryError
 from ..geometry import cosine, dot, resolve
 from ..i18n import Msg
 from ..model import Embeddings
-from .words import model_language
+from ..model_words import model_language
 
 # the lesson's own pairs come first; later rounds draw from the rest (in English; a model's own language's from
 # the lexicon)

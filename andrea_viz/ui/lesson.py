@@ -32,7 +32,7 @@ from ..positions import SCHEME_COLUMNS, order_blindness, schemes
 from ..lesson.quiz import make_pair, score_round
 from ..sizing import product_arithmetic, tying_saving
 from ..lesson.sizing_claims import block_share
-from ..lesson.words import lesson_word
+from ..model_words import lesson_word
 from . import classroom, exercise
 from .cache import cached, figure, get_model
 from .charts import chart

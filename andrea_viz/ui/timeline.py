@@ -17,7 +17,7 @@ from ..plots import lookup as lookup_plots
 from ..plots import timeline as plots
 from ..safe_text import md
 from ..timeline import Timeline
-from ..lesson.words import class_words, default_pairs, tracked_word
+from ..model_words import class_words, default_pairs, tracked_word
 from .errors import show_error
 from .tables import localized
 from .charts import chart

@@ -12,7 +12,7 @@ from ..geometry import MAX_QUERY_CHARS, Query, resolve
 from ..i18n import _, num, tr
 from ..model import Embeddings
 from ..safe_text import md, md_code
-from ..lesson.words import lesson_word
+from ..model_words import lesson_word
 from . import url
 from .errors import show_error
 

@@ -194,7 +194,7 @@ def test_no_import_circle_between_library_modules():
 
 def test_no_import_leaves_a_wing_and_comes_back():
     """No arrow runs up out of a wing: nothing a wing imports (a root module, another folder) imports the wing back,
-    directly or through others (maps/colours -> precision -> lesson/words -> ... -> maps would make the two wings one
+    directly or through others (maps/colours -> precision -> model_words -> ... -> maps would make the two wings one
     tangle)."""
     rooms: dict[str, set[str]] = {}
     for m, targets in _library_edges().items():
@@ -242,3 +242,11 @@ def test_the_model_card_is_read_by_attribute_inside_the_package():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)
              and not line.lstrip().startswith(("#", '"', "``"))]
     assert found == [], found
+
+
+def test_the_lesson_wing_is_read_by_its_drawers_only():
+    """What the lesson says is drawn by plots/, ui/ and the pages; the rest of the library (precision, anatomy,
+    maps …) never reads the lesson wing (the words a model is shown in live in ``model_words``, on the floor below)."""
+    readers = sorted(m for m, targets in _library_edges().items()
+                     if _room(m) not in ("lesson", "plots", "ui") and any(_room(t) == "lesson" for t in targets))
+    assert readers == [], readers

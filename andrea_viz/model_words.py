@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import lexicon
-from ..errors import QueryError
-from ..geometry import resolve_ids
-from ..grow.corpus import CLASSES_IN, CORPUS_LANGUAGES, word_in
-from ..model import Embeddings
+from . import lexicon
+from .errors import QueryError
+from .geometry import resolve_ids
+from .grow.corpus import CLASSES_IN, CORPUS_LANGUAGES, word_in
+from .model import Embeddings
 
 TRACKED_PAIRS = [("cat", "dog"), ("cat", "tuesday")]  # the pairs a timeline follows, in the corpus's language
 MIN_LETTERS = 3
