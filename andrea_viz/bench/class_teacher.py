@@ -146,7 +146,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool) -
                     for i, c in enumerate(contexts[1:])]
         watch = [_count_on_screen(teacher, n, seen)] if with_class else []
         await asyncio.gather(*learners, *watch)
-        run.answer_lags = [t - c for t, c in zip(seen, sorted(clicks), strict=True)] if with_class else []
+        run.answer_lags = answer_lags(clicks, seen) if with_class else []
 
         pages = [c.pages[0] for c in contexts[1:]]
         if with_class:  # the teacher's view is still open on the Class page
@@ -195,8 +195,16 @@ def _p(values: list[float]) -> str:
     return f"p50 {percentile(values, 0.5):.1f} s, p95 {percentile(values, 0.95):.1f} s" if values else "none"
 
 
-def _mb(values: list[int]) -> str:
-    return " + ".join(f"{v / MB:,.0f}" for v in values) + " MB"
+def _mb(values: list[int], sign: str = "") -> str:
+    """Bytes per server in MB: "36 MB" for one server, "A 46 MB, B 41 MB" for two."""
+    each = [f"{v / MB:{sign},.0f} MB" for v in values]
+    return each[0] if len(each) == 1 else ", ".join(f"{chr(65 + i)} {e}" for i, e in enumerate(each))
+
+
+def answer_lags(clicks: list[float], seen: list[float]) -> list[float]:
+    """Each answer's lag: the k-th answer given (by its click) against the moment the teacher's count first showed k
+    (the k-th answer stored is never stored before the k-th click, so no lag is negative)."""
+    return [t - c for t, c in zip(seen, sorted(clicks), strict=True)]
 
 
 def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
@@ -204,6 +212,8 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
           f"{servers} server(s) ({'learners split across them, the teacher on the first; ' if servers > 1 else ''}"
           f"class store {'PostgreSQL' if store == 'postgresql' else 'SQLite'}); fresh servers per run, each warmed by "
           f"one learner; load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    if servers > 1:
+        print("servers: " + ", ".join(chr(65 + i) for i in range(servers)) + " (the teacher on A)", flush=True)
     with contextlib.ExitStack() as stack:
         env = _store_env(store, stack)
         without = _run_once(n, servers, env, with_class=False)
@@ -217,8 +227,8 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
     print(f"| answer given → on the teacher's screen ({len(with_.answer_lags)} answers) | {_p(with_.answer_lags)} |")
     print(f"| follow me → on each learner's screen ({n} learners × {len(MOVES)} steps) | {_p(with_.follow_lags)} |")
     extra = [w - o for w, o in zip(with_.above(), without.above(), strict=True)]
-    print(f"| server peak above its base, with − without the class | {' + '.join(f'{e / MB:+,.0f}' for e in extra)} MB "
-          f"({_mb(with_.above())} − {_mb(without.above())}) |")
+    print(f"| server peak above its base, with − without the class | {_mb(extra, '+')} ({_mb(with_.above())} with, "
+          f"{_mb(without.above())} without) |")
     for q in (0.5, 0.95):
         a, b = percentile(with_.page_times, q), percentile(without.page_times, q)
         print(f"| learners' pages p{round(q * 100)}, with / without the class | {a:.1f} s / {b:.1f} s = "
