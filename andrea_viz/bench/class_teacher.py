@@ -11,7 +11,10 @@ learner's own step picker shows the teacher's step. Without the class: the same 
 no class started, no join, and each learner steps its Lesson itself. Printed: both lags' p50/p95, each server's
 peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and without the class,
 and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
-screen and its script has run to the end) with and without the class, as a ratio.
+screen and its script has run to the end) with and without the class, as a ratio. Besides the figures, what went
+astray: answers the teacher's count had not reached ``GRACE_S`` after the last was given (and how many answers the
+class store holds), answers a learner's page said wait on its server, Checks clicked again because the first showed
+no feedback, and learners' screens that had not followed a step within ``GRACE_S``.
 
 ``--servers 2 --store postgresql``: the same with two servers sharing one PostgreSQL class store (Debian's, started on
 loopback for the run), learners split across the two, the teacher on the first.
@@ -28,7 +31,9 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ..classroom.store import DB_FILE, ClassStore, SQLiteStore, open_store
 from ..family import FAMILY
 from ..testing_harness import CHROMIUM_FLAGS, chromium_exe, reset_peak, running_postgres, serve, status
 from .classroom import IDLE, MB, SESSION_TTL_S, _rendered, percentile, sidebar
@@ -37,6 +42,10 @@ KEY = "bench-class-teacher-key"
 SIZE = "ANDREA-12M"  # the sizing question every learner answers (rightly: V × d)
 MOVES = (2, 3)  # the Lesson steps the teacher leads the class to, one after the other
 TIMEOUT_S = 600.0  # a wait longer than this on a loaded machine is a failure, not a figure
+GRACE_S = 90.0  # how long the teacher's count may still take once every learner has answered
+CHECK_TRIES = 3  # a learner whose Check shows no feedback within CHECK_WAIT_S clicks it again, as a person would
+CHECK_WAIT_S = 60.0
+KEPT = "Your teacher's database is away"  # the learner's caption when the answer waits on the server
 TITLES = {"Class": "A class", "Sizing": "Sizing embedding tables", "Lesson": "The lesson: embeddings"}
 COUNT_AT_LEAST = f"""(k) => {{ const m = document.body.innerText.match(/Sizing exercise, {SIZE}: (\\d+) answers/);
     return !!m && +m[1] >= k; }}"""  # the teacher's count of this question's answers has reached k
@@ -53,6 +62,11 @@ class Run:
     base: list[int] = field(default_factory=list)  # each server's resident bytes when the learners arrive
     peak: list[int] = field(default_factory=list)  # each server's peak resident bytes while they worked
     exceptions: int = 0
+    unseen: int = 0  # answers the teacher's screen had not counted GRACE_S after the last was given
+    stored: int = 0  # answers in the class store at the end
+    kept: int = 0  # answers a learner's page said wait on its server (the database away)
+    reclicks: int = 0  # Checks clicked again because the first showed no feedback
+    unmoved: int = 0  # learners' screens not at the teacher's step GRACE_S after "follow me" moved it
 
     def above(self) -> list[int]:
         return [p - b for p, b in zip(self.peak, self.base, strict=True)]
@@ -74,7 +88,8 @@ async def _sidebar_timed(page, path: str) -> float:
     return time.perf_counter() - t
 
 
-async def _learner(context, url: str, code: str | None, times: list[float], clicks: list[float]) -> None:
+async def _learner(context, url: str, code: str | None, times: list[float], clicks: list[float],
+                   run: Run | None = None) -> None:
     """One learner: the Class page (joining ``code`` when given), the sizing exercise answered, the Lesson."""
     page = await context.new_page()
     times.append(await _open_timed(page, url, f"Class?code={code}&lang=en" if code else "Class?lang=en"))
@@ -87,9 +102,21 @@ async def _learner(context, url: str, code: str | None, times: list[float], clic
     await box.fill(str(s.V * s.d))
     await box.press("Enter")
     await page.wait_for_selector(IDLE)
-    clicks.append(time.perf_counter())  # the answer is given
-    await page.locator(f".st-key-sizing-exercise-{SIZE}-check button").click()
+    for attempt in range(CHECK_TRIES):
+        t = time.perf_counter()  # the answer is given
+        await page.locator(f".st-key-sizing-exercise-{SIZE}-check button").click()
+        try:  # the exercise's feedback: the click reached the server
+            await page.locator("[data-testid='stAlertContentSuccess']").wait_for(timeout=CHECK_WAIT_S * 1000)
+            break
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError: clicked again, and counted)
+            if run is not None:
+                run.reclicks += 1
+            if attempt == CHECK_TRIES - 1:
+                raise
+    clicks.append(t)
     await page.wait_for_selector(IDLE)
+    if run is not None and code and await page.get_by_text(KEPT).count():
+        run.kept += 1
     times.append(await _sidebar_timed(page, "Lesson"))
     await page.wait_for_function(STEP_IS, arg="1.")
 
@@ -125,7 +152,7 @@ async def _warm(browser, url: str) -> None:
     await context.close()
 
 
-async def _session(urls: list[str], pids: list[int], n: int, with_class: bool) -> Run:
+async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, store: ClassStore) -> Run:
     from playwright.async_api import async_playwright
 
     run = Run(with_class)
@@ -142,11 +169,16 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool) -
         teacher, code = await _teacher(contexts[0], urls[0], with_class)
         clicks: list[float] = []
         seen: list[float] = []
-        learners = [_learner(c, urls[i % len(urls)], code, run.page_times, clicks)
-                    for i, c in enumerate(contexts[1:])]
-        watch = [_count_on_screen(teacher, n, seen)] if with_class else []
-        await asyncio.gather(*learners, *watch)
-        run.answer_lags = answer_lags(clicks, seen) if with_class else []
+        watch = asyncio.create_task(_count_on_screen(teacher, n, seen)) if with_class else None
+        await asyncio.gather(*(_learner(c, urls[i % len(urls)], code, run.page_times, clicks, run)
+                               for i, c in enumerate(contexts[1:])))
+        if watch is not None:
+            done, _pending = await asyncio.wait({watch}, timeout=GRACE_S)
+            if not done:
+                watch.cancel()
+            run.unseen = n - len(seen)
+            run.stored = len(store.answers(code))
+            run.answer_lags = answer_lags(clicks, seen)
 
         pages = [c.pages[0] for c in contexts[1:]]
         if with_class:  # the teacher's view is still open on the Class page
@@ -159,7 +191,11 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool) -
             async def arrives(page, t0=t0, k=k) -> None:
                 if not with_class:  # without a class each learner steps on itself
                     await page.locator(".st-key-lesson-next button").click()
-                await page.wait_for_function(STEP_IS, arg=f"{k}.", polling=100)
+                try:
+                    await page.wait_for_function(STEP_IS, arg=f"{k}.", polling=100, timeout=GRACE_S * 1000)
+                except Exception:  # noqa: BLE001 (Playwright's TimeoutError: counted; the next step is absolute)
+                    run.unmoved += 1
+                    return
                 if with_class:
                     run.follow_lags.append(time.perf_counter() - t0)
 
@@ -176,9 +212,11 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool) -
 
 
 def _run_once(n: int, servers: int, env: dict[str, str], with_class: bool) -> Run:
+    store = open_store(env["ANDREA_VIZ_CLASS_DB"]) if env["ANDREA_VIZ_CLASS_DB"] else SQLiteStore(
+        Path(env["ANDREA_VIZ_DATA_DIR"]) / DB_FILE)  # the servers' own store, read here to count what reached it
     with contextlib.ExitStack() as stack:
         served = [stack.enter_context(serve(env)) for _ in range(servers)]
-        return asyncio.run(_session([u for u, _p in served], [p for _u, p in served], n, with_class))
+        return asyncio.run(_session([u for u, _p in served], [p for _u, p in served], n, with_class, store))
 
 
 def _store_env(store: str, stack: contextlib.ExitStack) -> dict[str, str]:
@@ -203,8 +241,9 @@ def _mb(values: list[int], sign: str = "") -> str:
 
 def answer_lags(clicks: list[float], seen: list[float]) -> list[float]:
     """Each answer's lag: the k-th answer given (by its click) against the moment the teacher's count first showed k
-    (the k-th answer stored is never stored before the k-th click, so no lag is negative)."""
-    return [t - c for t, c in zip(seen, sorted(clicks), strict=True)]
+    (the k-th answer stored is never stored before the k-th click, so no lag is negative); answers the count never
+    reached have none (``Run.unseen`` counts them)."""
+    return [t - c for t, c in zip(seen, sorted(clicks)[:len(seen)], strict=True)]
 
 
 def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
@@ -225,7 +264,11 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
     print("| measure | figure |")
     print("|---|---|")
     print(f"| answer given → on the teacher's screen ({len(with_.answer_lags)} answers) | {_p(with_.answer_lags)} |")
+    print(f"| answers in the class store / not on the teacher's screen {GRACE_S:.0f} s after the last / said to wait "
+          f"on a server / Checks clicked again | {with_.stored} of {n} / {with_.unseen} / {with_.kept} / "
+          f"{with_.reclicks} |")
     print(f"| follow me → on each learner's screen ({n} learners × {len(MOVES)} steps) | {_p(with_.follow_lags)} |")
+    print(f"| learners' screens not at the teacher's step {GRACE_S:.0f} s after it moved | {with_.unmoved} |")
     extra = [w - o for w, o in zip(with_.above(), without.above(), strict=True)]
     print(f"| server peak above its base, with − without the class | {_mb(extra, '+')} ({_mb(with_.above())} with, "
           f"{_mb(without.above())} without) |")
