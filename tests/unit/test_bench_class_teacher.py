@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from andrea_viz.bench.class_teacher import COUNT_AT_LEAST, MB, SIZE, TITLES, _mb, answer_lags
+from andrea_viz.bench.class_teacher import COUNT_AT_LEAST, KEPT, MB, SIZE, TITLES, _mb, answer_lags
 from andrea_viz.i18n import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +33,7 @@ def test_the_count_waited_on_is_the_teachers_view_as_drawn():
     for label in ("Teach a class", "Teacher key", "Open the teacher's view", "Start a class", "Follow me", "Join",
                   "Class code: **{code}**"):
         assert f'_("{label}' in ui, label
+    assert f'_("{KEPT}:' in ui  # the learner's sentence when an answer waits on its server
 
 
 @pytest.mark.parametrize("page, file", [("Class", "12_Class.py"), ("Sizing", "2_Sizing.py"),
