@@ -1,22 +1,27 @@
 """What the browser tests and the benchmarks both need to run the real app and measure it: the app served by
 ``streamlit run`` in a process of its own, the flags Debian's headless Chromium runs under, and a process's resident
-memory (now, and its peak since a reset) read from Linux's /proc.
+memory (now, and its peak since a reset) read from Linux's /proc; and a real PostgreSQL server on loopback (Debian's
+``postgresql``) for the class store's tests and ``bench-class --store postgresql``.
 
 One module, in the package rather than under tests/: the benchmarks (``andrea_viz/bench/``, run as
 ``python -m andrea_viz bench-...`` from an installed package) import it, and they cannot import the tests. It imports
-neither streamlit nor playwright: it starts the one and hands flags to the other.
+neither streamlit nor playwright: it starts the one and hands flags to the other (psycopg only to make a database).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: streamlit_app.py and pages/ beside the package
@@ -119,3 +124,70 @@ def serve(env: dict[str, str] | None = None, log_dir: Path | None = None, wait_s
         except subprocess.TimeoutExpired:
             proc.kill()
         out.close()
+
+
+# ---- a real PostgreSQL server on loopback ------------------------------------------------------------------------
+
+def _pg_bin() -> Path:
+    """$ANDREA_VIZ_PG_BIN, else the newest /usr/lib/postgresql/N/bin (Debian's layout; 15 on bookworm)."""
+    if os.environ.get("ANDREA_VIZ_PG_BIN"):
+        return Path(os.environ["ANDREA_VIZ_PG_BIN"])
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), key=lambda p: int(p.parts[-3]) if
+                   p.parts[-3].isdigit() else 0)
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _pg_bin()
+
+
+def _as_postgres(args: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: as root, run its tools as the postgres user."""
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+class PgServer:
+    """Debian's PostgreSQL in a folder of its own (initdb, trust on loopback, fsync off), on a free port."""
+
+    def __init__(self, root: Path):
+        if not (PG_BIN / "pg_ctl").is_file():
+            raise RuntimeError(f"PostgreSQL's pg_ctl is not in {PG_BIN}: apt-get install -y postgresql")
+        self.root, self.data, self.port = root, root / "data", free_port()
+        if os.geteuid() == 0:  # a folder of the postgres user's own (pytest's tmp_path is root's alone)
+            pw = pwd.getpwnam("postgres")
+            os.chown(root, pw.pw_uid, pw.pw_gid)
+        subprocess.run(_as_postgres([str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
+                                     "--no-sync"]), check=True, capture_output=True)
+
+    def start(self) -> None:
+        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l",
+                                     str(self.root / "log"), "-w", "-t", "60", "start"]), check=True,
+                       capture_output=True)
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
+                       capture_output=True)
+
+    def url(self, db: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
+
+    def new_database(self) -> str:
+        """The URL of a fresh, empty database on this server."""
+        import psycopg  # only here: the rest of the harness needs no database driver
+
+        db = "t_" + uuid.uuid4().hex[:12]
+        with psycopg.connect(self.url(), autocommit=True) as con:
+            con.execute(f"CREATE DATABASE {db}")
+        return self.url(db)
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PgServer]:
+    """A PostgreSQL server started in a temporary folder, stopped and removed afterwards."""
+    server = PgServer(Path(tempfile.mkdtemp(prefix="andrea-viz-pg-")))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.root, ignore_errors=True)

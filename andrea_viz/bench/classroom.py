@@ -56,6 +56,19 @@ async def _rendered(page, title: str, marker: str | None, timeout: float) -> boo
     return True
 
 
+async def sidebar(page, path: str, timeout_s: float = 300) -> None:
+    """To another page through the sidebar's link (the same session: a new address would start a new one)."""
+    link = f"[data-testid='stSidebar'] a[href='{path}'], [data-testid='stSidebar'] a[href$='/{path}']"
+    await page.locator(link).first.click()
+    await page.wait_for_url(f"**/{path}**", timeout=timeout_s * 1000)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The value at quantile ``q`` of ``values`` (the nearest rank; no interpolation)."""
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
 async def visit(context, url: str, pages=PAGES, timeout_s: float = 300) -> Visit:
     """One learner: Home by its address, then each other page through the sidebar, each timed until rendered."""
     context.set_default_timeout(timeout_s * 1000)
@@ -66,9 +79,7 @@ async def visit(context, url: str, pages=PAGES, timeout_s: float = 300) -> Visit
         if i == 0:
             await page.goto(f"{url}/{path}")
         else:
-            link = f"[data-testid='stSidebar'] a[href='{path}'], [data-testid='stSidebar'] a[href$='/{path}']"
-            await page.locator(link).first.click()
-            await page.wait_for_url(f"**/{path}**", timeout=timeout_s * 1000)
+            await sidebar(page, path, timeout_s)
         ok = await _rendered(page, title, marker, timeout_s * 1000)
         v.times.append(time.perf_counter() - t)
         v.exceptions += await page.locator("[data-testid='stException']").count()
@@ -94,8 +105,7 @@ class ClassResult:
         return (self.idle - self.base) / self.n
 
     def percentile(self, q: float) -> float:
-        s = sorted(self.times)
-        return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+        return percentile(self.times, q)
 
 
 async def _class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETTLE_S, forget_warm: bool = True,

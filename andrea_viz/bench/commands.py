@@ -13,6 +13,7 @@ from ..family import CONTEXT, FAMILY
 from ..grow.trainer import DEFAULT_PRESET, PRESETS
 from . import anatomy as bench_anatomy
 from . import audit as bench_audit
+from . import class_teacher as bench_class_teacher
 from . import classroom as bench_class
 from . import drift as bench_drift
 from . import forward as bench_forward
@@ -75,13 +76,23 @@ def _run_forward(B: int, T: int, d: int, V: int, dtype: str, repeats: int, no_co
     bench_forward.run(B=B, T=T, d=d, V=V, dtype=dtype, repeats=repeats, as_json=json, compile_torch=not no_compile)
 
 
-def _run_class(n: list[int], trainings: bool, steps: int, only: str | None) -> None:
+def _run_class(n: list[int], trainings: bool, steps: int, only: str | None, teacher: bool, servers: int,
+               store: str) -> None:
     if trainings:
         bench_class.run_trainings(steps=steps, only=only)
         return
     if not n or min(n) < 1:
         raise QueryError("give one or more class sizes of at least 1 learner, e.g. bench-class 5 10 20 30")
-    bench_class.run(n)
+    if not teacher:
+        if servers != 1 or store != "sqlite":
+            raise QueryError("--servers and --store go with --teacher, e.g. bench-class 30 --teacher --servers 2 "
+                             "--store postgresql")
+        bench_class.run(n)
+        return
+    if servers < 1:
+        raise QueryError("--servers must be at least 1: one server, or more for the learners to be split across")
+    for size in n:
+        bench_class_teacher.run(size, servers=servers, store=store)
 
 
 def _run_anatomy(threads: int | None) -> None:
@@ -157,7 +168,13 @@ BENCHES = (
            option("--trainings", action="store_true",
                   help="instead: three watched trainings, the settings before issue 22 against today's"),
            option("--steps", type=int, default=600, help="steps of each training with --trainings (default 600)"),
-           option("--only", choices=["before", "gc", "today"], help="with --trainings: one row of settings only"))),
+           option("--only", choices=["before", "gc", "today"], help="with --trainings: one row of settings only"),
+           option("--teacher", action="store_true",
+                  help="instead: the class joined and answering with its teacher's view open, against the same "
+                  "learners without a class: answer→teacher and follow-me lags, memory, page times"),
+           option("--servers", type=whole, default=1, help="with --teacher: servers, the learners split across them"),
+           option("--store", choices=["sqlite", "postgresql"], default="sqlite",
+                  help="with --teacher: the class store (postgresql: Debian's, started on loopback for the run)"))),
     Bench("bench-load", "time and peak memory of info, neighbors, a PCA and a warm query on a Llama-3-8B-shaped folder "
           "and a Gemma-3-shaped table, beside a plain safetensors read", bench_load.run,
           (_repeats(3), option("--folder", help="where to write the test files (default: the system temp folder)"))),

@@ -1,0 +1,281 @@
+"""``python -m andrea_viz bench-class N --teacher``: a class of N learners with its teacher's view open, against the
+same N learners without a class, side by side in one run (each on fresh servers, warmed by one learner first).
+
+With the class: a teacher's browser context opens the Class page, gives the teacher key (``ANDREA_VIZ_TEACHER_KEY``,
+set for the served process) and starts a class; N learner contexts (one Chromium, Debian's) open the Class page by
+the join address, join, answer the sizing exercise (ANDREA-12M) and go to the Lesson. Each answer's lag runs from
+its Check click until the teacher's screen shows that many answers (the k-th answer given against the moment the
+teacher's count reaches k: the count on the teacher's page is the element waited on). Then the teacher turns
+"follow me" on and steps the Lesson forward (``MOVES``); each learner's lag runs from the teacher's click until that
+learner's own step picker shows the teacher's step. Without the class: the same pages, the teacher's view open but
+no class started, no join, and each learner steps its Lesson itself. Printed: both lags' p50/p95, each server's
+peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and without the class,
+and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
+screen and its script has run to the end) with and without the class, as a ratio. Besides the figures, what went
+astray: answers the teacher's count had not reached ``GRACE_S`` after the last was given (and how many answers the
+class store holds), answers a learner's page said wait on its server, Checks clicked again because the first showed
+no feedback, and learners' screens that had not followed a step within ``GRACE_S``.
+
+``--servers 2 --store postgresql``: the same with two servers sharing one PostgreSQL class store (Debian's, started on
+loopback for the run), learners split across the two, the teacher on the first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..classroom.store import DB_FILE, ClassStore, SQLiteStore, open_store
+from ..family import FAMILY
+from ..testing_harness import CHROMIUM_FLAGS, chromium_exe, reset_peak, running_postgres, serve, status
+from .classroom import IDLE, MB, SESSION_TTL_S, _rendered, percentile, sidebar
+
+KEY = "bench-class-teacher-key"
+SIZE = "ANDREA-12M"  # the sizing question every learner answers (rightly: V × d)
+MOVES = (2, 3)  # the Lesson steps the teacher leads the class to, one after the other
+TIMEOUT_S = 600.0  # a wait longer than this on a loaded machine is a failure, not a figure
+GRACE_S = 90.0  # how long the teacher's count may still take once every learner has answered
+CHECK_TRIES = 3  # a learner whose Check shows no feedback within CHECK_WAIT_S clicks it again, as a person would
+CHECK_WAIT_S = 60.0
+KEPT = "Your teacher's database is away"  # the learner's caption when the answer waits on the server
+TITLES = {"Class": "A class", "Sizing": "Sizing embedding tables", "Lesson": "The lesson: embeddings"}
+COUNT_AT_LEAST = f"""(k) => {{ const m = document.body.innerText.match(/Sizing exercise, {SIZE}: (\\d+) answers/);
+    return !!m && +m[1] >= k; }}"""  # the teacher's count of this question's answers has reached k
+STEP_IS = "(k) => (document.querySelector(\".st-key-lesson-menu input[role='combobox']\") || {}).value?.startsWith(k)"
+VIEW = {"width": 1400, "height": 1000}
+
+
+@dataclass
+class Run:
+    with_class: bool
+    page_times: list[float] = field(default_factory=list)  # every page of every learner (Class, Sizing, Lesson)
+    answer_lags: list[float] = field(default_factory=list)  # seconds, answer given -> on the teacher's screen
+    follow_lags: list[float] = field(default_factory=list)  # seconds, teacher's step -> on a learner's screen
+    base: list[int] = field(default_factory=list)  # each server's resident bytes when the learners arrive
+    peak: list[int] = field(default_factory=list)  # each server's peak resident bytes while they worked
+    exceptions: int = 0
+    unseen: int = 0  # answers the teacher's screen had not counted GRACE_S after the last was given
+    stored: int = 0  # answers in the class store at the end
+    kept: int = 0  # answers a learner's page said wait on its server (the database away)
+    reclicks: int = 0  # Checks clicked again because the first showed no feedback
+    unmoved: int = 0  # learners' screens not at the teacher's step GRACE_S after "follow me" moved it
+
+    def above(self) -> list[int]:
+        return [p - b for p, b in zip(self.peak, self.base, strict=True)]
+
+
+async def _open_timed(page, url: str, path: str) -> float:
+    """Open a page by its address: seconds until its title is on screen and its script has run to the end."""
+    t = time.perf_counter()
+    await page.goto(f"{url}/{path}")
+    await _rendered(page, TITLES[path.split("?")[0]], None, TIMEOUT_S * 1000)
+    return time.perf_counter() - t
+
+
+async def _sidebar_timed(page, path: str) -> float:
+    """Through the sidebar: seconds until the page's title is on screen and its script has run to the end."""
+    t = time.perf_counter()
+    await sidebar(page, path, TIMEOUT_S)
+    await _rendered(page, TITLES[path], None, TIMEOUT_S * 1000)
+    return time.perf_counter() - t
+
+
+async def _learner(context, url: str, code: str | None, times: list[float], clicks: list[float],
+                   run: Run | None = None) -> None:
+    """One learner: the Class page (joining ``code`` when given), the sizing exercise answered, the Lesson."""
+    page = await context.new_page()
+    times.append(await _open_timed(page, url, f"Class?code={code}&lang=en" if code else "Class?lang=en"))
+    if code:
+        await page.get_by_role("button", name="Join", exact=True).click()
+        await page.locator("[data-testid='stAlertContentSuccess']").wait_for()
+    times.append(await _sidebar_timed(page, "Sizing"))
+    s = FAMILY[SIZE]
+    box = page.locator(f".st-key-sizing-exercise-{SIZE} input")
+    await box.fill(str(s.V * s.d))
+    await box.press("Enter")
+    await page.wait_for_selector(IDLE)
+    for attempt in range(CHECK_TRIES):
+        t = time.perf_counter()  # the answer is given
+        await page.locator(f".st-key-sizing-exercise-{SIZE}-check button").click()
+        try:  # the exercise's feedback: the click reached the server
+            await page.locator("[data-testid='stAlertContentSuccess']").wait_for(timeout=CHECK_WAIT_S * 1000)
+            break
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError: clicked again, and counted)
+            if run is not None:
+                run.reclicks += 1
+            if attempt == CHECK_TRIES - 1:
+                raise
+    clicks.append(t)
+    await page.wait_for_selector(IDLE)
+    if run is not None and code and await page.get_by_text(KEPT).count():
+        run.kept += 1
+    times.append(await _sidebar_timed(page, "Lesson"))
+    await page.wait_for_function(STEP_IS, arg="1.")
+
+
+async def _teacher(context, url: str, start: bool) -> tuple[object, str | None]:
+    """The teacher's view open (the key given); with ``start``, a class started: (page, its code)."""
+    page = await context.new_page()
+    await _open_timed(page, url, "Class?lang=en")
+    await page.get_by_role("tab", name="Teach a class").click()
+    await page.get_by_label("Teacher key").fill(KEY)
+    await page.get_by_role("button", name="Open the teacher's view").click()
+    await page.get_by_role("button", name="Start a class").wait_for()
+    if not start:
+        return page, None
+    await page.get_by_role("button", name="Start a class").click()
+    await page.get_by_text("Class code:").wait_for()
+    code = re.search(r"Class code: (\w+)", await page.locator("[data-testid='stMain']").inner_text())
+    return page, code.group(1)
+
+
+async def _count_on_screen(teacher, n: int, seen: list[float]) -> None:
+    """The moment the teacher's page first shows k answers, for k = 1 … n (the count itself waited on)."""
+    for k in range(1, n + 1):
+        await teacher.wait_for_function(COUNT_AT_LEAST, arg=k, polling=100)
+        seen.append(time.perf_counter())
+
+
+async def _warm(browser, url: str) -> None:
+    """One learner's walk without a class: models loaded, modules imported, what every class finds."""
+    context = await browser.new_context(viewport=VIEW)
+    context.set_default_timeout(TIMEOUT_S * 1000)
+    await _learner(context, url, None, [], [])
+    await context.close()
+
+
+async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, store: ClassStore) -> Run:
+    from playwright.async_api import async_playwright
+
+    run = Run(with_class)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
+        for url in urls:
+            await _warm(browser, url)
+        contexts = [await browser.new_context(viewport=VIEW) for _ in range(n + 1)]
+        for c in contexts:
+            c.set_default_timeout(TIMEOUT_S * 1000)
+        run.base = [status(pid, "VmRSS") for pid in pids]
+        for pid in pids:
+            reset_peak(pid)
+        teacher, code = await _teacher(contexts[0], urls[0], with_class)
+        clicks: list[float] = []
+        seen: list[float] = []
+        watch = asyncio.create_task(_count_on_screen(teacher, n, seen)) if with_class else None
+        await asyncio.gather(*(_learner(c, urls[i % len(urls)], code, run.page_times, clicks, run)
+                               for i, c in enumerate(contexts[1:])))
+        if watch is not None:
+            done, _pending = await asyncio.wait({watch}, timeout=GRACE_S)
+            if not done:
+                watch.cancel()
+            run.unseen = n - len(seen)
+            run.stored = len(store.answers(code))
+            run.answer_lags = answer_lags(clicks, seen)
+
+        pages = [c.pages[0] for c in contexts[1:]]
+        if with_class:  # the teacher's view is still open on the Class page
+            await teacher.get_by_text("Follow me").click()
+            await teacher.wait_for_selector(IDLE)
+        await _sidebar_timed(teacher, "Lesson")
+        for k in MOVES:
+            t0 = time.perf_counter()
+
+            async def arrives(page, t0=t0, k=k) -> None:
+                if not with_class:  # without a class each learner steps on itself
+                    await page.locator(".st-key-lesson-next button").click()
+                try:
+                    await page.wait_for_function(STEP_IS, arg=f"{k}.", polling=100, timeout=GRACE_S * 1000)
+                except Exception:  # noqa: BLE001 (Playwright's TimeoutError: counted; the next step is absolute)
+                    run.unmoved += 1
+                    return
+                if with_class:
+                    run.follow_lags.append(time.perf_counter() - t0)
+
+            await asyncio.gather(teacher.locator(".st-key-lesson-next button").click(), *(arrives(p) for p in pages))
+            await teacher.wait_for_function(STEP_IS, arg=f"{k}.")
+        await asyncio.sleep(3)  # every page idle again
+        run.peak = [status(pid, "VmHWM") for pid in pids]
+        for page in [teacher, *pages]:
+            run.exceptions += await page.locator("[data-testid='stException']").count()
+        for c in contexts:
+            await c.close()
+        await browser.close()
+    return run
+
+
+def _run_once(n: int, servers: int, env: dict[str, str], with_class: bool) -> Run:
+    store = open_store(env["ANDREA_VIZ_CLASS_DB"]) if env["ANDREA_VIZ_CLASS_DB"] else SQLiteStore(
+        Path(env["ANDREA_VIZ_DATA_DIR"]) / DB_FILE)  # the servers' own store, read here to count what reached it
+    with contextlib.ExitStack() as stack:
+        served = [stack.enter_context(serve(env)) for _ in range(servers)]
+        return asyncio.run(_session([u for u, _p in served], [p for _u, p in served], n, with_class, store))
+
+
+def _store_env(store: str, stack: contextlib.ExitStack) -> dict[str, str]:
+    env = {"ANDREA_VIZ_TEACHER_KEY": KEY, "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(SESSION_TTL_S)}
+    folder = tempfile.mkdtemp(prefix="andrea-viz-bench-class-")
+    stack.callback(shutil.rmtree, folder, True)
+    env["ANDREA_VIZ_DATA_DIR"] = folder  # a SQLite store of this run's own (unused with PostgreSQL)
+    env["ANDREA_VIZ_CLASS_DB"] = (stack.enter_context(running_postgres()).new_database()
+                                  if store == "postgresql" else "")
+    return env
+
+
+def _p(values: list[float]) -> str:
+    return f"p50 {percentile(values, 0.5):.1f} s, p95 {percentile(values, 0.95):.1f} s" if values else "none"
+
+
+def _mb(values: list[int], sign: str = "") -> str:
+    """Bytes per server in MB: "36 MB" for one server, "A 46 MB, B 41 MB" for two."""
+    each = [f"{v / MB:{sign},.0f} MB" for v in values]
+    return each[0] if len(each) == 1 else ", ".join(f"{chr(65 + i)} {e}" for i, e in enumerate(each))
+
+
+def answer_lags(clicks: list[float], seen: list[float]) -> list[float]:
+    """Each answer's lag: the k-th answer given (by its click) against the moment the teacher's count first showed k
+    (the k-th answer stored is never stored before the k-th click, so no lag is negative); answers the count never
+    reached have none (``Run.unseen`` counts them)."""
+    return [t - c for t, c in zip(seen, sorted(clicks)[:len(seen)], strict=True)]
+
+
+def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
+    print(f"bench-class --teacher: {platform.machine()}, {os.cpu_count()} cores; {n} learners and a teacher on "
+          f"{servers} server(s) ({'learners split across them, the teacher on the first; ' if servers > 1 else ''}"
+          f"class store {'PostgreSQL' if store == 'postgresql' else 'SQLite'}); fresh servers per run, each warmed by "
+          f"one learner; load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    if servers > 1:
+        print("servers: " + ", ".join(chr(65 + i) for i in range(servers)) + " (the teacher on A)", flush=True)
+    with contextlib.ExitStack() as stack:
+        env = _store_env(store, stack)
+        without = _run_once(n, servers, env, with_class=False)
+        print(f"without a class: pages {_p(without.page_times)}; server peak {_mb(without.above())} above its base; "
+              f"{without.exceptions} exceptions; load average {os.getloadavg()[0]:.1f}", flush=True)
+        with_ = _run_once(n, servers, env, with_class=True)
+        print(f"with the class:  pages {_p(with_.page_times)}; server peak {_mb(with_.above())} above its base; "
+              f"{with_.exceptions} exceptions; load average {os.getloadavg()[0]:.1f}", flush=True)
+    print("| measure | figure |")
+    print("|---|---|")
+    print(f"| answer given → on the teacher's screen ({len(with_.answer_lags)} answers) | {_p(with_.answer_lags)} |")
+    print(f"| answers in the class store / not on the teacher's screen {GRACE_S:.0f} s after the last / said to wait "
+          f"on a server / Checks clicked again | {with_.stored} of {n} / {with_.unseen} / {with_.kept} / "
+          f"{with_.reclicks} |")
+    print(f"| follow me → on each learner's screen ({n} learners × {len(MOVES)} steps) | {_p(with_.follow_lags)} |")
+    print(f"| learners' screens not at the teacher's step {GRACE_S:.0f} s after it moved | {with_.unmoved} |")
+    extra = [w - o for w, o in zip(with_.above(), without.above(), strict=True)]
+    print(f"| server peak above its base, with − without the class | {_mb(extra, '+')} ({_mb(with_.above())} with, "
+          f"{_mb(without.above())} without) |")
+    for q in (0.5, 0.95):
+        a, b = percentile(with_.page_times, q), percentile(without.page_times, q)
+        print(f"| learners' pages p{round(q * 100)}, with / without the class | {a:.1f} s / {b:.1f} s = "
+              f"×{a / b:.2f} |")
+    print(f"| exceptions on any page | {with_.exceptions + without.exceptions} |")
+    return without, with_
+
