@@ -239,6 +239,13 @@ class ClassStore:
                     "step = excluded.step, follow = excluded.follow", (code, int(step), int(bool(follow))))])
 
     def pacing(self, code: str) -> Pacing | None:
+        """The presenter's step and whether the class follows it. Every joined learner's page asks this every few
+        seconds, so the answers this server kept while the database was away are written here first: once it is
+        back, within a poll, though no learner of this server answers again and the teacher is on another."""
+        try:
+            self._flush()
+        except ClassError:
+            pass  # the poll below says the database is still away
         rows = self._run([("SELECT step, follow FROM pacing WHERE class = ?", (code,))], fetch=True)
         return Pacing(int(rows[0][0]), bool(rows[0][1])) if rows else None
 

@@ -146,6 +146,24 @@ def test_an_answer_kept_while_the_database_was_away_is_written_once_it_is_back(t
     assert [a.answer for a in away.answers(code)] == ["kept"] and away.pending == 0
 
 
+def test_a_kept_answer_is_written_by_the_next_follow_poll_for_a_teacher_on_another_server(tmp_path):
+    """Two servers on one database: B kept an answer while it was away; once it is back, B's learners' next poll of
+    the pacing writes it, and the teacher's server A reads it (no learner of B answered again)."""
+    path = tmp_path / "class.sqlite3"
+    a = SQLiteStore(path)
+    code = a.start_class()
+    a.join(code, "m1", "", "en")
+    moved = tmp_path / "class.sqlite3.away"
+    path.rename(moved)
+    path.mkdir()
+    b = SQLiteStore(path)
+    assert b.record(code, "m1", "q", "kept on B", "other") is False and b.pending == 1
+    path.rmdir()
+    moved.rename(path)
+    assert b.pacing(code) is None and b.pending == 0
+    assert [x.answer for x in a.answers(code)] == ["kept on B"]
+
+
 def test_answers_beyond_the_memory_limit_are_said_lost(tmp_path, monkeypatch):
     from andrea_viz.classroom import store as store_module
 
