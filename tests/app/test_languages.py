@@ -55,8 +55,8 @@ WORD = re.compile(r"[^\W\d_]+")  # a run of letters, accented ones included
 PLACEHOLDER = re.compile(r"%?\{[^{}]*\}")
 # What is not the app's own sentence, so not held to the language: a code span (a token, a file, a tensor, a
 # variable: `cat`, `checkpoints`), a typed word or token in quotes (“cat”), a LaTeX command (\times), a plotly
-# template field (%{value}).
-NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|「[^」]*」|\\[A-Za-z]+|%\{[^{}]*\}|:[a-z]+\[|Press & Wolf")
+# template field (%{value}), an HTML tag the app writes into Markdown (<span style="…">, the key's colour boxes).
+NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|「[^」]*」|\\[A-Za-z]+|%\{[^{}]*\}|:[a-z]+\[|Press & Wolf|</?[a-z]+(\s[^<>]*)?>")
 # plotly keys holding the app's words: titles, trace names (the legend), annotations, button labels, templates.
 # Not data[].text or hovertext: those hold the model's own token strings, one per point.
 PLOTLY_WORDS = ("text", "name", "label", "prefix", "hovertemplate", "texttemplate", "ticktext")
