@@ -133,23 +133,28 @@ def test_position_slider_answers_in_the_browser(page, app_url):
     screenshot(page, "positions_t8")
 
 
+def upload_and_read(page, app_url, files) -> str:
+    """The files uploaded together on the Checkpoint page and read: the page's text once the report of the first
+    file is there (its heading waited on)."""
+    open_page(page, f"{app_url}/Checkpoint")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files([str(f) for f in files])
+    page.locator("[data-testid='stFileChipName']", has_text=files[-1].name).wait_for(timeout=30_000)
+    read = page.locator("button:enabled", has_text="Read the upload")  # enabled once the upload has arrived
+    read.wait_for(timeout=30_000)
+    wait_idle(page)
+    read.click()
+    page.get_by_role("heading", name=f"What {files[0].name} holds").wait_for(timeout=60_000)
+    wait_idle(page)
+    return page.locator("[data-testid='stMain']").inner_text()
+
+
 def test_the_tied_gpt2_upload_says_tied(page, app_url, tmp_path):
     """GPT-2 saved by transformers' save_pretrained (its tied head left out of model.safetensors) uploaded in the
     browser with the config.json and tokenizer.json beside it: the report says the output is tied, not none."""
     from tests.app.test_checkpoint_page import tiny_gpt2
 
     tiny_gpt2(tmp_path)
-    open_page(page, f"{app_url}/Checkpoint")
-    files = [str(tmp_path / n) for n in ("model.safetensors", "config.json", "tokenizer.json")]
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(files)
-    page.locator("[data-testid='stFileChipName']", has_text="tokenizer.json").wait_for(timeout=30_000)
-    read = page.locator("button:enabled", has_text="Read the upload")
-    read.wait_for(timeout=30_000)
-    wait_idle(page)
-    read.click()
-    page.get_by_role("heading", name="What model.safetensors holds").wait_for(timeout=60_000)
-    wait_idle(page)
-    body = page.locator("[data-testid='stMain']").inner_text()
+    body = upload_and_read(page, app_url, [tmp_path / n for n in ("model.safetensors", "config.json", "tokenizer.json")])
     assert "Format: safetensors" in body and "output tied" in body and "output none" not in body, body[:2000]
     assert exceptions(page) == []
 
@@ -158,16 +163,7 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
     from tests.checkpoint_files import makers
 
     makers.nanogpt_ckpt(tmp_path / "ckpt.pt", compiled=True)
-    open_page(page, f"{app_url}/Checkpoint")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(tmp_path / "ckpt.pt"))
-    page.locator("[data-testid='stFileChipName']", has_text="ckpt.pt").wait_for(timeout=30_000)
-    read = page.locator("button:enabled", has_text="Read the upload")  # enabled once the upload has arrived
-    read.wait_for(timeout=30_000)
-    wait_idle(page)
-    read.click()
-    page.get_by_role("heading", name="What ckpt.pt holds").wait_for(timeout=60_000)
-    wait_idle(page)
-    body = page.locator("[data-testid='stMain']").inner_text()
+    body = upload_and_read(page, app_url, [tmp_path / "ckpt.pt"])
     assert "PyTorch checkpoint (nanoGPT ckpt.pt)" in body and "tied" in body
     assert "torch.compile's '_orig_mod.' prefix" in body and "Taken as the model's tables" in body
     assert exceptions(page) == []

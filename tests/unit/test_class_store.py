@@ -131,7 +131,9 @@ def test_a_corrupt_sqlite_file_is_one_sentence(tmp_path):
     assert store.record("ABCDEF", "m1", "q", "x", "other") is False and store.pending == 1
 
 
-def test_an_answer_kept_while_the_database_was_away_is_written_once_it_is_back(tmp_path):
+def kept_while_away(tmp_path, answer: str):
+    """(a store that started a class, the class's code, a second store on the same file that kept ``answer`` while
+    the database could not be opened (a folder where the file was), now back)."""
     path = tmp_path / "class.sqlite3"
     good = SQLiteStore(path)
     code = good.start_class()
@@ -140,26 +142,21 @@ def test_an_answer_kept_while_the_database_was_away_is_written_once_it_is_back(t
     path.rename(moved)
     path.mkdir()  # a folder where the file was: the database cannot be opened
     away = SQLiteStore(path)
-    assert away.record(code, "m1", "q", "kept", "other") is False and away.pending == 1
+    assert away.record(code, "m1", "q", answer, "other") is False and away.pending == 1
     path.rmdir()
     moved.rename(path)
+    return good, code, away
+
+
+def test_an_answer_kept_while_the_database_was_away_is_written_once_it_is_back(tmp_path):
+    _good, code, away = kept_while_away(tmp_path, "kept")
     assert [a.answer for a in away.answers(code)] == ["kept"] and away.pending == 0
 
 
 def test_a_kept_answer_is_written_by_the_next_follow_poll_for_a_teacher_on_another_server(tmp_path):
     """Two servers on one database: B kept an answer while it was away; once it is back, B's learners' next poll of
     the pacing writes it, and the teacher's server A reads it (no learner of B answered again)."""
-    path = tmp_path / "class.sqlite3"
-    a = SQLiteStore(path)
-    code = a.start_class()
-    a.join(code, "m1", "", "en")
-    moved = tmp_path / "class.sqlite3.away"
-    path.rename(moved)
-    path.mkdir()
-    b = SQLiteStore(path)
-    assert b.record(code, "m1", "q", "kept on B", "other") is False and b.pending == 1
-    path.rmdir()
-    moved.rename(path)
+    a, code, b = kept_while_away(tmp_path, "kept on B")
     assert b.pacing(code) is None and b.pending == 0
     assert [x.answer for x in a.answers(code)] == ["kept on B"]
 
