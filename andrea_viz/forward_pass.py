@@ -327,25 +327,15 @@ def trigram(tok: np.ndarray) -> np.ndarray:
 def before_positions(bi: BlockInput, tok: np.ndarray) -> np.ndarray:
     """The token rows as the model has them when positions are added: scaled (Gemma), side by side with their
     neighbours (MobileBERT), projected (OPT, MobileBERT)."""
-    if bi.scale is not None:
-        tok = (tok * np.float32(bi.scale)).astype(np.float32)
-    if bi.trigram:
-        tok = trigram(tok)
-    if bi.project_in is not None:
-        tok = _linear(tok, bi.project_in)
+    for step in taken(bi, before=True):
+        tok = step.apply(bi, tok)
     return tok
 
 
 def after_positions(bi: BlockInput, x: np.ndarray) -> np.ndarray:
     """The sum as block 1 receives it: + the token-type row, the norm, the projection (ALBERT)."""
-    if bi.token_type is not None:
-        x = (x + bi.token_type).astype(np.float32)
-    if bi.norm is not None:
-        x = layer_norm(x, bi.norm)
-    if bi.affine is not None:
-        x = affine(x, bi.affine)
-    if bi.project_out is not None:
-        x = _linear(x, bi.project_out)
+    for step in taken(bi, before=False):
+        x = step.apply(bi, x)
     return x
 
 
@@ -354,6 +344,89 @@ def affine(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray | None]) -> np.ndarra
     w, b = wb
     y = x.astype(np.float64) * w
     return (y if b is None else y + b).astype(np.float32)
+
+
+def _is_root_d(scale: float, d: int) -> bool:
+    return abs(scale ** 2 - d) < 1e-6 * d
+
+
+def _trigram_formula(f: str) -> str:
+    t = f.replace("[id_t]", "")
+    return rf"[{t}[id_{{t+1}}];\,{t}[id_t];\,{t}[id_{{t-1}}]]"
+
+
+def _norm_name(bi: BlockInput) -> str:
+    return "RMSNorm" if bi.norm[3] else "LayerNorm"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the block-1 input beyond ``tok + pos`` (a field of ``model.BlockInput``), as every reader of the
+    list takes it: ``apply`` to the rows, its picture's ``label`` (given the columns before and after and d), its
+    ``sentence`` (given d) and its ``formula`` (the LaTeX so far, given d). ``before``: taken on the token rows before
+    the position rows are added; ``term``: the row a step adds (drawn as a term of the sum, not as a step's result)."""
+
+    field: str
+    before: bool
+    apply: Callable[[BlockInput, np.ndarray], np.ndarray]
+    label: Callable[[BlockInput, int, int, int], Msg | str]
+    sentence: Callable[[BlockInput, int], Msg]
+    formula: Callable[[BlockInput, int, str], str]
+    term: Callable[[BlockInput], np.ndarray] | None = None
+
+
+STEPS = (  # in the order the model takes them: x = project_out(affine(norm(project_in(trigram(scale · tok)) + pos + type)))
+    Step("scale", True,
+         lambda bi, x: (x * np.float32(bi.scale)).astype(np.float32),
+         lambda bi, a, b, d: Msg("× {s:.4g} (√d, d = {d})", s=bi.scale, d=d) if _is_root_d(bi.scale, d)
+         else Msg("× {s:.4g}", s=bi.scale),
+         lambda bi, d: Msg("the token rows are multiplied by {s:.4g} (√d, d = {d})", s=bi.scale, d=d)
+         if _is_root_d(bi.scale, d) else Msg("the token rows are multiplied by {s:.4g}", s=bi.scale),
+         lambda bi, d, f: (r"\sqrt{d}\," if _is_root_d(bi.scale, d) else rf"{bi.scale:.4g}\,") + f),
+    Step("trigram", True,
+         lambda bi, x: trigram(x),
+         lambda bi, a, b, d: Msg("[next, this, previous] token rows side by side: {a} → {b} columns", a=a, b=b),
+         lambda bi, d: Msg("each token's row is set beside the next token's and the previous one's (zeros past the "
+                           "ends): {a} → {b} columns (MobileBERT's trigram input)", a=d, b=3 * d),
+         lambda bi, d, f: _trigram_formula(f)),
+    Step("project_in", True,
+         lambda bi, x: _linear(x, bi.project_in),
+         lambda bi, a, b, d: Msg("project_in: {a} → {b} columns", a=a, b=b),
+         lambda bi, d: Msg("the token rows are projected from {a} to {b} columns before the position rows are added "
+                           "(project_in)", a=bi.project_in[0].shape[1], b=bi.project_in[0].shape[0]),
+         lambda bi, d, f: rf"W_{{\mathrm{{in}}}}\,{f}"),
+    Step("token_type", False,
+         lambda bi, x: (x + bi.token_type).astype(np.float32),
+         lambda bi, a, b, d: Msg("+ token type 0 row"),
+         lambda bi, d: Msg("row 0 of the token-type table is added at every position (every token here is of type 0)"),
+         lambda bi, d, f: f + r" + \mathrm{type}[0]", term=lambda bi: bi.token_type),
+    Step("norm", False,
+         lambda bi, x: layer_norm(x, bi.norm),
+         lambda bi, a, b, d: _norm_name(bi),
+         lambda bi, d: Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
+                           norm=_norm_name(bi)),
+         lambda bi, d, f: rf"\mathrm{{{_norm_name(bi)}}}({f})"),
+    Step("affine", False,
+         lambda bi, x: affine(x, bi.affine),
+         lambda bi, a, b, d: "NoNorm",
+         lambda bi, d: Msg("NoNorm: each column of the sum is multiplied by its weight and its bias is added, with "
+                           "nothing normalised, before block 1"),
+         lambda bi, d, f: rf"\mathrm{{NoNorm}}({f})"),
+    Step("project_out", False,
+         lambda bi, x: _linear(x, bi.project_out),
+         lambda bi, a, b, d: Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=b),
+         lambda bi, d: Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",
+                           a=bi.project_out[0].shape[1], b=bi.project_out[0].shape[0]),
+         lambda bi, d, f: rf"W_{{\mathrm{{proj}}}}\,{f}"),
+)
+
+
+def taken(bi: BlockInput, before: bool | None = None) -> list[Step]:
+    """The steps this model takes, in order (those before the position rows are added, or after, or all)."""
+    def takes(v) -> bool:
+        return v if isinstance(v, bool) else v is not None
+
+    return [s for s in STEPS if (before is None or s.before == before) and takes(getattr(bi, s.field))]
 
 
 def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
@@ -372,7 +445,7 @@ def forward(emb: Embeddings, ids, backend: str = "auto", positions: bool = True,
     add = positions and emb.position_table is not None
     if bi.plain:
         return embedding_sum(emb, ids, backend, add, out)
-    if bi.scale is None and bi.project_in is None and not bi.trigram:
+    if not taken(bi, before=True):
         r = embedding_sum(emb, ids, backend, add)
         x = after_positions(bi, r.x)
     else:
@@ -403,36 +476,21 @@ def block_input_parts(emb: Embeddings, ids) -> list[Part]:
         forward(emb, ids, "numpy")  # the sentence that says why
     a = check_ids(ids, emb.vocab_size, emb.context)[0]
     tok = emb.token_table[a]
-    parts = [Part(Msg("token part ({n} × {d})", n=len(a), d=tok.shape[1]), tok)]
+    d = tok.shape[1]
+    parts = [Part(Msg("token part ({n} × {d})", n=len(a), d=d), tok)]
     x = tok
-    if bi.scale is not None:
-        x = before_positions(BlockInput(scale=bi.scale), x)
-        parts.append(Part(Msg("× {s:.4g} (√d, d = {d})", s=bi.scale, d=tok.shape[1]) if abs(
-            bi.scale ** 2 - tok.shape[1]) < 1e-6 * tok.shape[1] else Msg("× {s:.4g}", s=bi.scale), x, True))
-    if bi.trigram:
-        x = trigram(x)
-        parts.append(Part(Msg("[next, this, previous] token rows side by side: {a} → {b} columns", a=tok.shape[1],
-                              b=x.shape[1]), x, True))
-    if bi.project_in is not None:
-        cols = x.shape[1]
-        x = _linear(x, bi.project_in)
-        parts.append(Part(Msg("project_in: {a} → {b} columns", a=cols, b=x.shape[1]), x, True))
+    for step in taken(bi, before=True):
+        cols, x = x.shape[1], step.apply(bi, x)
+        parts.append(Part(step.label(bi, cols, x.shape[1], d), x, True))
     if emb.position_table is not None:
         pos = emb.position_table[: len(a)]
         parts.append(Part(Msg("+ position part"), pos))
         x = (x + pos).astype(np.float32)
-    if bi.token_type is not None:
-        parts.append(Part(Msg("+ token type 0 row"), np.broadcast_to(bi.token_type, x.shape)))
-        x = (x + bi.token_type).astype(np.float32)
-    if bi.norm is not None:
-        x = layer_norm(x, bi.norm)
-        parts.append(Part("RMSNorm" if bi.norm[3] else "LayerNorm", x, True))
-    if bi.affine is not None:
-        x = affine(x, bi.affine)
-        parts.append(Part("NoNorm", x, True))
-    if bi.project_out is not None:
-        x = _linear(x, bi.project_out)
-        parts.append(Part(Msg("projection: {a} → {b} columns", a=bi.project_out[0].shape[1], b=x.shape[1]), x, True))
+    for step in taken(bi, before=False):
+        cols, y = x.shape[1], step.apply(bi, x)
+        label = step.label(bi, cols, y.shape[1], d)
+        parts.append(Part(label, np.broadcast_to(step.term(bi), x.shape)) if step.term else Part(label, y, True))
+        x = y
     if parts[-1].step:  # the last step's result is x itself: one picture, named for both
         return [*parts[:-1], Part(Msg("{step} = x, into block 1", step=parts[-1].label), x, True)]
     return [*parts, Part(Msg("= x, into block 1"), x)]
@@ -449,29 +507,7 @@ def block_input_steps(emb: Embeddings) -> list[Msg]:
         reason = emb.card.position_reason
         out.append(Msg("no position rows are added: {reason}", reason=reason) if reason else
                    Msg("no position rows are added (positions: {kind})", kind=emb.position_kind))
-    if bi.scale is not None:
-        out.append(Msg("the token rows are multiplied by {s:.4g} (√d, d = {d})", s=bi.scale, d=d)
-                   if abs(bi.scale ** 2 - d) < 1e-6 * d else Msg("the token rows are multiplied by {s:.4g}", s=bi.scale))
-    if bi.trigram:
-        out.append(Msg("each token's row is set beside the next token's and the previous one's (zeros past the ends): "
-                       "{a} → {b} columns (MobileBERT's trigram input)", a=d, b=3 * d))
-    if bi.project_in is not None:
-        a, b = bi.project_in[0].shape[1], bi.project_in[0].shape[0]
-        out.append(Msg("the token rows are projected from {a} to {b} columns before the position rows are added "
-                       "(project_in)", a=a, b=b))
-    if bi.token_type is not None:
-        out.append(Msg("row 0 of the token-type table is added at every position (every token here is of type 0)"))
-    if bi.norm is not None:
-        out.append(Msg("the sum goes through a {norm} (eps = {eps:g}) before block 1", eps=bi.norm[2],
-                       norm="RMSNorm" if bi.norm[3] else "LayerNorm"))
-    if bi.affine is not None:
-        out.append(Msg("NoNorm: each column of the sum is multiplied by its weight and its bias is added, with nothing "
-                       "normalised, before block 1"))
-    if bi.project_out is not None:
-        a, b = bi.project_out[0].shape[1], bi.project_out[0].shape[0]
-        out.append(Msg("a projection from {a} to {b} columns follows (the embedding is narrower than the blocks)",
-                       a=a, b=b))
-    return out
+    return out + [step.sentence(bi, d) for step in taken(bi)]
 
 
 def block_input_formula(emb: Embeddings) -> str:
@@ -479,26 +515,13 @@ def block_input_formula(emb: Embeddings) -> str:
     bi = emb.block_input
     if bi.unstated is not None:  # never a formula the model does not compute
         return r"x_t = \;?"
-    term = r"\mathrm{tok}[id_t]"
-    if bi.scale is not None:
-        term = (r"\sqrt{d}\," if abs(bi.scale ** 2 - emb.d_model) < 1e-6 * emb.d_model else rf"{bi.scale:.4g}\,") + term
-    if bi.trigram:
-        term = term.replace("[id_t]", "")
-        term = rf"[{term}[id_{{t+1}}];\,{term}[id_t];\,{term}[id_{{t-1}}]]"
-    if bi.project_in is not None:
-        term = rf"W_{{\mathrm{{in}}}}\,{term}"
-    terms = [term]
+    x = r"\mathrm{tok}[id_t]"
+    for step in taken(bi, before=True):
+        x = step.formula(bi, emb.d_model, x)
     if emb.position_table is not None:
-        terms.append(r"\mathrm{pos}[t]")
-    if bi.token_type is not None:
-        terms.append(r"\mathrm{type}[0]")
-    x = " + ".join(terms)
-    if bi.norm is not None:
-        x = (r"\mathrm{RMSNorm}" if bi.norm[3] else r"\mathrm{LayerNorm}") + f"({x})"
-    if bi.affine is not None:
-        x = rf"\mathrm{{NoNorm}}({x})"
-    if bi.project_out is not None:
-        x = rf"W_{{\mathrm{{proj}}}}\,{x}"
+        x += r" + \mathrm{pos}[t]"
+    for step in taken(bi, before=False):
+        x = step.formula(bi, emb.d_model, x)
     return f"x_t = {x}"
 
 

@@ -24,10 +24,11 @@ import json
 
 import numpy as np
 
-from ..i18n import _, language
+from ..i18n import _
 from ..maps.layout import Projection
-from ..maps.sample import group_label, Sample
-from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
+from ..maps.sample import Sample
+from ..maps.scene import Scene, build_scene
+from .style import OTHER_GREY, entry_colours, hex_rgb, score_rgb
 
 FRAME_HEIGHT = 640  # px: the map's height in the page
 OTHER = tuple(hex_rgb(OTHER_GREY))  # the points of no group, drawn first
@@ -50,25 +51,19 @@ def label_level(rank: int) -> int:
     return len(LEVEL_SIZES) - 1
 
 
-def _colours(sample: Sample, trust: np.ndarray, colour_by_trust: bool, shade: np.ndarray | None
-             ) -> tuple[np.ndarray, list[dict]]:
+def _colours(scene: Scene) -> tuple[np.ndarray, list[dict]]:
     """(a palette index per point, the palette in drawing order: its entries' rgb, square size in px and, for word
     groups, the legend's name in the reader's language: untrusted text, drawn on the canvas as text)."""
-    n = len(sample)
-    if colour_by_trust or shade is not None:
-        s = np.asarray(trust if shade is None else shade, np.float64)
+    if scene.by_score:
+        s = np.asarray(scene.values, np.float64)
         s = np.nan_to_num(s, nan=0.0).clip(0, 1)
         index = np.rint(s * (SHADES - 1)).astype(np.uint8)
         palette = [{"rgb": score_rgb(v), "size": 3} for v in np.linspace(0, 1, SHADES)]
         return index, palette
-    groups = map_groups(sample.groups)
-    rank = {"other": 0, **{g: j + 1 for j, g in enumerate(groups)}, "query": len(groups) + 1}
-    index = np.fromiter((rank[g] for g in sample.groups), np.uint8, count=n) if n else np.zeros(0, np.uint8)
-    palette = [{"rgb": list(OTHER), "size": 2, "name": group_label("other")},
-               *({"rgb": hex_rgb(PALETTE[j % len(PALETTE)]), "size": 4, "name": group_label(g)}
-                 for j, g in enumerate(groups)),
-               {"rgb": list(QUERY_RGB), "size": 7, "name": group_label("query")}]
-    return index, palette
+    colours = entry_colours(len(scene.word_groups))
+    sizes = [2, *[4] * len(scene.word_groups), 7]
+    return scene.entry, [{"rgb": hex_rgb(c), "size": size, "name": scene.names[j]}
+                         for j, (c, size) in enumerate(zip(colours, sizes, strict=True))]
 
 
 def _utf8(text: str) -> bytes:
@@ -91,36 +86,42 @@ def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trus
                        colour_by_trust: bool = False, labels: list | None = None, lines_from: int | None = None,
                        lines_to: np.ndarray | None = None, shade: np.ndarray | None = None,
                        height: int = FRAME_HEIGHT) -> dict:
-    """The frame's arguments (see the module's docstring): ``bytes`` values travel raw, the rest as JSON.
-    ``labels``: (x, y, cluster) from ``clusters.map_labels``, largest cluster first; ``lines_from``/``lines_to``:
-    positions in the sample of a chosen point and of its true nearest neighbours; ``shade``: values in [0, 1],
-    1 good, one per point (``map_colours``)."""
-    if proj.coords.shape[1] != 2:
+    """``scene_payload`` of the scene these make (``maps.scene.build_scene``). ``labels``: (x, y, cluster) from
+    ``clusters.map_labels``, largest cluster first; ``lines_from``/``lines_to``: positions in the sample of a chosen
+    point and of its true nearest neighbours; ``shade``: values in [0, 1], 1 good, one per point (``map_colours``)."""
+    return scene_payload(build_scene(proj, sample, tokens, trust, colour_by_trust=colour_by_trust, shade=shade,
+                                     labels=labels, lines_from=lines_from, lines_to=lines_to), height)
+
+
+def scene_payload(scene: Scene, height: int = FRAME_HEIGHT) -> dict:
+    """The frame's arguments for a scene (see the module's docstring): ``bytes`` values travel raw, the rest as JSON;
+    every label of the scene, each from its zoom level."""
+    if scene.dims != 2:
         raise ValueError("the canvas map draws 2-D maps")
-    xy = np.ascontiguousarray(proj.coords[:, :2], "<f4")
-    ids = np.ascontiguousarray(sample.ids, "<i4")
-    colour, palette = _colours(sample, trust, colour_by_trust, shade)
-    t = np.asarray(trust, np.float64)
+    xy = np.ascontiguousarray(scene.coords[:, :2], "<f4")
+    ids = np.ascontiguousarray(scene.ids, "<i4")
+    colour, palette = _colours(scene)
+    t = np.asarray(scene.trust, np.float64)
     kept = np.where(np.isnan(t), NOT_SCORED, np.rint(100 * np.nan_to_num(t)).clip(0, 100)).astype(np.uint8)
-    blob, offsets = _token_blob(tokens)
+    blob, offsets = _token_blob(scene.tokens)
     arrays = {"xy": xy.tobytes(), "ids": ids.tobytes(), "colour": colour.tobytes(), "kept": kept.tobytes(),
               "tokens": blob, "offsets": offsets}
     fingerprint = hashlib.blake2b(digest_size=12)
     for name in ("xy", "ids", "colour", "offsets", "tokens"):
         fingerprint.update(arrays[name])
     fingerprint.update(json.dumps(palette).encode())
-    lang = language()
-    return {
+    payload = {
         **arrays,
-        "n": int(len(sample)), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height), "lang": lang,
-        "labels": [{"x": float(x), "y": float(y), "text": c.label(lang), "level": label_level(r), "size": int(c.size)}
-                   for r, (x, y, c) in enumerate(labels or [])],
-        "lines": None if lines_from is None or lines_to is None else
-        {"from": int(lines_from), "to": [int(j) for j in lines_to]},
+        "n": len(scene), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height),
+        "lang": scene.lang,
+        "labels": [{"x": lab.x, "y": lab.y, "text": lab.text, "level": label_level(r), "size": int(lab.cluster.size)}
+                   for r, lab in enumerate(scene.labels)],
+        "lines": None,
         "text": {"kept": _("neighbours kept"), "unscored": _("not in the scored sample"),
                  "hint": _("Drag to pan, wheel to zoom, click a point for its true 10 nearest."),
-                 "reset": _("Whole map"), **keyboard_texts(len(sample))},
+                 "reset": _("Whole map"), **keyboard_texts(len(scene))},
     }
+    return with_lines(payload, scene.lines_from, scene.lines_to)
 
 
 def keyboard_texts(n: int) -> dict[str, str]:

@@ -26,10 +26,12 @@ import numpy as np
 import pydeck as pdk
 from pydeck.bindings.json_tools import default_serialize
 
-from ..i18n import _, language
+from ..i18n import _
+from ..maps.clusters import MAP_LABELS
 from ..maps.layout import Projection
 from ..maps.sample import Sample
-from .style import OTHER_GREY, PALETTE, QUERY_RGB, hex_rgb, map_groups, score_rgb
+from ..maps.scene import Scene, build_scene
+from .style import OTHER_GREY, QUERY_RGB, entry_colours, hex_rgb, score_rgb
 
 GREY = [*hex_rgb(OTHER_GREY), 110]
 JOINER = "\u2060"  # WORD JOINER: invisible, no width, and not "@"
@@ -42,27 +44,27 @@ def inert(text: str) -> str:
     return JOINER + text if text.startswith("@@") else text
 
 
-def point_records(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
-                  colour_by_trust: bool = False, shade: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
+def point_records(scene: Scene) -> tuple[list[dict], list[dict]]:
     """Two lists of small records (x, y, token t, id i, trust k in percent or -1 where not scored): the grey
     'other' points, drawn in one colour and so without one of their own, and the points with a colour c of
     their own (the query, the word groups; every point when coloured by trust, red = none of its 10 nearest
-    kept, green = all; likewise by ``shade``, values in [0, 1] with 1 good, from ``map_colours``)."""
-    colours = {"query": QUERY, **{g: [*hex_rgb(PALETTE[j % len(PALETTE)]), 230]
-                                  for j, g in enumerate(map_groups(sample.groups))}}
+    kept, green = all; likewise by a score, values in [0, 1] with 1 good, from ``map_colours``)."""
+    colours = entry_colours(len(scene.word_groups))
+    rgba = [GREY, *([*hex_rgb(c), 230] for c in colours[1:-1]), QUERY]
+    coords, trust, values = scene.coords, scene.trust, scene.values
     plain, coloured = [], []
-    for k, (i, g) in enumerate(zip(sample.ids.tolist(), sample.groups, strict=True)):
+    for k, (i, j) in enumerate(zip(scene.ids.tolist(), scene.entry.tolist(), strict=True)):
         share = trust[k]
-        rec = {"x": float(f"{proj.coords[k, 0]:.4g}"), "y": float(f"{proj.coords[k, 1]:.4g}"), "t": inert(tokens[k]), "i": i,
-               "k": -1 if np.isnan(share) else int(round(100 * float(share)))}
-        if colour_by_trust or shade is not None:
-            s = share if shade is None else shade[k]
+        rec = {"x": float(f"{coords[k, 0]:.4g}"), "y": float(f"{coords[k, 1]:.4g}"), "t": inert(scene.tokens[k]),
+               "i": i, "k": -1 if np.isnan(share) else int(round(100 * float(share)))}
+        if values is not None:
+            s = values[k]
             s = 0.0 if np.isnan(s) else float(s)
             coloured.append({**rec, "c": [*score_rgb(s), 200]})
-        elif g == "other":
+        elif j == 0:
             plain.append(rec)
         else:
-            coloured.append({**rec, "c": colours[g]})
+            coloured.append({**rec, "c": rgba[j]})
     return plain, coloured
 
 
@@ -76,25 +78,33 @@ class CompactDeck(pdk.Deck):
 def deck_map(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, colour_by_trust: bool = False,
              labels: list | None = None, lines_from: int | None = None, lines_to: np.ndarray | None = None,
              shade: np.ndarray | None = None) -> CompactDeck:
-    """The map as a pydeck Deck (2-D only): pan with the mouse, zoom with the wheel, hover for a token."""
-    if proj.coords.shape[1] != 2:
+    """``scene_deck`` of the scene these make (``maps.scene.build_scene``)."""
+    return scene_deck(build_scene(proj, sample, tokens, trust, colour_by_trust=colour_by_trust, shade=shade,
+                                  labels=labels, lines_from=lines_from, lines_to=lines_to))
+
+
+def scene_deck(scene: Scene) -> CompactDeck:
+    """The map as a pydeck Deck (2-D only): pan with the mouse, zoom with the wheel, hover for a token; the largest
+    regions' labels (``MAP_LABELS``)."""
+    if scene.dims != 2:
         raise ValueError("deck_map draws 2-D maps")
-    xy = proj.coords
+    xy = scene.coords
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = float(max(hi - lo)) or 1.0
     zoom = float(np.log2(600 / span))  # the whole map in about 600 pixels
-    plain, coloured = point_records(proj, sample, tokens, trust, colour_by_trust, shade)
+    plain, coloured = point_records(scene)
     common = {"get_position": ["x", "y"], "radius_units": "'pixels'", "pickable": True, "auto_highlight": True}
     layers = [pdk.Layer("ScatterplotLayer", plain, id="points", get_fill_color=GREY, get_radius=2,
                         radius_min_pixels=1.5, **common),
               pdk.Layer("ScatterplotLayer", coloured, id="marked", get_fill_color="c", get_radius=4, **common)]
-    if lines_from is not None and lines_to is not None and len(lines_to):
-        a = xy[lines_from]
+    if scene.has_lines:
+        a = xy[scene.lines_from]
         layers.append(pdk.Layer("LineLayer", [{"s": [float(a[0]), float(a[1])], "e": [float(xy[j, 0]), float(xy[j, 1])]}
-                                              for j in lines_to], id="nearest", get_source_position="s",
+                                              for j in scene.lines_to], id="nearest", get_source_position="s",
                                 get_target_position="e", get_color=[0, 0, 0, 220], get_width=1.5))
-    if labels:
-        layers.append(pdk.Layer("TextLayer", [{"x": x, "y": y, "text": inert(c.label(language()))} for x, y, c in labels],
+    if scene.labels:
+        layers.append(pdk.Layer("TextLayer", [{"x": lab.x, "y": lab.y, "text": inert(lab.text)}
+                                              for lab in scene.labels[:MAP_LABELS]],
                                 id="labels", get_position=["x", "y"], get_text="text", get_size=12,
                                 get_color=[20, 20, 20, 255], background=True, get_background_color=[255, 255, 255, 160],
                                 character_set="'auto'", get_pixel_offset=[0, -12]))

@@ -53,10 +53,10 @@ def score_rgb(share: float) -> list[int]:
     return [int(255 * (1 - share)), int(200 * share), 60]
 
 
-def map_groups(groups) -> list[str]:
-    """A map's word groups that get a colour of their own, in order of first appearance (not 'other' or the
-    query): the j-th is drawn in ``PALETTE[j % len(PALETTE)]``."""
-    return list(dict.fromkeys(g for g in groups if g not in ("other", "query")))
+def entry_colours(word_groups: int) -> list[str]:
+    """The colours of a map's palette entries (``maps.scene``): the grey of no group, the j-th of its
+    ``word_groups`` word groups in ``PALETTE[j % len(PALETTE)]``, then the query's red."""
+    return [OTHER_GREY, *(PALETTE[j % len(PALETTE)] for j in range(word_groups)), RED]
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420) -> go.Figure:

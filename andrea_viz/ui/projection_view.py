@@ -16,9 +16,10 @@ from ..maps.choice import default_for
 from ..i18n import Msg, _, num, tr
 from ..maps.colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
-from ..plots.canvas_map import LEVEL_LABELS, canvas_map_payload, default_renderer, with_lines
-from ..plots.deck_map import deck_map
-from ..plots.projection import clicked_id, deck_clicked_id, map_words, projection_scatter
+from ..maps.scene import build_scene
+from ..plots.canvas_map import LEVEL_LABELS, default_renderer, scene_payload, with_lines
+from ..plots.deck_map import scene_deck
+from ..plots.projection import clicked_id, deck_clicked_id, map_words, scene_scatter
 from ..plots.words import Words
 from ..maps.export import coordinates_csv, projector_metadata, projector_tsv
 from ..maps.methods import METHODS
@@ -160,7 +161,6 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
     """The "Drawn by" choice (canvas above the size where plotly stops being fluid, plotly for 3-D) and the map it
     draws; a click on a point makes it the one whose true neighbours get lines."""
     proj = result.projection
-    regions = None if found is None else map_labels(found, proj.coords)
     renderers = list(RENDERERS_2D) if dims == 2 else ["plotly"]
     drawn_by = {"canvas": _("canvas (fluid at any size)"), "plotly": "plotly", "deck": "deck.gl (WebGL)"}
     default = default_renderer(points, dims)
@@ -171,30 +171,28 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
                                    "fluid with the whole table on screen; plotly draws the word groups with their "
                                    "names; deck.gl draws every point in one WebGL layer on each frame."))
     url.keep(renderer=None if renderer == default else renderer)
-    score = None if shading is None else shading[0]
+    values, scores, scale, ends = (None, None, None, None) if shading is None else shading
+    scene = build_scene(proj, result.sample, result.tokens, result.trust, colour_by_trust=colour == "trust",
+                        shade=values, scores=scores, scale=scale, ends=ends, lines_from=index, lines_to=lines,
+                        labels=None if found is None else map_labels(found, proj.coords, top=LEVEL_LABELS))
+    title = tr(result.title)
     if renderer == "canvas":
-        base = remember(("proj:canvas", emb.key, *params, colour, found is not None), lambda progress: canvas_map_payload(
-            proj, result.sample, result.tokens, result.trust, colour == "trust",
-            map_labels(found, proj.coords, top=LEVEL_LABELS) if found is not None else None, shade=score), label=None)
+        base = remember(("proj:canvas", emb.key, *params, colour, found is not None),
+                        lambda progress: scene_payload(scene), label=None)
         clicked = map_view.canvas_map(with_lines(base, index, lines), key="proj:canvasmap",
                                       on_click=lambda: _pick_canvas_click(result))
     elif renderer == "deck":
         event = st.pydeck_chart(remember(("proj:deck", emb.key, *params, colour, index, found is not None),
-                                         lambda progress: deck_map(proj, result.sample, result.tokens, result.trust,
-                                                                   colour == "trust", regions, index, lines, score),
-                                         label=None),
+                                         lambda progress: scene_deck(scene), label=None),
                                 height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
         clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
     else:
-        fig = remember(("proj:fig", emb.key, *params, colour, index, found is not None), lambda progress: projection_scatter(
-            proj, result.sample, result.tokens, result.trust, tr(result.title), colour_by_trust=colour == "trust",
-            lines_from=index, lines_to=lines, labels=regions, shade=shading), label=None)
+        fig = remember(("proj:fig", emb.key, *params, colour, index, found is not None),
+                       lambda progress: scene_scatter(scene, title), label=None)
         event = chart(fig, key="proj:map", on_select="rerun", selection_mode="points")
         clicked = clicked_id(getattr(getattr(event, "selection", None), "points", None) or [])
     if renderer != "plotly":  # the plotly map's words come with it (chart); the same words under the other two
-        title = tr(result.title)
-        words_box(Words(*map_words(result.sample, result.tokens, result.trust, title, dims, index, lines), title=title),
-                  key=f"proj:{renderer}map")
+        words_box(Words(*map_words(scene, title), title=title), key=f"proj:{renderer}map")
     if clicked is not None:
         token = result.tokens[result.position_of(f"#{clicked}")]
         if token != st.session_state.get(PICKED):

@@ -1,0 +1,126 @@
+"""One scene per map view (``maps.scene``): the three renderers (plotly, the canvas frame, deck.gl) drawn from the
+same scene agree on each point's group, colour and label, and on the regions' labels, in every language; the
+reference is worked out here by hand from the sample, not by the scene."""
+
+import json
+
+import numpy as np
+import pytest
+
+from andrea_viz.i18n import set_language
+from andrea_viz.i18n import Msg
+from andrea_viz.maps.clusters import CLASS_LABELS, WORD_CLASS, Cluster
+from andrea_viz.maps.layout import Projection
+from andrea_viz.maps.sample import Sample, group_label
+from andrea_viz.maps.scene import build_scene
+from andrea_viz.plots import deck_map as deck_module
+from andrea_viz.plots.canvas_map import SHADES, scene_payload
+from andrea_viz.plots.deck_map import scene_deck
+from andrea_viz.plots.projection import scene_scatter
+from andrea_viz.plots.style import OTHER_GREY, PALETTE, RED, hex_rgb, score_rgb
+from andrea_viz.safe_text import plot
+
+N = 400
+# groups in an order that is not alphabetical: the first seen gets the palette's first colour on every renderer
+GROUPS = ("neighbour of c<a>t", "numbers", "animals", "included", "colours")
+
+
+def _map():
+    rng = np.random.default_rng(7)
+    coords = (rng.standard_normal((N, 2)) * 5).astype(np.float32)
+    groups = ["other"] * N
+    for j, g in enumerate(GROUPS):
+        for k in range(10 + 6 * j, 14 + 6 * j):
+            groups[k] = g
+    groups[2] = "query"
+    trust = np.full(N, np.nan)
+    trust[:300] = rng.random(300)
+    tokens = [f"w{i}" if i % 5 else f"<b>{i}</b>" for i in range(N)]
+    # three regions far apart (none hidden by another on plotly's map), labelled by a trait and their medoids
+    corners = [(-40.0, -40.0), (40.0, 40.0), (-40.0, 40.0)]
+    for k, (x, y) in enumerate(corners):
+        coords[300 + k] = (x, y)
+    classes = ("animals", "numbers", "colours")
+    labels = [(x, y, Cluster(k, 50 - k, (Msg(WORD_CLASS, name=Msg(CLASS_LABELS[classes[k]])),), (f"m{k}", "x"),
+                             (300 + k,))) for k, (x, y) in enumerate(corners)]
+    return Projection(coords, "umap", None, 0.0), Sample(np.arange(N) * 3 + 1, tuple(groups)), tokens, trust, labels
+
+
+def _expected(groups) -> dict[int, tuple[str, list[int]]]:
+    """The slow reference: each point's group and rgb, by walking the sample's groups in order."""
+    order: list[str] = []
+    for g in groups:
+        if g not in ("other", "query") and g not in order:
+            order.append(g)
+    out = {}
+    for k, g in enumerate(groups):
+        colour = OTHER_GREY if g == "other" else RED if g == "query" else PALETTE[order.index(g) % len(PALETTE)]
+        out[k] = (g, hex_rgb(colour))
+    return out
+
+
+def _plotly(fig, ids) -> dict[int, tuple[str, list[int]]]:
+    """Each point's (legend name, rgb) on the plotly map, by position in the sample."""
+    where = {int(i): k for k, i in enumerate(ids)}
+    out = {}
+    for trace in fig.data:
+        if trace.customdata is None:
+            continue
+        for i in np.asarray(trace.customdata).tolist():
+            out[where[int(i)]] = (trace.name, hex_rgb(trace.marker.color))
+    return out
+
+
+def _canvas(payload) -> dict[int, tuple[str, list[int]]]:
+    colour = np.frombuffer(payload["colour"], np.uint8)
+    return {k: (payload["palette"][c]["name"], payload["palette"][c]["rgb"]) for k, c in enumerate(colour)}
+
+
+def _deck(deck, ids) -> dict[int, list[int]]:
+    where = {int(i): k for k, i in enumerate(ids)}
+    layers = {layer["id"]: layer for layer in json.loads(deck.to_json())["layers"]}
+    out = {where[p["i"]]: deck_module.GREY[:3] for p in layers["points"]["data"]}
+    out.update({where[p["i"]]: p["c"][:3] for p in layers["marked"]["data"]})
+    return out, layers
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "zh-TW"])
+def test_the_three_renderers_agree_on_each_points_group_colour_and_label(lang):
+    set_language(lang)
+    try:
+        proj, sample, tokens, trust, labels = _map()
+        scene = build_scene(proj, sample, tokens, trust, labels=labels, lines_from=2, lines_to=np.array([10, 11]))
+        want = _expected(sample.groups)
+        on_plotly = _plotly(scene_scatter(scene, "T"), sample.ids)
+        on_canvas = _canvas(scene_payload(scene))
+        on_deck, layers = _deck(scene_deck(scene), sample.ids)
+        assert len(on_plotly) == len(on_canvas) == len(on_deck) == N
+        for k in range(N):
+            group, rgb = want[k]
+            name = group_label(group)  # in the reader's language
+            assert on_canvas[k] == (name, rgb), k
+            assert on_plotly[k] == (group_label(group, escape=plot), rgb), k
+            assert on_deck[k] == rgb, k
+        assert "c&lt;a&gt;t" in on_plotly[10][0] and "c<a>t" in on_canvas[10][0]  # the typed word, made inert for plotly
+        # the regions' labels: the same texts, in the reader's language, on all three
+        texts = [c.label(lang) for _x, _y, c in labels]
+        assert [a["text"] for a in scene_scatter(scene, "T").layout.annotations] == [plot(t) for t in texts]
+        assert [L["text"] for L in scene_payload(scene)["labels"]] == texts
+        assert [r["text"] for r in layers["labels"]["data"]] == texts
+        assert (texts[0].startswith("word class: animals")) == (lang == "en")
+    finally:
+        set_language("en")
+
+
+def test_the_three_renderers_shade_each_point_by_the_same_value():
+    proj, sample, tokens, trust, _labels = _map()
+    values = np.linspace(0, 1, N)
+    values[7] = np.nan
+    scene = build_scene(proj, sample, tokens, trust, shade=values, scores=values * 3, scale="score")
+    (trace,) = [t for t in scene_scatter(scene, "T").data if t.customdata is not None]
+    assert np.array_equal(np.asarray(trace.marker.color), np.where(np.isnan(values), -0.1, values))
+    canvas = np.frombuffer(scene_payload(scene)["colour"], np.uint8)
+    on_deck, _layers = _deck(scene_deck(scene), sample.ids)
+    for k in range(N):
+        v = 0.0 if np.isnan(values[k]) else float(values[k])
+        assert canvas[k] == round(v * (SHADES - 1)) and on_deck[k] == score_rgb(v)[:3], k
