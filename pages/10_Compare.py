@@ -111,4 +111,4 @@ with ui.explain_errors():
             col.dataframe(ui.localized([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found]),
                           hide_index=True, width="stretch")
 
-ui.compare.audit_section()  # B audited as a fine-tune of A, when both are folders of the checkpoint folder
+ui.audit_view.section()  # B audited as a fine-tune of A, when both are folders of the checkpoint folder

@@ -7,7 +7,7 @@ import pytest
 
 from andrea_viz.audit import audit_checkpoints
 from andrea_viz.i18n import Msg
-from andrea_viz.ui.compare import INIT_LABELS
+from andrea_viz.ui.audit_view import INIT_LABELS
 from tests.audit_pairs import Corpus
 
 from .conftest import SHOTS, exceptions, open_page, serve, streamlit_english, wait_idle
