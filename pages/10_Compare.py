@@ -110,3 +110,5 @@ with ui.explain_errors():
                 col.markdown("**" + _("B, nearest to the word of A mapped into B") + "**")
             col.dataframe(ui.localized([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found]),
                           hide_index=True, width="stretch")
+
+ui.audit_view.section()  # B audited as a fine-tune of A, when both are folders of the checkpoint folder

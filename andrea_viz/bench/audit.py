@@ -7,9 +7,12 @@ size.
    included) beyond the process before the audit; the issue's target is ≤ 10 s and ≤ 2 GB on 2 cores.
 2. The anchors alignment of 50,000 anchors × 4,096 (B a scaled rotation of A plus noise): fit on 80%, judged on 20%
    (median cosine, Jaccard@10 and the nearest-anchor baseline on a sample of 1,000); target ≤ 30 s.
-3. Held-out median cosine, the map beside the nearest-anchor baseline, over 5 seeded splits: two tokenizers of one
-   corpus (andrea-micro-nl onto andrea-micro, grown on the parallel generated corpora) and two seeds of one
-   tokenizer (andrea-micro, seed 1, against a micro run grown here with seed 2: ``--grow-steps``, 0 to skip).
+3. Held-out median cosine, the map beside the nearest-anchor baseline, over 5 seeded splits, against andrea-micro
+   (seed 1, the generated English corpus of seed 1): two seeds of one tokenizer (a micro run grown here on that very
+   corpus with seed 2), two tokenizers of one corpus (grown here on it with seed 1 and at most ``OTHER_SEGMENTS``
+   segments: the same corpus cut into other tokens) — ``--grow-steps``, 0 to skip them — and two corpora and two
+   tokenizers (andrea-micro-nl, grown on the Dutch generated corpus). Each with every anchor, then with only the
+   anchors whose rows both runs fed in at least once (a row never fed in keeps its random step-0 value).
 Medians are printed; nothing is asserted.
 """
 
@@ -28,13 +31,17 @@ from statistics import median
 import numpy as np
 
 from ..alignment import Anchors, align_tables, check_anchors, find_anchors
-from ..builtin import MICRO, micro_name
+from ..builtin import MICRO, MICRO_DIR, micro_name
 from ..grow import train
+from ..grow.corpus import generate
+from ..grow.trainer import PRESETS
 from ..loading import load
 
 V, D, ADDED, ANCHORS = 128_256, 4_096, 1_000, 50_000
 INITS = ("zeros", "mean", "copy", "normal")
 SPLITS = 5
+MICRO_SEED = 1  # andrea-micro's seed (andrea_viz/builtin.py)
+OTHER_SEGMENTS = 150  # the second tokenizer of andrea-micro's corpus: its 150 most frequent segments (of 300)
 
 CHILD = r"""
 import json, sys, time
@@ -124,27 +131,45 @@ def bench_alignment(repeats: int, n: int = ANCHORS, d: int = D) -> None:
           f"{al.median_jaccard:.2f})", flush=True)
 
 
-def held_out(a, b, label: str) -> None:
+def held_out(a, b, label: str, unseen_a=(), unseen_b=()) -> None:
+    """The held-out figures of A mapped onto B, on every anchor, then (when ``unseen_a`` or ``unseen_b`` name rows
+    never fed in) on the anchors whose rows both runs fed in."""
     anchors = find_anchors(a, b)
     check_anchors(anchors, a.key, b.key)
-    runs = [align_tables(a.token_table, b.token_table, anchors, seed=s) for s in range(SPLITS)]
-    print(f"  {label}: {len(anchors):,} anchors; held-out median cosine {median(r.median_cosine for r in runs):.3f} "
-          f"(nearest-anchor baseline {median(r.median_baseline for r in runs):.3f}), Jaccard@10 "
-          f"{median(r.median_jaccard for r in runs):.2f}, medians over {SPLITS} seeded splits", flush=True)
+    print(f"  {label}:", flush=True)
+    seen = np.array([x not in set(unseen_a) and y not in set(unseen_b) for x, y in zip(anchors.a, anchors.b,
+                                                                                      strict=True)], bool)
+    for tag, keep in (("every anchor", np.ones(len(anchors), bool)), ("rows fed in by both runs", seen)):
+        if tag != "every anchor" and not (len(unseen_a) or len(unseen_b)):
+            continue
+        an = Anchors(anchors.a[keep], anchors.b[keep], anchors.kind[keep])
+        runs = [align_tables(a.token_table, b.token_table, an, seed=s) for s in range(SPLITS)]
+        print(f"    {tag}: {len(an):,} anchors; held-out median cosine {median(r.median_cosine for r in runs):.3f} "
+              f"(nearest-anchor baseline {median(r.median_baseline for r in runs):.3f}), Jaccard@10 "
+              f"{median(r.median_jaccard for r in runs):.2f}, medians over {SPLITS} seeded splits", flush=True)
 
 
 def bench_held_out(grow_steps: int) -> None:
     en = load(MICRO)
-    held_out(load(micro_name("nl")), en, "two tokenizers of one corpus (andrea-micro-nl onto andrea-micro)")
+    en_unseen = json.loads((MICRO_DIR / "run.json").read_text())["unseen_ids"]
     if grow_steps <= 0:
-        print("  two seeds of one tokenizer: skipped (--grow-steps 0)")
-        return
-    with tempfile.TemporaryDirectory(prefix="bench-audit-grow-") as tmp:
-        t = time.perf_counter()
-        r = train(Path(tmp) / "seed2", preset="micro", seed=2, steps=grow_steps, snapshot_at=[grow_steps])
-        print(f"  grew andrea-micro with seed 2 for {grow_steps:,} steps in {time.perf_counter() - t:.0f} s", flush=True)
-        other = load(r.snapshots[-1][1])
-        held_out(other, en, "two seeds of one tokenizer (micro seed 2 onto andrea-micro, seed 1)")
+        print("  two seeds of one tokenizer, two tokenizers of one corpus: skipped (--grow-steps 0)")
+    else:
+        corpus = generate(MICRO_SEED, PRESETS["micro"].sentences, "en")  # andrea-micro's own corpus
+        with tempfile.TemporaryDirectory(prefix="bench-audit-grow-") as tmp:
+            for name, seed, segments, label in (
+                    ("seed2", 2, None, "two seeds of one tokenizer (micro seed 2 onto andrea-micro, seed 1, one corpus)"),
+                    ("tokens", MICRO_SEED, OTHER_SEGMENTS, f"two tokenizers of one corpus (micro with at most "
+                                                           f"{OTHER_SEGMENTS} segments onto andrea-micro, seed 1)")):
+                t = time.perf_counter()
+                r = train(Path(tmp) / name, preset="micro", corpus=corpus, seed=seed, steps=grow_steps,
+                          snapshot_at=[grow_steps], max_segments=segments)
+                print(f"  grew a micro run ({r.config['vocab_size']:,} ids, seed {seed}) for {grow_steps:,} steps in "
+                      f"{time.perf_counter() - t:.0f} s", flush=True)
+                held_out(load(r.snapshots[-1][1]), en, label, r.unseen_ids, en_unseen)
+    nl = json.loads((MICRO_DIR.parent / micro_name("nl") / "run.json").read_text())["unseen_ids"]
+    held_out(load(micro_name("nl")), en, "two corpora and two tokenizers (andrea-micro-nl onto andrea-micro)", nl,
+             en_unseen)
 
 
 def run(repeats: int = 3, grow_steps: int = 600, rows: int = V, d: int = D, added: int = ADDED,

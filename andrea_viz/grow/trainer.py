@@ -160,10 +160,12 @@ def encode_lines(tok: ByteTokenizer, text: str) -> np.ndarray:
                     dtype=np.int64)
 
 
-def prepare(p: Preset, corpus: str | bytes | None, seed: int, language: str = "en") -> Prepared:
-    """``corpus``, or when None the generated corpus in ``language`` (en, nl, pt-BR, zh-TW)."""
+def prepare(p: Preset, corpus: str | bytes | None, seed: int, language: str = "en", max_segments: int | None = None
+            ) -> Prepared:
+    """``corpus``, or when None the generated corpus in ``language`` (en, nl, pt-BR, zh-TW), segmented into at most
+    ``max_segments`` segments (the preset's number when None)."""
     text = corpus_text(corpus if corpus is not None else generate(seed, p.sentences, language))
-    segments = harris_segments(text, max_segments=p.max_segments)
+    segments = harris_segments(text, max_segments=p.max_segments if max_segments is None else max_segments)
     tok = ByteTokenizer(vocab_size(len(segments)), segments)
     stream = encode_lines(tok, text)
     if stream.size < p.T + 1:
@@ -218,12 +220,13 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
           progress: Callable[[int, int, float], None] | None = None,
           should_stop: Callable[[], bool] | None = None,
           observe: Callable[[int, object], None] | None = None, tied: bool = False,
-          language: str = "en") -> GrowResult:
+          language: str = "en", max_segments: int | None = None) -> GrowResult:
     """Train an ANDREA of the preset's shape on ``corpus`` (the generated one in ``language`` when None), writing
     snapshots into ``folder`` (emptied first). ``progress(step, steps, loss)`` after each step;
     ``should_stop()`` is asked before each step, and a stopped run keeps the snapshots written so far;
     ``observe(step, model)`` (for benchmarks) sees the model after each step; ``tied`` trains one table for input and
-    output (GPT-2's way; its snapshots still store the head, equal to the token table)."""
+    output (GPT-2's way; its snapshots still store the head, equal to the token table); ``max_segments`` caps the
+    tokenizer's segments (the preset's cap when None): the same corpus grown with another tokenizer."""
     choices("preset", preset, PRESETS)
     p = PRESETS[preset]
     steps = p.steps if steps is None else steps
@@ -231,7 +234,7 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
         raise QueryError("steps must be at least 1, got {n}", n=steps)
     check_corpus_language(language)
     t0 = time.perf_counter()
-    data = prepare(p, corpus, seed, language)
+    data = prepare(p, corpus, seed, language, max_segments)
     wanted = sorted(set(snapshot_at)) if snapshot_at else snapshot_steps(steps, snapshots or p.snapshots)
     if wanted[0] < 0 or wanted[-1] > steps:
         raise QueryError("snapshot steps must lie between 0 and {steps:,}; got {got}", steps=steps, got=str(wanted))
@@ -251,7 +254,8 @@ def train(folder: str | Path, preset: str = DEFAULT_PRESET, corpus: str | bytes 
     written: list[tuple[int, Path]] = []
     manifest = {"preset": p.name, "seed": seed, "corpus_language": corpus_language, "config": cfg,
                 "steps_planned": steps, "snapshot_steps": wanted,
-                "corpus_chars": len(data.text), "corpus_tokens": int(data.stream.size), "finished": False}
+                "corpus_chars": len(data.text), "corpus_tokens": int(data.stream.size), "finished": False,
+                **({} if max_segments is None else {"max_segments": max_segments})}
 
     def save(step: int) -> None:
         params = model.ordered_parameters()

@@ -2,7 +2,7 @@
 
 from ..i18n import tr
 from ..web import hooks as server_hooks
-from . import classroom, compare, exercise, grow, lesson, live, map_view, models, naming, nav, state, uploads, url
+from . import audit_view, classroom, compare, exercise, grow, lesson, live, map_view, models, naming, nav, state, uploads, url
 from .charts import chart
 from .cache import cached, cached_with_progress, figure, get_model, remember
 from .errors import explain_errors, show_error
@@ -16,7 +16,7 @@ from .widgets import MAX_TEXT_CHARS, number_slider, token_chips, token_picker
 
 server_hooks.install()  # the guards on every request from now on, where streamlit_app.py did not install them already
 
-__all__ = ["cached", "cached_with_progress", "chart", "checkpoint_report", "classroom", "compare", "current_model",
+__all__ = ["audit_view", "cached", "cached_with_progress", "chart", "checkpoint_report", "classroom", "compare", "current_model",
            "exercise",
            "explain_errors", "figure", "file_uploader", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "naming", "nav",
            "offer_trained_example", "page_setup", "remember", "show_error", "state", "timeline_view", "token_picker", "token_chips", "MAX_TEXT_CHARS",

@@ -214,3 +214,16 @@ def test_the_shipped_andrea_micro_is_reproduced_by_a_short_run_from_its_seed(tmp
     assert emb.card["step"] == shipped["steps_done"] and emb.output_kind == "untied"
     assert "dog" in [n.token for n in neighbours(emb, "cat", k=10)[1]]
     assert sum(p.stat().st_size for p in MICRO_DIR.iterdir()) <= 10 * 2**20
+
+
+def test_max_segments_grows_the_same_corpus_with_another_tokenizer_and_the_default_is_the_presets(tmp_path):
+    corpus = generate(1, PRESETS["micro"].sentences)
+    full = harris_segments(corpus, max_segments=PRESETS["micro"].max_segments)
+    r = train(tmp_path / "cut", corpus=corpus, seed=1, steps=1, snapshot_at=[1], max_segments=150)
+    assert r.segments == full[:150] and r.config["vocab_size"] == 256 + 150 + 1  # bytes, segments, BOS
+    assert read_manifest(tmp_path / "cut")["max_segments"] == 150
+    tok = andrea_viz.load(r.snapshots[-1][1]).tokenizer
+    rare = full[-1]  # a word of the full tokenizer, cut into smaller pieces by this one
+    assert len(tok.encode(rare)) > 1 and ByteTokenizer(256 + len(full) + 1, full).encode(rare) == [256 + len(full) - 1]
+    d = train(tmp_path / "default", corpus=corpus, seed=1, steps=1, snapshot_at=[1])
+    assert d.segments == full and "max_segments" not in read_manifest(tmp_path / "default")

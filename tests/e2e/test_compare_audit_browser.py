@@ -1,0 +1,48 @@
+"""Compare in Chromium on a resized fine-tune: a base and its resize_token_embeddings(mean_resizing=True) copy with four
+added rows, made by transformers' own code (tests/audit_pairs.py) in the checkpoint folder the server reads, chosen on
+Compare; the audit section lists each added row with its init method, in each of the app's four languages
+(screenshots of the section under artifacts/screenshots/compare_audit_<lang>.png)."""
+
+import pytest
+
+from andrea_viz.audit import audit_checkpoints
+from andrea_viz.i18n import Msg
+from andrea_viz.ui.audit_view import INIT_LABELS
+from tests.audit_pairs import Corpus
+
+from .conftest import SHOTS, exceptions, open_page, serve, streamlit_english, wait_idle
+
+PAIR = "mvn_gpt2_4"
+
+
+@pytest.fixture(scope="module")
+def audit_app(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ckpts")
+    pair = Corpus(root).pair(PAIR)
+    with serve({"ANDREA_VIZ_CHECKPOINT_DIR": str(root)}) as (url, _pid):
+        yield url, audit_checkpoints(pair.base, pair.tuned)["added_rows"]
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "pt-BR", "zh-TW"])
+def test_the_audit_of_a_resized_fine_tune_in_each_language(page, audit_app, lang):
+    url, added = audit_app
+    assert [(r["init"], r["moved"]) for r in added] == [("mvn", False)] * 4  # what transformers' resize wrote
+    open_page(page, f"{url}/Compare?lang={lang}", timeout=180_000)
+    main = page.locator("[data-testid='stMain']")
+    for n in (0, 1):  # A, then B: read from the checkpoint folder
+        main.locator("[data-testid='stRadio']").nth(n).get_by_text(Msg("checkpoint folder").render(lang), exact=True).click()
+        wait_idle(page, 180_000)
+    main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side="B").render(lang)).click()
+    page.get_by_role("option", name=f"{PAIR}/", exact=True).click()
+    section = page.locator(".st-key-cmp-audit")
+    init = Msg(INIT_LABELS["mvn"]).render(lang)
+    section.locator("td", has_text=init).first.wait_for(timeout=180_000)  # the added rows' init, the awaited element
+    wait_idle(page, 180_000)
+    rows = section.locator("tbody tr")
+    assert rows.count() == 4
+    for k, r in enumerate(added):
+        cells = rows.nth(k).locator("td").all_inner_texts()
+        assert cells[:3] == [str(r["id"]), r["token"], init] and cells[4] == Msg("no").render(lang), cells
+    assert exceptions(page) == [] and streamlit_english(page) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    section.screenshot(path=str(SHOTS / f"compare_audit_{lang}.png"))
