@@ -7,7 +7,8 @@ from andrea_viz import ui
 from andrea_viz.i18n import _, tr
 from andrea_viz.lesson import STEPS, params, why
 from andrea_viz.ui import presenter
-from andrea_viz.ui.lesson import PRESENT, handout_download, keyboard, presenter_style, reset_quiz, step_models
+from andrea_viz.ui.lesson import (PRESENT, PRESENT_WIDGET, copy_present, handout_download, keyboard, presenter_style,
+                                  reset_quiz, step_models)
 
 STEP = "lesson:step"
 N = len(STEPS)
@@ -63,7 +64,9 @@ nav.selectbox(_("Step"), range(1, N + 1), key="lesson:menu", on_change=from_menu
               format_func={i: f"{i}. {tr(s.title)}" for i, s in enumerate(STEPS, 1)}.__getitem__,
               width=presenter.MENU_WIDTH[present])
 nav.button(_("Next →"), on_click=go, args=(1,), disabled=k == N, key="lesson:next", type="primary", width="content")
-nav.toggle(_("Presenter mode"), key=PRESENT, help=_("For a projector: one heading, larger type, ← and → keys."))
+st.session_state[PRESENT_WIDGET] = present  # the toggle shows the mode; the mode lives in PRESENT (not a widget
+nav.toggle(_("Presenter mode"), key=PRESENT_WIDGET, on_change=copy_present,  # key, so no run can drop it)
+           help=_("For a projector: one heading, larger type, ← and → keys."))
 if nav.button(_("Reset this lesson"), key="lesson:reset", width="content", type="tertiary"):
     confirm_reset()
 with nav:

@@ -45,6 +45,12 @@ from .tables import localized
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
+PRESENT_WIDGET = "lesson:present:toggle"  # its toggle's own key: a widget's state Streamlit may drop, the mode's not
+
+
+def copy_present() -> None:
+    """The toggle changed: the mode follows it."""
+    st.session_state[PRESENT] = bool(st.session_state[PRESENT_WIDGET])
 QUIZ = "lesson:quiz:"  # prefix of the quiz's sliders and its placed pairs
 REVEALED = "lesson:revealed"
 

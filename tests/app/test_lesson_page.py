@@ -102,3 +102,21 @@ def test_the_exercise_reads_a_number_typed_the_languages_way(lang, right, mixed,
     at.button(key=check).click().run()
     assert len(at.success) == 1 and at.success[0].value.count("25" + right[2] + "560" + right[2] + "576") == 2
     assert at.success[0].value != f"Read as {right}. Right: 16{right[2]}641 × 1{right[2]}536 = {right}."  # in the language
+
+
+def test_the_presenter_toggle_sets_the_mode_and_the_mode_outlives_its_widget(app):
+    """The toggle turns presenter mode on and off (the address says so). The mode is kept under a key of its own,
+    not the toggle's: Streamlit drops a widget's state after a run that does not draw it (another page, here), and
+    presenter mode outlives that."""
+    from andrea_viz.ui.lesson import PRESENT, PRESENT_WIDGET
+
+    at = open_page(app("minilm-l6"), PAGE)
+    assert at.session_state[PRESENT] is False
+    at.toggle(key=PRESENT_WIDGET).set_value(True).run()
+    no_exception(at)
+    assert at.session_state[PRESENT] is True and at.query_params.get("present") == "1"
+    open_page(at, "2_Sizing.py")  # a run that draws no toggle, then back: the mode is still on
+    open_page(at, PAGE)
+    assert at.session_state[PRESENT] is True and at.toggle(key=PRESENT_WIDGET).value is True
+    at.toggle(key=PRESENT_WIDGET).set_value(False).run()
+    assert at.session_state[PRESENT] is False and "present" not in at.query_params
