@@ -134,12 +134,15 @@ def test_stale_build_lock_is_cleared(tmp_path):
     assert cuda_ext.clear_stale_lock(tmp_path) and not lock.exists()
 
 
-def test_a_build_with_a_stale_lock_still_finishes(tmp_path):
+def test_a_build_with_a_stale_lock_still_finishes(tmp_path, cpu_kernel):
     """A fresh process with its own build folder holding torch's lock left by a killed build 3 minutes ago (the
-    loader once removed only locks older than 300 s, and torch's FileBaton.wait() then polled this one forever)."""
+    loader once removed only locks older than 300 s, and torch's FileBaton.wait() then polled this one forever).
+    The folder starts as a copy of this session's finished build (objects and ninja's log, times kept), so torch
+    still takes the lock and runs ninja, which finds nothing to compile: the lock is what is tested, not gcc."""
     folder = tmp_path / "ext"
+    shutil.copytree(cuda_ext.build_dir("cpu"), folder / cuda_ext.build_dir("cpu").name)
     env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(folder)}
-    code = ("import cuda_ext, os, time; d = cuda_ext.build_dir('cpu'); d.mkdir(parents=True); "
+    code = ("import cuda_ext, os, time; d = cuda_ext.build_dir('cpu'); d.mkdir(parents=True, exist_ok=True); "
             "(d / 'lock').write_text(''); t = time.time() - 180; os.utime(d / 'lock', (t, t)); "
             "m, why = cuda_ext.load_kernel('cpu'); print('OK' if m else why)")
     r = subprocess.run(["python", "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
