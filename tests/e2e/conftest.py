@@ -56,6 +56,21 @@ def wait_idle(page, timeout: float = 90_000) -> None:
         pass
 
 
+def record_requests(page) -> list[str]:
+    """The URLs ``page`` asks for from now on (a list that grows as it loads)."""
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    return asked
+
+
+def requests_elsewhere(asked: list[str], app_url: str) -> list[str]:
+    """The requests of ``asked`` to any host but the app's own (data: and blob: URLs are the page's own)."""
+    from urllib.parse import urlsplit
+
+    own = urlsplit(app_url).netloc
+    return [u for u in asked if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != own]
+
+
 # the sidebar's model picker: Streamlit gives a keyed widget's container the class st-key-<key>
 MODEL_PICKER = f"[data-testid='stSidebar'] .st-key-{MODEL_WIDGET}"
 

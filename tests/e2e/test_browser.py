@@ -9,8 +9,8 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import (MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, screenshot, sidebar_model,
-                       streamlit_english, wait_idle)
+from .conftest import (MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, record_requests,
+                       requests_elsewhere, screenshot, sidebar_model, streamlit_english, wait_idle)
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
 
@@ -22,13 +22,17 @@ STREAMLIT_AXE: tuple[tuple[str, str, str], ...] = ()
 
 @pytest.mark.parametrize("path,name", PAGES)
 def test_page_loads_without_exception(page, app_url, path, name):
-    open_page(page, f"{app_url}/{path}")
+    """Each page in English: no exception, a title, its first chart, nothing axe-core calls serious, and no request
+    to any host but the app's own while it loads (test_frame_and_hosts.py checks the map renderers likewise)."""
+    asked = record_requests(page)
+    open_page(page, f"{app_url}/{path}", timeout=300_000)  # Forward pass builds its kernels on a first visit
     assert exceptions(page) == []
     assert page.locator("h1").first.inner_text()
     if name not in ("home", "checkpoint", "grow", "class"):  # every other page draws a chart before any click
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
+    assert len(asked) > 5 and requests_elsewhere(asked, app_url) == []
     assert screenshot(page, name).stat().st_size > 10_000
 
 
@@ -71,11 +75,15 @@ def test_play_button_turns_the_vector(page, app_url):
 def test_quiz_reveal_in_the_browser(page, app_url):
     open_page(page, f"{app_url}/Dot_products")
     quiz = page.locator("[data-testid='stSlider']", has_text="/").get_by_role("slider")  # the pairs' sliders
+    quiz.nth(4).wait_for(timeout=60_000)  # drawn below the page's charts
     assert quiz.count() == 5
     for k in range(quiz.count()):  # every pair is placed before the reveal is offered
         quiz.nth(k).focus()
         page.keyboard.press("ArrowRight")
-        wait_idle(page)
+        left = quiz.count() - k - 1  # the caption counts the pairs still at the start: wait for it to count this one
+        if left:
+            page.locator("[data-testid='stCaptionContainer']", has_text=f"{left} of {quiz.count()} still at the start"
+                         ).wait_for(timeout=30_000)
     page.locator("button:not([disabled])", has_text="Reveal the cosines").click(timeout=30_000)
     page.locator("[data-testid='stMetric']", has_text="Score").wait_for(timeout=30_000)
     wait_idle(page)

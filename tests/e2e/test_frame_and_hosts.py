@@ -1,7 +1,8 @@
 """The app in Chromium against another origin: every response says only the app may frame it, so a page of another
 site gets a blocked frame; a page of another site that opened the app and posts render messages to the canvas map's
 frame changes nothing there; a render message with absurd arrays, even from the app's own page, is refused before
-anything is allocated; and no page, while it loads, asks any host but the app's own for anything."""
+anything is allocated; and neither map renderer, while it loads, asks any host but the app's own for anything (every
+page as it opens: test_browser.py::test_page_loads_without_exception)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from andrea_viz.registry import available_pages
 
-from .conftest import exceptions, open_page, serve, wait_idle
+from .conftest import exceptions, open_page, record_requests, requests_elsewhere, serve, wait_idle
 
 MAP = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
 PROJECTION = "Projection?model=andrea-micro&renderer=canvas&labels=1"
@@ -180,20 +180,19 @@ def test_the_map_frame_refuses_absurd_render_messages_from_its_own_page(page, ap
     assert exceptions(page) == []
 
 
-PAGE_URLS = [p.url_path for p in available_pages()] + ["Projection?renderer=deck", "Projection?renderer=canvas"]
+# every page as it opens is checked in test_browser.py::test_page_loads_without_exception; here the two map renderers
+# that a page's default does not draw
+RENDERER_URLS = ["Projection?renderer=deck", "Projection?renderer=canvas"]
 
 
-@pytest.mark.parametrize("path", PAGE_URLS)
-def test_a_page_loads_with_no_request_to_another_host(page, app_url, path):
-    asked: list[str] = []
-    page.on("request", lambda r: asked.append(r.url))
-    open_page(page, f"{app_url}/{path}", timeout=300_000)  # Forward pass builds its kernels on a first visit
+@pytest.mark.parametrize("path", RENDERER_URLS)
+def test_a_map_renderer_loads_with_no_request_to_another_host(page, app_url, path):
+    asked = record_requests(page)
+    open_page(page, f"{app_url}/{path}", timeout=300_000)
     if "renderer=deck" in path:
         page.locator("[data-testid='stDeckGlJsonChart'] canvas").first.wait_for(timeout=60_000)
     if "renderer=canvas" in path:
         page.frame_locator(MAP).locator("body[data-ready]").wait_for(state="attached", timeout=60_000)
     wait_idle(page, 300_000)
-    own = urlsplit(app_url).netloc
-    elsewhere = [u for u in asked if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != own]
-    assert len(asked) > 5 and elsewhere == []
+    assert len(asked) > 5 and requests_elsewhere(asked, app_url) == []
     assert exceptions(page) == []
