@@ -229,12 +229,15 @@ def test_grow_train_scrub_and_explore(page, app_url):
     assert exceptions(page) == []
 
 
-def test_compare_two_uploaded_snapshots(page, app_url, tmp_path):
-    from andrea_viz.grow import train
+def test_compare_two_uploaded_snapshots(page, app_url):
+    """The shipped andrea-micro's first and last snapshots (a Grow run's own files), uploaded as A and B."""
+    import json
 
-    r = train(tmp_path / "run", steps=200, snapshot_at=[0, 200])
+    from andrea_viz.builtin import MICRO_DIR
+
+    unseen = json.loads((MICRO_DIR / "run.json").read_text())["unseen_ids"]
     open_page(page, f"{app_url}/Compare")
-    for side, (_step, path) in zip("AB", r.snapshots, strict=True):
+    for side, path in zip("AB", (MICRO_DIR / "step-000000.bin", MICRO_DIR / "step-000600.bin"), strict=True):
         page.locator("[data-testid='stRadio']", has_text=f"Source of {side}").get_by_text("upload").click()
         uploader = page.locator("[data-testid='stFileUploader']", has_text=f"Checkpoint for {side}")
         uploader.wait_for(timeout=30_000)
@@ -244,7 +247,7 @@ def test_compare_two_uploaded_snapshots(page, app_url, tmp_path):
         wait_idle(page)
     page.locator("[data-testid='stRadio']", has_text="Alignment").get_by_text("none (one run)").click()
     unmoved = page.locator("[data-testid='stMetric']", has_text="Unmoved rows").locator("[data-testid='stMetricValue']")
-    unmoved.filter(has_text=re.compile(rf"^{len(r.unseen_ids)}$")).wait_for(timeout=60_000)
+    unmoved.filter(has_text=re.compile(rf"^{len(unseen)}$")).wait_for(timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
     page.get_by_text("From A (open circle) to B").first.wait_for(timeout=30_000)
