@@ -233,21 +233,19 @@ class AnchorMap:
         """(positions, scores) of the k best memory anchors of each row by its scores c − β·hub, best first."""
         return select_k(cos - np.float32(self.beta) * self.hub.astype(np.float32) if self.beta else cos, k, checked=True)
 
-    def weights(self, cos: np.ndarray, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        """(n, m) weights of the memory anchors for rows with cosines ``cos`` (n, m) to them; ``ranked``: this map's
-        ``ranked(cos, k')`` for some k' ≥ k, when already known."""
-        if self.kind == "kernel":
-            return np.exp((cos.astype(np.float64) - 1.0) / self.tau)
-        top, best = ranked or self.ranked(cos, self.k)
-        top, best = top[:, :self.k], best[:, :self.k]
-        e = np.exp((best.astype(np.float64) - best[:, :1]) / self.tau)
-        w = np.zeros(cos.shape, np.float64)
-        np.put_along_axis(w, top, e / e.sum(1, keepdims=True), axis=1)
-        return w
-
     def from_cosines(self, cos: np.ndarray, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        """The mapped rows (n, d_B) of rows whose cosines to the memory are ``cos`` (n, m)."""
-        z = self.weights(cos, ranked) @ self.coef + self.offset
+        """The mapped rows (n, d_B) of rows whose cosines to the memory are ``cos`` (n, m); ``ranked``: this map's
+        ``ranked(cos, k')`` for some k' ≥ k, when already known (nearest only)."""
+        if self.kind == "kernel":
+            z = np.exp((cos.astype(np.float64) - 1.0) / self.tau) @ self.coef + self.offset
+        else:  # the k best anchors' targets gathered one rank at a time: n·k·d_B, not a dense (n, m) product
+            top, best = ranked or self.ranked(cos, self.k)
+            top, best = top[:, :self.k], best[:, :self.k].astype(np.float64)
+            e = np.exp((best - best[:, :1]) / self.tau)
+            e /= e.sum(1, keepdims=True)
+            z = np.zeros((cos.shape[0], self.coef.shape[1]))
+            for j in range(top.shape[1]):
+                z += e[:, j:j + 1] * self.coef[top[:, j]]
         return (unit_rows(z[:, :-1]) * np.maximum(z[:, -1:], 0.0)).astype(np.float32)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
