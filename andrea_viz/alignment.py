@@ -4,8 +4,15 @@
   (``fold_token``: the word-start signs ``Ġ`` and ``▁`` and the word-piece sign ``##`` folded, case kept), and, for
   two languages the lexicon knows, the lesson's words across the four grown models (``andrea_viz.lexicon``: kat and
   cat, hond and dog …). A model without a tokenizer has no strings, so no anchors.
-- The map: an orthogonal Procrustes map with scale, ``x ↦ s·(x − μ_A)·R + μ_B`` (R a d_A × d_B matrix with
-  orthonormal rows or columns, so widths may differ), fitted on 80% of the anchors (a seeded split).
+- The maps, each fitted on 80% of the anchors (a seeded split): the orthogonal Procrustes map with scale,
+  ``x ↦ s·(x − μ_A)·R + μ_B`` (R a d_A × d_B matrix with orthonormal rows or columns, so widths may differ), and two
+  anchor maps that place a row from its cosines to the fitted anchors' A rows (``AnchorMap``): kernel ridge regression
+  on the kernel exp((cos − 1)/τ), and the softmax-weighted mean of the k nearest anchors (tokensurgeon's average with
+  its k and temperature tuned). Each predicts a direction (the mean of unit B rows) and a length apart, so a mapped
+  row has B's scale. The map used (``Alignment.map``) is the one whose held-in median cosine is best by
+  cross-validation inside the 80% (``choose_map``); the held-out 20% is never seen by the choice. Grown 64-wide
+  tables are not rotations of each other (two seeds of one tokenizer: Procrustes 0.51 held out, anchor maps 0.74),
+  but the Procrustes map stays at hand (``Alignment.procrustes``) for the picture of one table rotated onto another.
 - Its quality, on the 20% held out: the median cosine of each mapped A row against its true B row, and Jaccard@10
   of neighbour sets mapped through the anchors (an anchor's 10 nearest anchors in A, taken to their B ids, against
   its 10 nearest anchors in B). Beside it, the nearest-anchor baseline of mergekit's tokensurgeon: a held-out
@@ -13,18 +20,22 @@
 - Every other token of A placed in B's space (``Alignment.place``), with its nearest B token and a confidence: the
   cosine of the mapped row to that nearest B row.
 
-Large tables: the fit is one d_A × d_B product over the training anchors; neighbour sets and the baseline are
+Large tables: the Procrustes fit is one d_A × d_B product over the training anchors; an anchor map keeps at most
+``MEMORY`` of them (a seeded sample); tables wider than ``CV_WIDTH`` are cross-validated on one inner split instead of
+``FOLDS`` (each fold costs a d_A × d_B SVD), on at most ``CV_CHECK`` anchors; neighbour sets and the baseline are
 computed on a stated, seeded sample of held-out anchors (``JUDGE_SAMPLE``), in blocks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import QueryError
 from .geometry import jaccard, nearest, unit_rows
+from .i18n import N_
 from .lexicon import MORE_PAIRS, WORDS, language_of
 from .model import Embeddings
 from .neighbours import select_k
@@ -37,6 +48,17 @@ BASELINE_K = 8  # training anchors a held-out token's baseline guess is made fro
 JUDGE_SAMPLE = 1_000  # held-out anchors whose neighbour sets and baseline guess are computed when there are more
 MIN_ANCHORS = 10  # fewer cannot be split 80/20 into a fit and a judgement worth a number
 BLOCK = 2_048
+# the anchor maps' candidates, every one tried by cross-validation inside the fit set
+KERNEL_TAUS = (0.1, 0.2, 0.5, 1.0)
+KERNEL_LAMBDAS = (0.01, 0.1, 1.0)
+NEAREST_KS = (4, 8, 16, 32)
+NEAREST_TAUS = (0.05, 0.1, 0.2)
+NEAREST_BETAS = (0.0, 0.5, 1.0)  # the hubness correction (CSLS's): cos − β·(a memory anchor's mean cosine to its
+HUB_K = 10  # HUB_K nearest other memory anchors), so an anchor near many others is not everyone's neighbour
+FOLDS = 5
+CV_WIDTH = 1_024  # tables wider than this (d_A or d_B) are cross-validated on one inner 80/20 split, not FOLDS
+CV_CHECK = 1_000  # validation anchors per fold at most (a seeded sample)
+MEMORY = 1_024  # fitted anchors an anchor map keeps at most (a seeded sample)
 
 
 def fold_token(token: str) -> str:
@@ -172,6 +194,176 @@ def _row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", unit_rows(np.asarray(x, np.float64)), unit_rows(np.asarray(y, np.float64)))
 
 
+# --- the anchor maps -------------------------------------------------------------------------------------------------
+
+def _memory_cosines(rows: np.ndarray, memory: np.ndarray) -> np.ndarray:
+    """(n, m) cosines of ``rows`` (A space) to ``memory`` (unit rows), float32, in blocks."""
+    out = np.empty((rows.shape[0], memory.shape[0]), np.float32)
+    for s in range(0, rows.shape[0], BLOCK):
+        out[s:s + BLOCK] = unit_rows(np.asarray(rows[s:s + BLOCK], np.float32)).astype(np.float32) @ memory.T
+    return np.nan_to_num(out, nan=0.0)
+
+
+def _targets(y: np.ndarray) -> np.ndarray:
+    """(n, d_B + 1): each B row's direction (unit row) and, in the last column, its length."""
+    y = np.asarray(y, np.float64)
+    return np.hstack([unit_rows(y), np.linalg.norm(y, axis=1, keepdims=True)])
+
+
+@dataclass(frozen=True)
+class AnchorMap:
+    """A row of A placed in B's space from its cosines c to the ``memory`` anchors' A rows: z = w(c)·coef + offset,
+    the first d_B columns of z a direction, the last its length; the mapped row is unit(direction)·length.
+    ``kind`` "kernel": kernel ridge regression, w = exp((c − 1)/τ), coef = (K + λI)⁻¹(targets − offset) with K the
+    memory's own kernel; "nearest": w the softmax at temperature τ of the k largest scores c − β·hub (others 0), hub
+    each memory anchor's mean cosine to its HUB_K nearest others (CSLS's hubness correction), coef the targets
+    themselves, offset 0."""
+
+    kind: str
+    memory: np.ndarray  # (m, d_A) unit rows of A at the memory anchors
+    coef: np.ndarray  # (m, d_B + 1)
+    offset: np.ndarray  # (d_B + 1,)
+    tau: float
+    lam: float = 0.0  # kernel only
+    k: int = 0  # nearest only
+    beta: float = 0.0  # nearest only
+    hub: np.ndarray | None = None  # (m,) nearest only
+
+    def ranked(self, cos: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, scores) of the k best memory anchors of each row by its scores c − β·hub, best first."""
+        return select_k(cos - np.float32(self.beta) * self.hub.astype(np.float32) if self.beta else cos, k, checked=True)
+
+    def from_cosines(self, cos: np.ndarray, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """The mapped rows (n, d_B) of rows whose cosines to the memory are ``cos`` (n, m); ``ranked``: this map's
+        ``ranked(cos, k')`` for some k' ≥ k, when already known (nearest only)."""
+        if self.kind == "kernel":
+            z = np.exp((cos.astype(np.float64) - 1.0) / self.tau) @ self.coef + self.offset
+        else:  # the k best anchors' targets gathered one rank at a time: n·k·d_B, not a dense (n, m) product
+            top, best = ranked or self.ranked(cos, self.k)
+            top, best = top[:, :self.k], best[:, :self.k].astype(np.float64)
+            e = np.exp((best - best[:, :1]) / self.tau)
+            e /= e.sum(1, keepdims=True)
+            z = np.zeros((cos.shape[0], self.coef.shape[1]))
+            for j in range(top.shape[1]):
+                z += e[:, j:j + 1] * self.coef[top[:, j]]
+        return (unit_rows(z[:, :-1]) * np.maximum(z[:, -1:], 0.0)).astype(np.float32)
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, np.float32)
+        return np.concatenate([self.from_cosines(_memory_cosines(rows[s:s + BLOCK], self.memory))
+                               for s in range(0, max(rows.shape[0], 1), BLOCK)])[:rows.shape[0]]
+
+    @property
+    def label(self) -> str:
+        return (f"kernel ridge (τ = {self.tau:g}, λ = {self.lam:g})" if self.kind == "kernel"
+                else f"nearest-anchor average (k = {self.k}, τ = {self.tau:g}, β = {self.beta:g})")
+
+
+def _kernel_maps(memory: np.ndarray, targets: np.ndarray, cos_mm: np.ndarray, taus=KERNEL_TAUS,
+                 lams=KERNEL_LAMBDAS) -> list[AnchorMap]:
+    """Kernel candidates on one memory: K = exp((C − 1)/τ) = QΛQᵀ once per τ, coef = Q·(Qᵀ(T − μ)/(Λ + λ))."""
+    mu = targets.mean(0)
+    out = []
+    for tau in taus:
+        lam_k, q = np.linalg.eigh(np.exp((cos_mm.astype(np.float64) - 1.0) / tau))
+        qt = q.T @ (targets - mu)
+        out += [AnchorMap("kernel", memory, q @ (qt / (np.maximum(lam_k, 0.0) + lam)[:, None]), mu, tau, lam=lam)
+                for lam in lams]
+    return out
+
+
+def _memory(x: np.ndarray, y: np.ndarray, rows: np.ndarray, seed: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(unit A rows, targets, their cosines to each other, hub) of at most ``MEMORY`` of anchors ``rows`` (a seeded
+    sample); hub: each one's mean cosine to its HUB_K nearest others."""
+    rows = np.asarray(rows, np.int64)
+    if rows.size > MEMORY:
+        rows = np.sort(np.random.default_rng(seed).choice(rows, MEMORY, replace=False))
+    memory = unit_rows(np.asarray(x[rows], np.float32)).astype(np.float32)
+    cos_mm = np.nan_to_num(memory @ memory.T)
+    others = cos_mm.copy()
+    np.fill_diagonal(others, -np.inf)
+    hub = np.sort(others, axis=1)[:, -min(HUB_K, rows.size - 1):].mean(1) if rows.size > 1 else np.zeros(1)
+    return memory, _targets(y[rows]), cos_mm, hub
+
+
+def _nearest_maps(memory, targets, hub, ks=NEAREST_KS, taus=NEAREST_TAUS, betas=NEAREST_BETAS) -> list[AnchorMap]:
+    return [AnchorMap("nearest", memory, targets, np.zeros(targets.shape[1]), tau, k=k, beta=beta, hub=hub)
+            for k in ks for tau in taus for beta in betas]  # k is cut to m when used
+
+
+def anchor_maps(x: np.ndarray, y: np.ndarray, rows: np.ndarray, seed: int = 0) -> list[AnchorMap]:
+    """Every anchor-map candidate fitted on anchors ``rows`` of ``x`` (A rows) and ``y`` (B rows), on a memory of at
+    most ``MEMORY`` of them (a seeded sample)."""
+    memory, targets, cos_mm, hub = _memory(x, y, rows, seed)
+    return _kernel_maps(memory, targets, cos_mm) + _nearest_maps(memory, targets, hub)
+
+
+def fit_anchor_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray, like: AnchorMap, seed: int = 0) -> AnchorMap:
+    """The anchor map of ``like``'s kind and parameters fitted on anchors ``rows``."""
+    memory, targets, cos_mm, hub = _memory(x, y, rows, seed)
+    if like.kind == "kernel":
+        return _kernel_maps(memory, targets, cos_mm, (like.tau,), (like.lam,))[0]
+    return _nearest_maps(memory, targets, hub, (like.k,), (like.tau,), (like.beta,))[0]
+
+
+AnyMap = Callable[[np.ndarray], np.ndarray]  # a Map or an AnchorMap: (n, d_A) rows of A → (n, d_B) rows in B's space
+
+
+PROCRUSTES = "orthogonal Procrustes with scale"
+METHOD_NAMES = {  # msgids: each kind of map, as a sentence names it
+    "procrustes": N_("the orthogonal Procrustes map with scale"),
+    "kernel": N_("kernel ridge regression on cosines to the anchors"),
+    "nearest": N_("a softmax-weighted mean of the nearest anchors' rows"),
+}
+
+
+def map_label(m: AnyMap) -> str:
+    """The candidate a map is: ``PROCRUSTES`` or its AnchorMap's label (kind and parameters)."""
+    return m.label if isinstance(m, AnchorMap) else PROCRUSTES
+
+
+def _folds(train: np.ndarray, seed: int, wide: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(fit, check) positions inside ``train``: FOLDS folds of a seeded shuffle, or one 80/20 split when ``wide``;
+    each check part cut to at most CV_CHECK (seeded)."""
+    rng = np.random.default_rng(seed + 7)
+    order = rng.permutation(train)
+    parts = [split(train.size, seed + 7)[1]] if wide else np.array_split(np.arange(train.size), min(FOLDS, train.size))
+    out = []
+    for part in parts:
+        check = order[part] if not wide else train[part]
+        fit = np.setdiff1d(train, check)
+        if check.size > CV_CHECK:
+            check = np.sort(rng.choice(check, CV_CHECK, replace=False))
+        out.append((fit, np.sort(check)))
+    return out
+
+
+def choose_map(x: np.ndarray, y: np.ndarray, train: np.ndarray, seed: int = 0
+               ) -> tuple[AnchorMap | None, dict[str, float]]:
+    """The best map for anchors ``train`` (an AnchorMap fitted on the last fold, to be refitted on them all, or None
+    for Procrustes) and every candidate's median cosine by cross-validation inside them (Procrustes and each anchor map fitted on a fold's fit part, judged on its check part, the cosines of all
+    folds pooled). Only ``train`` is read; ties go to the earlier candidate (Procrustes first)."""
+    wide = max(x.shape[1], y.shape[1]) > CV_WIDTH
+    pooled: dict[str, list[np.ndarray]] = {}
+    kinds: dict[str, AnchorMap] = {}
+    for fit, check in _folds(np.asarray(train, np.int64), seed, wide):
+        xc, yc = np.asarray(x[check], np.float32), np.asarray(y[check], np.float32)
+        pooled.setdefault(PROCRUSTES, []).append(_row_cosines(fit_map(x, y, fit)(xc), yc))
+        maps = anchor_maps(x, y, fit, seed)
+        cos = _memory_cosines(xc, maps[0].memory)
+        ranked = {}  # one selection of the most neighbours per hubness correction, sliced for each k
+        for m in maps:
+            if m.kind == "nearest" and m.beta not in ranked:
+                ranked[m.beta] = m.ranked(cos, max(NEAREST_KS))
+            pooled.setdefault(m.label, []).append(_row_cosines(m.from_cosines(cos, ranked.get(m.beta)), yc))
+            kinds[m.label] = m
+    scores = {k: float(np.nanmedian(np.concatenate(v))) for k, v in pooled.items()}
+    order = list(scores)
+    best = max(order, key=lambda k: (np.nan_to_num(scores[k], nan=-2.0), -order.index(k)))
+    return kinds.get(best), scores
+
+
 def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray, k: int = BASELINE_K) -> np.ndarray:
     """tokensurgeon's kind of transplant: each row of ``a_rows`` (A space) guessed in B space as the mean of the B rows
     of its ``k`` nearest known anchors in A, weighted by their cosines (those above 0)."""
@@ -190,7 +382,7 @@ def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray,
 @dataclass(frozen=True)
 class Alignment:
     anchors: Anchors
-    map: Map
+    map: AnyMap  # the map chosen by cross-validation inside the training anchors (a Map or an AnchorMap)
     train: np.ndarray  # positions in anchors
     held_out: np.ndarray
     held_out_cosine: np.ndarray  # (len(held_out),) cos(map(a), b)
@@ -198,10 +390,27 @@ class Alignment:
     jaccard: np.ndarray  # (len(judged),) Jaccard@10 of neighbour sets mapped through the anchors
     baseline_cosine: np.ndarray  # (len(judged),) cos(baseline guess, b)
     seed: int
+    procrustes: Map  # the Procrustes map with scale on the same training anchors, chosen or not
+    procrustes_cosine: np.ndarray  # (len(held_out),) cos(procrustes(a), b)
+    scores: dict[str, float]  # every candidate's median cosine by cross-validation inside the training anchors
+
+    @property
+    def method(self) -> str:
+        """The chosen map: ``PROCRUSTES`` or an anchor map's kind and parameters."""
+        return map_label(self.map)
+
+    @property
+    def method_name(self) -> str:
+        """The chosen map's kind as a msgid (``METHOD_NAMES``)."""
+        return METHOD_NAMES[self.map.kind if isinstance(self.map, AnchorMap) else "procrustes"]
 
     @property
     def median_cosine(self) -> float:
         return float(np.nanmedian(self.held_out_cosine))
+
+    @property
+    def median_procrustes(self) -> float:
+        return float(np.nanmedian(self.procrustes_cosine))
 
     @property
     def median_baseline(self) -> float:
@@ -226,25 +435,34 @@ def judge_jaccard(a_rows: np.ndarray, b_rows: np.ndarray, rows: np.ndarray, k: i
 
 def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, sample: int = JUDGE_SAMPLE
                  ) -> Alignment:
-    """Fit the map of table A onto table B on 80% of the anchors, judge it on the rest."""
+    """Fit the maps of table A onto table B on 80% of the anchors, choose one by cross-validation inside those 80%,
+    judge it (and the Procrustes map beside it, and the nearest-anchor baseline) on the 20% held out."""
     if len(anchors) < MIN_ANCHORS:
         raise QueryError("expected at least {need} anchors to align two tables on, got {n}", need=MIN_ANCHORS,
                          n=len(anchors))
     train, held = split(len(anchors), seed)
     xa = np.asarray(a[anchors.a], np.float32)  # the anchors' rows, gathered once (rows of a memory map are read here)
     yb = np.asarray(b[anchors.b], np.float32)
-    m = fit_map(xa, yb, train)
-    cos = np.concatenate([_row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
-                          for s in range(0, held.size, BLOCK)])
+    proc = fit_map(xa, yb, train)
+    best, scores = choose_map(xa, yb, train, seed)  # reads the training anchors only
+    chosen = proc if best is None else fit_anchor_map(xa, yb, train, best, seed)
+
+    def held_cos(m: AnyMap) -> np.ndarray:
+        return np.concatenate([_row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
+                               for s in range(0, held.size, BLOCK)])
+
+    pcos = held_cos(proc)
+    cos = pcos if chosen is proc else held_cos(chosen)
     judged = np.arange(held.size) if held.size <= sample else np.sort(
         np.random.default_rng(seed + 1).choice(held.size, sample, replace=False))
     jac = judge_jaccard(xa, yb, held[judged], min(JACCARD_K, len(anchors) - 1))
     guess = baseline_guess(xa[held[judged]], xa[train], yb[train])
-    return Alignment(anchors, m, train, held, cos, judged, jac, _row_cosines(guess, yb[held[judged]]), seed)
+    return Alignment(anchors, chosen, train, held, cos, judged, jac, _row_cosines(guess, yb[held[judged]]), seed,
+                     proc, pcos, scores)
 
 
 def align(a: Embeddings, b: Embeddings, seed: int = 0) -> Alignment:
-    """Anchors of two models, checked (one sentence when they share too little), and the map of A onto B."""
+    """Anchors of two models, checked (one sentence when they share too little), and the maps of A onto B."""
     anchors = find_anchors(a, b)
     check_anchors(anchors, a.key, b.key)
     return align_tables(a.token_table, b.token_table, anchors, seed)
@@ -258,7 +476,7 @@ class Placement:
     confidence: np.ndarray  # (n,) cosine to that nearest B row
 
 
-def place(table_a: np.ndarray, table_b: np.ndarray, m: Map, ids: np.ndarray) -> Placement:
+def place(table_a: np.ndarray, table_b: np.ndarray, m: AnyMap, ids: np.ndarray) -> Placement:
     """Rows ``ids`` of A mapped into B's space, each with its nearest B token and the cosine to it (B in blocks)."""
     ids = np.asarray(ids, np.int64)
     rows = m(np.asarray(table_a[ids], np.float32))
@@ -274,6 +492,6 @@ def place(table_a: np.ndarray, table_b: np.ndarray, m: Map, ids: np.ndarray) -> 
     return Placement(ids, rows, where, best.astype(np.float64))
 
 
-def anchor_drift(table_a: np.ndarray, table_b: np.ndarray, m: Map, anchors: Anchors) -> np.ndarray:
+def anchor_drift(table_a: np.ndarray, table_b: np.ndarray, m: AnyMap, anchors: Anchors) -> np.ndarray:
     """(n,) 1 − cos(map(a_i), b_i) of every anchor: how far each shared token sits from where the map puts it."""
     return 1.0 - _row_cosines(m(np.asarray(table_a[anchors.a], np.float32)), np.asarray(table_b[anchors.b], np.float32))

@@ -7,7 +7,8 @@
 - Neighbour overlap: the share of a token's k nearest in A that are among its k nearest in B (needs
   no alignment). On large vocabularies it is computed for a stated, seeded sample of tokens.
 - Two tables of different vocabularies or widths (``vocab_drift``): the same figures over the anchors, the tokens
-  both hold (``andrea_viz.alignment``), after the Procrustes map with scale of A onto B; a neighbour set is then
+  both hold (``andrea_viz.alignment``), after the map of A onto B chosen by cross-validation on the fitted
+  anchors (Procrustes with scale, or an anchor map); a neighbour set is then
   of anchors, taken from A to B through the anchors.
 """
 

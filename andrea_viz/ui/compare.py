@@ -73,11 +73,13 @@ def alignment_note(a: Embeddings, b: Embeddings, al: Alignment) -> None:
     """What a comparison of two vocabularies rests on: the anchors, the map, and how well it holds on held-out ones."""
     st.info(_("A ({a_v:,} × {a_d:,}) and B ({b_v:,} × {b_d:,}) have different vocabularies or widths, so they are "
               "compared on their {n:,} anchors, the tokens both hold ({s:,} written alike, {lex:,} of the lesson's "
-              "words in two languages). A's table is rotated and scaled onto B's (orthogonal Procrustes with scale) on "
-              "{t:,} anchors; on the {h:,} held out, a mapped row's median cosine with its true row in B is {c:.3f}, "
-              "against {base:.3f} for the nearest-anchor baseline (each guessed from its nearest anchors, as "
-              "tokensurgeon does), and the median Jaccard@10 of their neighbour sets is {j:.2f}. The alignment choice "
-              "above does not apply here.", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model,
-              n=len(al.anchors), s=al.anchors.count("string"), lex=al.anchors.count("lexicon"), t=int(al.train.size),
-              h=int(al.held_out.size), c=al.median_cosine, base=al.median_baseline, j=al.median_jaccard),
+              "words in two languages). A's table is mapped onto B's by {method}, the best of several maps by "
+              "cross-validation on the {t:,} anchors it is fitted on; on the {h:,} held out, a mapped row's median "
+              "cosine with its true row in B is {c:.3f}, against {p:.3f} for the orthogonal Procrustes map with scale "
+              "and {base:.3f} for the nearest-anchor baseline (each guessed from its nearest anchors, as tokensurgeon "
+              "does), and the median Jaccard@10 of their neighbour sets is {j:.2f}. The alignment choice above does "
+              "not apply here.", a_v=a.vocab_size, a_d=a.d_model, b_v=b.vocab_size, b_d=b.d_model,
+              n=len(al.anchors), s=al.anchors.count("string"), lex=al.anchors.count("lexicon"), method=_(al.method_name),
+              t=int(al.train.size), h=int(al.held_out.size), c=al.median_cosine, p=al.median_procrustes,
+              base=al.median_baseline, j=al.median_jaccard),
             icon=":material/translate:")

@@ -1,5 +1,6 @@
-"""Aligning two tables of different vocabularies: anchors, the Procrustes map with scale against a slow reference, its
-held-out judgement beside the nearest-anchor baseline, and the lesson's picture (kat lands beside cat)."""
+"""Aligning two tables of different vocabularies: anchors, the Procrustes map with scale and the anchor maps against
+slow references, the choice between them made inside the fit set only, their held-out judgement beside the
+nearest-anchor baseline, and the lesson's picture (kat lands beside cat)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ import pytest
 
 import andrea_viz
 from andrea_viz.alignment import (
+    HUB_K,
+    PROCRUSTES,
+    AnchorMap,
     Anchors,
     align,
     align_tables,
     anchor_drift,
+    anchor_maps,
     baseline_guess,
+    choose_map,
     find_anchors,
     fit_map,
     fold_token,
@@ -80,12 +86,72 @@ def test_held_out_judgement_on_a_rotated_copy_and_the_baseline_beside_it():
     anchors = Anchors(np.arange(300), b_ids, np.array(["string"] * 300, object))
     al = align_tables(a, b[perm], anchors, seed=3)
     assert al.train.size == 240 and al.held_out.size == 60 and not set(al.train) & set(al.held_out)
-    assert al.median_cosine > 0.99  # a rotation and a scale, up to the noise
+    assert al.method == PROCRUSTES  # chosen by cross-validation inside the 240: a rotation is what Procrustes fits
+    assert al.median_cosine > 0.99 and al.median_procrustes == al.median_cosine  # a rotation and a scale, up to noise
     assert al.median_jaccard > 0.9
     assert al.median_baseline < al.median_cosine - 0.05  # a blend of neighbours is not the row itself
     again = align_tables(a, b[perm], anchors, seed=3)
     np.testing.assert_array_equal(al.held_out, again.held_out)  # a seeded split
     assert not np.array_equal(split(300, 4)[1], al.held_out)
+
+
+def slow_anchor_map(m: AnchorMap, x_mem: np.ndarray, y_mem: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """An anchor map's rows one at a time, from the memory's raw rows: cosines by hand; the kernel's coefficients by
+    solving (K + λI)·c = targets − mean for the direction (unit B rows) and the length apart; the nearest average by
+    sorting each row's hubness-corrected scores."""
+    def cos(u, v):
+        return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+
+    m_n = x_mem.shape[0]
+    c_mm = np.array([[cos(x_mem[i], x_mem[j]) for j in range(m_n)] for i in range(m_n)])
+    dirs = np.array([y / np.linalg.norm(y) for y in y_mem])
+    lens = np.linalg.norm(y_mem, axis=1)
+    out = []
+    for row in q:
+        c = np.array([cos(row, x_mem[j]) for j in range(m_n)])
+        if m.kind == "kernel":
+            kern = np.exp((c_mm - 1) / m.tau)
+            solve = np.linalg.solve(kern + m.lam * np.eye(m_n), np.column_stack([dirs - dirs.mean(0), lens - lens.mean()]))
+            z = np.exp((c - 1) / m.tau) @ solve + np.append(dirs.mean(0), lens.mean())
+            d, n = z[:-1], z[-1]
+        else:
+            hub = [np.mean(sorted(c_mm[j][np.arange(m_n) != j])[-HUB_K:]) for j in range(m_n)]
+            score = [c[j] - m.beta * hub[j] for j in range(m_n)]
+            top = sorted(range(m_n), key=lambda j: (-score[j], j))[:m.k]
+            w = np.exp([(score[j] - score[top[0]]) / m.tau for j in top])
+            d = sum(wi * dirs[j] for wi, j in zip(w, top, strict=True)) / w.sum()
+            n = sum(wi * lens[j] for wi, j in zip(w, top, strict=True)) / w.sum()
+        out.append(d / np.linalg.norm(d) * max(n, 0.0))
+    return np.array(out)
+
+
+def test_every_anchor_map_matches_a_row_by_row_reference():
+    rng = np.random.default_rng(5)
+    x, y, q = rng.normal(size=(40, 6)), rng.normal(size=(40, 5)) + 0.3, rng.normal(size=(9, 6))
+    maps = anchor_maps(x, y, np.arange(40))
+    assert {m.kind for m in maps} == {"kernel", "nearest"} and len({m.label for m in maps}) == len(maps)
+    assert any(m.kind == "nearest" and m.beta > 0 for m in maps)  # the hubness correction is among them
+    for m in maps:
+        np.testing.assert_allclose(m(q), slow_anchor_map(m, x, y, q), atol=2e-4, err_msg=m.label)
+
+
+def test_the_choice_reads_only_the_fit_set_and_prefers_anchor_maps_where_no_rotation_holds():
+    rng = np.random.default_rng(6)
+    centres = rng.normal(size=(12, 8))  # A: 12 clusters; B: each cluster sent somewhere no linear map reaches
+    label = rng.integers(0, 12, 400)
+    a = (centres[label] + 0.15 * rng.normal(size=(400, 8))).astype(np.float32)
+    b = (rng.normal(size=(12, 10))[label] * 2.0 + 0.15 * rng.normal(size=(400, 10))).astype(np.float32)
+    anchors = Anchors(np.arange(400), np.arange(400), np.array(["string"] * 400, object))
+    al = align_tables(a, b, anchors, seed=1)
+    assert al.method != PROCRUSTES and al.scores[al.method] == max(al.scores.values())
+    assert al.median_cosine > 0.95 > al.median_procrustes + 0.1  # held out: the anchor map places each cluster
+    # the held-out B rows are never read by the choice: scrambling them leaves the choice, its scores and the map
+    b2 = b.copy()
+    b2[anchors.b[al.held_out]] = rng.normal(size=(al.held_out.size, 10))
+    best, scores = choose_map(a[anchors.a], b2[anchors.b], al.train, seed=1)
+    assert best is not None and best.label == al.method and scores == al.scores
+    again = align_tables(a, b2, anchors, seed=1)
+    np.testing.assert_array_equal(again.map(a[:50]), al.map(a[:50]))
 
 
 def test_baseline_guess_matches_a_row_by_row_reference():
@@ -129,13 +195,15 @@ def test_the_dutch_table_rotated_onto_the_english_one_puts_kat_beside_cat(nl_en)
     shared = {nl.token(int(x)) for x, k in zip(anchors.a, anchors.kind, strict=True) if k == "string"}
     assert {"school", "park", "amsterdam", "!"} <= shared
     al = align(nl, en)
-    # the teaching picture: kat's nearest English row, once mapped, is cat; hond's is dog
+    # the teaching picture: kat's nearest English row, once mapped, is cat; hond's is dog (by the chosen map and by
+    # the Procrustes rotation alike)
     for word, english in (("kat", "cat"), ("hond", "dog")):
         wid = nl.tokenizer.encode(word)
         assert len(wid) == 1
-        p = place(nl.token_table, en.token_table, al.map, np.array(wid))
-        assert en.token(int(p.nearest[0])) == english, (word, en.token(int(p.nearest[0])))
-        assert p.confidence[0] > 0.5
+        for m in (al.map, al.procrustes):
+            p = place(nl.token_table, en.token_table, m, np.array(wid))
+            assert en.token(int(p.nearest[0])) == english, (word, en.token(int(p.nearest[0])))
+            assert p.confidence[0] > 0.5
     # the held-out figures, measured here on this pair (not a target: 64 wide, 600 steps of training)
     assert 0.3 < al.median_cosine < 1 and 0 < al.median_jaccard <= 1 and np.isfinite(al.median_baseline)
     drift = anchor_drift(nl.token_table, en.token_table, al.map, anchors)
