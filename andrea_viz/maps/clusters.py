@@ -32,7 +32,7 @@ from ..neighbours import normalise
 from ..grow.corpus import CLASS_LABELS, WORD_CLASSES
 from ..i18n import DEFAULT_LANGUAGE, N_, Msg
 from ..model import Embeddings
-from . import regions
+from . import regions, umap_run
 
 CLUSTER_K = 15  # neighbours of each token in the graph HDBSCAN runs on
 LABEL_SHARE = 0.8  # a trait names a cluster when at least this share of its tokens have it
@@ -275,13 +275,15 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
     CLUSTER_K (or more) nearest by cosine among the rows, when searched already (a map's neighbour graph,
     ``result.ProjectionResult.neighbour_graph``): sliced, not searched again.
 
-    Above EXACT_NEIGHBOURS_MAX rows ``near`` is the map's own graph (UMAP's, cell by cell, positions in ``ids``),
-    and every row is clustered on it (``regions.label_every_row``: no noise); without it the table is refused.
+    Above EXACT_NEIGHBOURS_MAX rows ``near`` is the map's own graph (UMAP's, cell by cell, positions in ``ids``; so
+    it is from ``umap_run.UMAP_PCA_FIRST`` rows when given), and every row is clustered on it (``regions.label_every_row``: no noise); without it the table is refused.
     Every clustering also has its zoom levels (``regions.zoom_levels``): ``levels[8]`` … ``levels[64]``, the
     clusters merged into that many groups, each labelled as a cluster is."""
     ids = np.arange(emb.vocab_size) if ids is None else np.asarray(ids, dtype=np.int64)
     n = ids.size
-    large = n > EXACT_NEIGHBOURS_MAX
+    # on the map's own graph: above EXACT_NEIGHBOURS_MAX rows, or from UMAP_PCA_FIRST where that graph is UMAP's
+    # approximate one (GRAPH_K − 1 columns, not the CLUSTER_K exact neighbours the small path slices)
+    large = n > EXACT_NEIGHBOURS_MAX or (near is not None and n > umap_run.UMAP_PCA_FIRST)
     if large and near is None:
         raise QueryError("{n:,} tokens are too many to cluster on exact neighbours here (at most {most:,}): "
                          "cluster a sample (--n 50000)", n=n, most=EXACT_NEIGHBOURS_MAX)

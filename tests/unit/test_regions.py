@@ -159,13 +159,13 @@ def test_a_large_maps_graph_is_kept_with_it_in_the_map_cache_and_a_bad_one_refus
 
 def test_a_large_umap_maps_own_graph_is_kept_with_it_and_clustered_after_the_cache(monkeypatch):
     """A map counts as large here from 2,000 points: UMAP runs on PCA-50 and its graph cell by cell; that graph is
-    what the labels cluster, from the map just made and from the map read back from the cache."""
+    what the labels cluster, from the map just made and from the map read back from the cache (as between 50,000
+    and 60,000 points, where the exact path would slice 15 neighbours of a 14-neighbour graph)."""
     from andrea_viz.maps import project, result as map_result, umap_run
 
     monkeypatch.setattr(umap_run, "UMAP_PCA_FIRST", 2_000)
     monkeypatch.setattr(map_result, "GRAPH_MAX", 2_000)
-    monkeypatch.setattr(clusters, "EXACT_NEIGHBOURS_MAX", 2_000)
-    rows = 5_000
+    rows = 5_000  # fewer than EXACT_NEIGHBOURS_MAX: the approximate graph alone sends the labels to it
     table, labels = planted_table(rows, DIMS, seed=1)
     X = table.float().numpy()
     emb = Embeddings("planted-5k", X, None, "none", None, False,
