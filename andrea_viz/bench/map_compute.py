@@ -35,6 +35,7 @@ from statistics import median
 import numpy as np
 
 from ..loading import load
+from .planted import PLANTED_D, PLANTED_V, write_planted
 
 BIG_V, BIG_D = 128_256, 4_096
 TRUST_ROWS = 5_000
@@ -224,8 +225,8 @@ def planted_labels(source: str, cache: Path, truth: np.ndarray) -> dict:
     the adjusted Rand index of its clusters, and of each zoom level's groups, against the planted classes."""
     from sklearn.metrics import adjusted_rand_score
 
-    from ..maps.clusters import cluster_ids
-    from ..maps.project import project_model
+    from ..maps.clusters import cluster_ids  # scikit-learn behind it: loaded only for the planted table's labels
+    from ..maps.project import project_model  # scikit-learn and umap-learn behind it: loaded only for them too
 
     before = os.environ.get("ANDREA_VIZ_CACHE_DIR")
     os.environ["ANDREA_VIZ_CACHE_DIR"] = str(cache)
@@ -252,8 +253,6 @@ def run_planted(work: Path, rows: int | None = None, dims: int | None = None) ->
     """``bench-map``'s planted table (``bench.planted``: 262,144 × 2,560 bf16, 797 Zipf-sized classes): made,
     mapped cold in a fresh process (an empty cache folder: UMAP's code compiled, the map and its graph kept), read
     from the cache in another, trustworthiness, then its region labels (``planted_labels``). Prints one table."""
-    from .planted import PLANTED_D, PLANTED_V, write_planted
-
     folder = work / "planted"
     folder.mkdir()
     t = time.perf_counter()
