@@ -55,7 +55,10 @@ def _run_pages(repeats: int) -> None:
 
 
 def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], methods: bool, tables: list[str],
-         full_quality: bool, lock_only: bool, card: bool) -> None:
+         full_quality: bool, lock_only: bool, card: bool, planted: bool) -> None:
+    if planted:  # the planted 262k table alone: its map and its region labels
+        bench_map.run_planted_only()
+        return
     if lock_only:  # the server's lock probe alone
         bench_map.run_lock_only(not no_big)
         return
@@ -65,7 +68,7 @@ def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], met
     if methods:  # the methods side by side instead of the UMAP map's timings
         bench_map_methods.run(tables=tuple(tables), full=True if full_quality else None)
         return
-    bench_map.run(repeats, not no_big)
+    bench_map.run(repeats, not no_big, planted=not no_big)
     if not no_browser:  # the browser half in the same run: the renderers side by side
         bench_map_view.run(sizes=tuple(sizes))
 
@@ -145,7 +148,9 @@ BENCHES = (
            option("--lock-only", action="store_true", help="only the probe of the server's interpreter lock while each "
                   "map computes (its longest stall, and where each over 0.1 s fell)"),
            option("--card", action="store_true", help="only MiniLM's full quality card, today's rank counting beside "
-                  "the searchsorted one before it"))),
+                  "the searchsorted one before it"),
+           option("--planted", action="store_true", help="only the planted 262,144 × 2,560 table: its map cold and "
+                  "cached, its region labels' time and adjusted Rand index against the planted classes"))),
     Bench("bench", "the forward pass on every backend and torch, side by side", _run_forward,
           (option("--B", type=int, default=8), option("--T", type=int, default=CONTEXT),
            option("--d", type=int, default=FAMILY["ANDREA-120M"].d), option("--V", type=int, default=FAMILY["ANDREA-120M"].V),

@@ -35,6 +35,7 @@ from statistics import median
 import numpy as np
 
 from ..loading import load
+from .planted import PLANTED_D, PLANTED_V, write_planted
 
 BIG_V, BIG_D = 128_256, 4_096
 TRUST_ROWS = 5_000
@@ -182,7 +183,7 @@ def lock_stall(source: str, cache: Path) -> tuple[float, float, list[str]]:
             os.environ["ANDREA_VIZ_CACHE_DIR"] = before
 
 
-def run(repeats: int = 1, big: bool = True) -> list[dict]:
+def run(repeats: int = 1, big: bool = True, planted: bool = True) -> list[dict]:
     """Measure and print the table; returns one row per table."""
     rows = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; each figure a fresh process "
@@ -206,7 +207,75 @@ def run(repeats: int = 1, big: bool = True) -> list[dict]:
                   f"{med['map cached']:.2f} s | {med['cold'] / med['map cached']:.0f}× | {m['trustworthiness']:.3f} | "
                   f"{m['moves']} moves, {m['still']:.1f} s |", flush=True)
         lock_table(sources, work / "cache", rows)
+        if planted:
+            rows.append({"table": "planted", **run_planted(work)})
     return rows
+
+
+def run_planted_only() -> dict:
+    """``bench-map --planted``: the planted table alone (``run_planted``)."""
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="andrea-bench-map-") as tmp:
+        return run_planted(Path(tmp))
+
+
+def planted_labels(source: str, cache: Path, truth: np.ndarray) -> dict:
+    """The region labels of the whole-table UMAP map of ``source``, in this process: the map read from ``cache``
+    (with the graph UMAP searched for it), then every row clustered on that graph (``clusters.cluster_ids``), timed;
+    the adjusted Rand index of its clusters, and of each zoom level's groups, against the planted classes."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from ..maps.clusters import cluster_ids  # scikit-learn behind it: loaded only for the planted table's labels
+    from ..maps.project import project_model  # scikit-learn and umap-learn behind it: loaded only for them too
+
+    before = os.environ.get("ANDREA_VIZ_CACHE_DIR")
+    os.environ["ANDREA_VIZ_CACHE_DIR"] = str(cache)
+    try:
+        emb = load(source)
+        t = time.perf_counter()
+        result = project_model(emb, "umap", n="all")
+        read = time.perf_counter() - t
+        t = time.perf_counter()
+        found = cluster_ids(emb, result.sample.ids, near=result.graph_ids(emb))
+        seconds = time.perf_counter() - t
+    finally:
+        if before is None:
+            os.environ.pop("ANDREA_VIZ_CACHE_DIR", None)
+        else:
+            os.environ["ANDREA_VIZ_CACHE_DIR"] = before
+    planted = truth[result.sample.ids]
+    return {"read": read, "from cache": result.from_cache, "labels": seconds, "clusters": len(found.clusters), "classes": int(truth.max()) + 1,
+            "unlabelled": int((found.assignment < 0).sum()), "ari": adjusted_rand_score(planted, found.assignment),
+            "levels": {k: adjusted_rand_score(planted, found.level_of[k][found.assignment]) for k in found.level_of}}
+
+
+def run_planted(work: Path, rows: int | None = None, dims: int | None = None) -> dict:
+    """``bench-map``'s planted table (``bench.planted``: 262,144 × 2,560 bf16, 797 Zipf-sized classes): made,
+    mapped cold in a fresh process (an empty cache folder: UMAP's code compiled, the map and its graph kept), read
+    from the cache in another, trustworthiness, then its region labels (``planted_labels``). Prints one table."""
+    folder = work / "planted"
+    folder.mkdir()
+    t = time.perf_counter()
+    rows, dims = rows or PLANTED_V, dims or PLANTED_D
+    path, label_path = write_planted(folder, rows, dims)
+    print(f"\nmade the planted {rows:,} × {dims:,} bf16 table in {time.perf_counter() - t:.1f} s "
+          f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+    cache, out = work / "planted-cache", work / "planted.tsv"
+    cold, moves = _run(str(path), out, str(cache))
+    cached, _ = _run(str(path), out, str(cache))
+    trust = trustworthiness_of(str(path), out)
+    got = planted_labels(str(path), cache, np.load(label_path))
+    print("| table | cold (empty cache: compile + map) | map cached | trustworthiness (5,000 rows) | progress: moves, "
+          "longest still | labels (every row, on the map's graph) | clusters (classes) | ARI | ARI of 64 / 32 / 16 / 8 "
+          "groups | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    levels = " / ".join(f"{got['levels'][k]:.3f}" for k in sorted(got["levels"], reverse=True))
+    if not got["from cache"]:
+        print(f"(the labels' map was computed again in this process in {got['read']:.1f} s: not found in the cache)")
+    print(f"| planted {rows:,} × {dims:,} bf16 | {cold:.1f} s | {cached:.2f} s | {trust:.3f} | "
+          f"{len(moves)} moves, {longest_still(cold, moves):.1f} s | {got['labels']:.1f} s | {got['clusters']:,} "
+          f"({got['classes']:,}) | {got['ari']:.4f} | {levels} | {os.getloadavg()[0]:.1f} |", flush=True)
+    return {"cold": cold, "map cached": cached, "trustworthiness": trust, **got}
 
 
 def lock_table(sources: list[tuple[str, str]], cache: Path, rows: list[dict] | None = None) -> None:

@@ -43,8 +43,10 @@ from ..i18n import Msg
 from ..model import Embeddings
 from ..os_errors import os_error_msg
 
-FORMAT = 4  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
-# 3: UMAP's neighbour graph exact up to 50,000 points; 4: above, approximate cell by cell instead of NN-descent)
+FORMAT = 5  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
+# 3: UMAP's neighbour graph exact up to 50,000 points; 4: above, approximate cell by cell instead of NN-descent;
+# 5: that approximate graph kept in the file, "graph", for the labels' clusters)
+GRAPH_MOST_K = 64  # a kept graph has at most this many neighbours a point
 CACHE_MB = 1_024
 OFF = "off"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "rejected": 0, "evicted": 0}  # this process's counts
@@ -174,7 +176,8 @@ def _private_folder() -> Path | None:
     return folder
 
 
-MEMBERS = {"meta": "U", "ids": "i", "groups": "U", "coords": "f", "trust": "f", "ratio": "f"}  # name: dtype kind
+MEMBERS = {"meta": "U", "ids": "i", "groups": "U", "coords": "f", "trust": "f", "ratio": "f",  # name: dtype kind
+           "graph": "i"}
 MAX_RATIO = 4_096  # explained-variance shares kept (one per PCA component shown)
 
 
@@ -282,6 +285,13 @@ def _check_arrays(a: dict[str, np.ndarray], vocab_size: int | None) -> None:
                       f"of one dimension")
     if a["meta"].shape != ():
         raise Refused(f"its header has shape {a['meta'].shape}, expected one text")
+    graph = a["graph"]
+    if graph.dtype != np.int32 or not (graph.shape == (0, 0) or (
+            graph.ndim == 2 and graph.shape[0] == n and 1 <= graph.shape[1] <= GRAPH_MOST_K)):
+        raise Refused(f"its graph is {graph.dtype} of shape {graph.shape}, expected int32 ({n}, 1 to {GRAPH_MOST_K}) "
+                      f"or (0, 0)")
+    if graph.size and (graph.min() < -1 or graph.max() >= n):
+        raise Refused(f"its graph names points {graph.min()} to {graph.max()}, expected -1 (none) to {n - 1}")
 
 
 def read_map(path: Path, key: str, vocab_size: int | None = None) -> dict:
@@ -347,8 +357,9 @@ TEMP_MAX_AGE_S = 3_600  # a temp file older than this was left by a write that f
 
 
 def save_map(key: str, meta: dict, ids: np.ndarray, groups: tuple[str, ...], coords: np.ndarray,
-             trust: np.ndarray, ratio: np.ndarray | None) -> Path | None:
-    """Write a map under ``key`` (atomically: a whole file or none), then evict the oldest files beyond the
+             trust: np.ndarray, ratio: np.ndarray | None, graph: np.ndarray | None = None) -> Path | None:
+    """Write a map under ``key`` (``graph``: (N, k) positions of each point's neighbours in a large map's approximate
+    graph, kept for the labels' clusters; -1 none) (atomically: a whole file or none), then evict the oldest files beyond the
     size limit. The file is written under a fresh name ``tempfile.mkstemp`` makes in the folder (created, never
     opened through a link) and removed on any failure. Returns the file, or None when the cache is off, the
     folder is not private, or the write failed (a full disk: the sentence is logged)."""
@@ -364,7 +375,8 @@ def save_map(key: str, meta: dict, ids: np.ndarray, groups: tuple[str, ...], coo
             np.savez(f, meta=np.array(json.dumps({**meta, "key": key, "format": FORMAT})),
                      ids=np.asarray(ids, np.int64), groups=np.array(groups, dtype=str).reshape(len(ids)),
                      coords=np.asarray(coords, np.float32), trust=np.asarray(trust, np.float64),
-                     ratio=np.asarray([] if ratio is None else ratio, np.float64))
+                     ratio=np.asarray([] if ratio is None else ratio, np.float64),
+                     graph=np.zeros((0, 0), np.int32) if graph is None else np.asarray(graph, np.int32))
         os.replace(tmp, path)
         tmp = None
     except Exception as e:  # noqa: BLE001 (a map not kept is computed again next time; the app goes on)

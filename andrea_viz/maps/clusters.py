@@ -20,7 +20,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -32,6 +32,7 @@ from ..neighbours import normalise
 from ..grow.corpus import CLASS_LABELS, WORD_CLASSES
 from ..i18n import DEFAULT_LANGUAGE, N_, Msg
 from ..model import Embeddings
+from . import regions, umap_run
 
 CLUSTER_K = 15  # neighbours of each token in the graph HDBSCAN runs on
 LABEL_SHARE = 0.8  # a trait names a cluster when at least this share of its tokens have it
@@ -164,6 +165,9 @@ class Clustering:
     assignment: np.ndarray  # (N,) cluster id of each, NOISE for noise
     clusters: tuple[Cluster, ...]  # largest first; ids 0, 1, … in that order
     min_cluster_size: int
+    # zoom level (regions.ZOOM_LABELS) → its groups of clusters, labelled as clusters are: largest first, ids 0, 1, …
+    levels: dict[int, tuple[Cluster, ...]] = field(default_factory=dict)
+    level_of: dict[int, np.ndarray] = field(default_factory=dict)  # zoom level → (clusters,) each cluster's group
 
     def as_json(self, lang: str = DEFAULT_LANGUAGE) -> dict:
         """``clusters``: [{id, size, label, medoids}], ``assignment``: {token id: cluster id, −1 for noise}."""
@@ -246,48 +250,104 @@ def usual_traits(tokens: list[str], word_classes: bool = False) -> set:
 def shared_traits(tokens: list[str], usual: set = frozenset(), word_classes: bool = False) -> tuple[Msg, ...]:
     """The traits at least LABEL_SHARE of the tokens have and the table as a whole has not, most telling
     first. A word class says more than the case and script of its words, which are then left out."""
-    counts = trait_counts(tokens, word_classes)
-    found = [t for t, c in counts.items() if c >= LABEL_SHARE * len(tokens) and t not in usual]
+    return _shared(trait_counts(tokens, word_classes), len(tokens), usual)
+
+
+def _shared(counts: Counter, size: int, usual: set) -> tuple[Msg, ...]:
+    """``shared_traits`` from the trait counts of ``size`` tokens."""
+    found = [t for t, c in counts.items() if c >= LABEL_SHARE * size and t not in usual]
     if any(isinstance(t, tuple) and t[0] == "class" for t in found):
         found = [t for t in found if t not in {LOWER, CAPITALISED, UPPER} and not (
             isinstance(t, tuple) and t[0] == "script")]
     return tuple(_trait_msg(t) for t in sorted(found, key=lambda t: (_rank(t), str(t))))
 
 
+def _cluster(cid: int, tokens: list[str], members: np.ndarray, order: np.ndarray, ids: np.ndarray,
+             counts: Counter, usual: set) -> Cluster:
+    """A Cluster of the rows ``members`` (positions in ``ids``), ``order``: its positions from the most central."""
+    return Cluster(cid, int(members.size), _shared(counts, int(members.size), usual),
+                   tuple(tokens[m] for m in order[:MEDOIDS]), tuple(int(ids[m]) for m in order[:MEDOIDS]))
+
+
 def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | None = None,
                 progress: Callable[[float, Msg], None] | None = None, near: np.ndarray | None = None) -> Clustering:
     """Cluster the rows ``ids`` of the token table (default: all) and label each cluster. ``near``: each row's
     CLUSTER_K (or more) nearest by cosine among the rows, when searched already (a map's neighbour graph,
-    ``result.ProjectionResult.neighbour_graph``): sliced, not searched again."""
+    ``result.ProjectionResult.neighbour_graph``): sliced, not searched again.
+
+    Above EXACT_NEIGHBOURS_MAX rows ``near`` is the map's own graph (UMAP's, cell by cell, positions in ``ids``; so
+    it is from ``umap_run.UMAP_PCA_FIRST`` rows when given), and every row is clustered on it (``regions.label_every_row``: no noise); without it the table is refused.
+    Every clustering also has its zoom levels (``regions.zoom_levels``): ``levels[8]`` … ``levels[64]``, the
+    clusters merged into that many groups, each labelled as a cluster is."""
     ids = np.arange(emb.vocab_size) if ids is None else np.asarray(ids, dtype=np.int64)
     n = ids.size
-    if n > EXACT_NEIGHBOURS_MAX:
+    # on the map's own graph: above EXACT_NEIGHBOURS_MAX rows, or from UMAP_PCA_FIRST where that graph is UMAP's
+    # approximate one (GRAPH_K − 1 columns, not the CLUSTER_K exact neighbours the small path slices)
+    large = n > EXACT_NEIGHBOURS_MAX or (near is not None and n > umap_run.UMAP_PCA_FIRST)
+    if large and near is None:
         raise QueryError("{n:,} tokens are too many to cluster on exact neighbours here (at most {most:,}): "
                          "cluster a sample (--n 50000)", n=n, most=EXACT_NEIGHBOURS_MAX)
-    size = min_cluster_size(n) if min_size is None else int(min_size)
+    size = (regions.GRAPH_MIN_CLUSTER if large else min_cluster_size(n)) if min_size is None else int(min_size)
     if n <= max(size, CLUSTER_K):
         raise QueryError("clustering needs more than {k} tokens, got {n}", k=max(size, CLUSTER_K), n=n)
     report = progress or (lambda f, s: None)
-    report(0.05, Msg("nearest neighbours of every token in the full space"))
-    X = emb.token_table[ids]
-    labels = hdbscan_labels(X, size, near=near)
+    table = emb.token_table
+    if large:
+        say = Msg("clustering every token on the map's neighbour graph, in the full space")
+        report(0.05, say)
+        labels = regions.label_every_row(table, ids, np.asarray(near), lambda f: report(0.05 + 0.7 * f, say),
+                                         min_size=size)
+    else:
+        report(0.05, Msg("nearest neighbours of every token in the full space"))
+        labels = hdbscan_labels(table[ids], size, near=near)
     report(0.8, Msg("labelling the clusters"))
     tokens = [emb.token(int(i)) for i in ids]
     grown = bool(emb.card.trained)
     usual = usual_traits(tokens, grown)
-    found = [c for c in np.unique(labels) if c >= 0]
-    found.sort(key=lambda c: (-int((labels == c).sum()), int(c)))
-    new_id = {int(c): j for j, c in enumerate(found)}
-    assignment = np.array([new_id.get(int(c), NOISE) for c in labels], dtype=np.int64)
-    clusters = []
-    for c in found:
-        members = np.flatnonzero(labels == c)
-        order = members[medoid_order(X[members])]
-        toks = [tokens[m] for m in members]
-        clusters.append(Cluster(new_id[int(c)], int(members.size), shared_traits(toks, usual, grown),
-                                tuple(tokens[m] for m in order[:MEDOIDS]), tuple(int(ids[m]) for m in order[:MEDOIDS])))
+    each = [traits(t, grown) for t in tokens]
+    found = [int(c) for c in np.unique(labels) if c >= 0]
+    sizes = np.bincount(labels[labels >= 0], minlength=max(found, default=-1) + 1)
+    found.sort(key=lambda c: (-int(sizes[c]), c))
+    new_id = np.full(sizes.size + 1, NOISE, dtype=np.int64)
+    new_id[found] = np.arange(len(found))
+    assignment = new_id[labels]  # NOISE (-1) reads new_id's last slot, NOISE
+    by_cluster = np.argsort(assignment, kind="stable")
+    starts = np.searchsorted(assignment[by_cluster], np.arange(len(found) + 1))
+    sums = regions.unit_sums(table, ids, assignment) if found else np.zeros((0, table.shape[1]))
+    score = regions.central_scores(table, ids, assignment, sums) if large and found else None
+    clusters, counts_of = [], []
+    for c in range(len(found)):
+        members = by_cluster[starts[c] : starts[c + 1]]
+        counts = Counter()
+        for m in members:
+            counts.update(each[m])
+        counts_of.append(counts)
+        order = members[medoid_order(table[ids[members]])] if score is None else members[
+            np.argsort(-score[members], kind="stable")]
+        clusters.append(_cluster(c, tokens, members, order, ids, counts, usual))
+    levels, level_of = {}, {}
+    if found:
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        groups = regions.zoom_levels(sums / np.where(norms > 0, norms, 1))
+        for level, group in groups.items():
+            weight = np.bincount(group, weights=np.diff(starts))  # rows in each group
+            rank = np.empty(weight.size, np.int64)
+            rank[np.lexsort((np.arange(weight.size), -weight))] = np.arange(weight.size)
+            group = level_of[level] = rank[group]  # group 0 the largest, as clusters are numbered
+            of_row = np.where(assignment >= 0, group[np.maximum(assignment, 0)], NOISE)
+            totals = np.zeros((int(group.max()) + 1, sums.shape[1]))
+            np.add.at(totals, group, sums)
+            central = regions.central_scores(table, ids, of_row, totals)
+            merged = []
+            for g in range(int(group.max()) + 1):
+                parts = np.flatnonzero(group == g)
+                members = np.concatenate([by_cluster[starts[c] : starts[c + 1]] for c in parts])
+                counts = sum((counts_of[c] for c in parts), Counter())
+                order = members[np.argsort(-central[members], kind="stable")]
+                merged.append(_cluster(g, tokens, members, order, ids, counts, usual))
+            levels[level] = tuple(merged)
     report(1.0, Msg("done"))
-    return Clustering(ids, assignment, tuple(clusters), size)
+    return Clustering(ids, assignment, tuple(clusters), size, levels, level_of)
 
 
 MAP_LABELS = 25  # regions labelled on a map: the largest clusters

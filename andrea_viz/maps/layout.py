@@ -26,6 +26,7 @@ class Projection:
     seconds: float
     note: Msg | None = None
     graph: Found | None = field(default=None, compare=False, repr=False)  # the map's neighbour graph, when searched
+    approximate: bool = False  # the graph is UMAP's of a large map (cell by cell, on PCA-50): not the true nearest
 
 
 def map_graph(X: np.ndarray, progress: Callable[[float], None] | None = None) -> Found:

@@ -83,12 +83,14 @@ class Turns:
 TURNS = Turns()  # the process's one queue: the server's
 
 
-Layout = Callable[[np.ndarray, Callable[[float, Msg], None]], np.ndarray]  # (points, report) -> (N, dims) coordinates
+# (points, report) -> (N, dims) coordinates, or (coordinates, {name: array}): arrays it keeps beside them (a graph)
+Layout = Callable[[np.ndarray, Callable[[float, Msg], None]], np.ndarray | tuple[np.ndarray, dict[str, np.ndarray]]]
 
 
 def layout_in_child(X: np.ndarray, layout: Layout, report: Callable[[float, Msg], None],
-                    turns: Turns = TURNS) -> np.ndarray:
-    """``layout(X, report)`` in a child process, when its turn comes: (N, dims) float32 coordinates. ``layout`` is a
+                    turns: Turns = TURNS) -> np.ndarray | tuple[np.ndarray, dict[str, np.ndarray]]:
+    """``layout(X, report)`` in a child process, when its turn comes: (N, dims) float32 coordinates (and the arrays
+    it keeps beside them, as it returned them: ``(coords, {name: array})``). ``layout`` is a
     module-level function, or a ``functools.partial`` of one, so that the child can import it (``umap_run`` passes
     its UMAP run; this module imports nothing of the maps). A library error of the child is raised here as it was; a child that ends without its
     result (killed by the system, out of memory) raises a QueryError that says so."""
@@ -102,13 +104,13 @@ def layout_in_child(X: np.ndarray, layout: Layout, report: Callable[[float, Msg]
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _watch_child(folder: Path, layout: Layout, report: Callable[[float, Msg], None]) -> np.ndarray:
+def _watch_child(folder: Path, layout: Layout, report: Callable[[float, Msg], None]):
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_lay_out_in_child, args=(str(folder), layout, send), name="andrea-umap", daemon=True)
     child.start()
     send.close()  # the child holds the only sending end: its end ends the pipe
-    done = False
+    done, kept = False, None
     try:
         while True:
             try:
@@ -119,7 +121,7 @@ def _watch_child(folder: Path, layout: Layout, report: Callable[[float, Msg], No
             if kind == "progress":
                 report(message[1], Msg(message[2], **message[3]))
             elif kind == "done":
-                done = True
+                done, kept = True, message[1] if len(message) > 1 else None
                 break
             elif kind == "error":
                 raise QueryError(Msg(message[1], **message[2]))
@@ -139,20 +141,27 @@ def _watch_child(folder: Path, layout: Layout, report: Callable[[float, Msg], No
                              "it finished. Try again, or map a sample of the table.", signal=signal)
         raise QueryError("The map's process ended with exit code {code} before it finished. Try again, or map a "
                          "sample of the table.", code=code)
-    return np.load(folder / "coords.npy")
+    coords = np.load(folder / "coords.npy")
+    if kept is None:
+        return coords
+    return coords, {name: np.load(folder / f"kept-{k}.npy") for k, name in enumerate(kept)}
 
 
 def _lay_out_in_child(folder: str, layout: Layout, send) -> None:
-    """The child: read the points, lay them out, write the coordinates; progress, then "done" or the failure."""
+    """The child: read the points, lay them out, write the coordinates (and the arrays kept beside them, by
+    position: a name is never a path); progress, then "done" (with the kept arrays' names) or the failure."""
     try:
         X = np.load(Path(folder) / "points.npy", mmap_mode="r")  # a 128k × 4,096 table is read as the PCA needs it
 
         def report(fraction: float, text: Msg) -> None:
             send.send(("progress", float(fraction), text.msgid, dict(text.params)))
 
-        coords = layout(X, report)
+        out = layout(X, report)
+        coords, kept = out if isinstance(out, tuple) else (out, None)
         np.save(Path(folder) / "coords.npy", np.asarray(coords, dtype=np.float32))
-        send.send(("done",))
+        for k, array in enumerate((kept or {}).values()):
+            np.save(Path(folder) / f"kept-{k}.npy", np.asarray(array))
+        send.send(("done",) if kept is None else ("done", list(kept)))
     except QueryError as exc:
         send.send(("error", exc.msg.msgid, dict(exc.msg.params)))
     except Exception as exc:  # noqa: BLE001 (one line to the server, never a traceback on a page)

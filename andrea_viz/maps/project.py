@@ -7,6 +7,7 @@ import json
 import threading
 from collections.abc import Callable
 
+import numpy as np
 
 from ..errors import QueryError
 from ..i18n import Msg
@@ -67,8 +68,11 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
         proj = Projection(kept["coords"], method, ratio, float(meta["seconds"]), _note_of(meta.get("note")))
         if progress:
             progress(1.0, Msg("read from the map cache"))
-        return ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, kept["trust"],
-                                float(meta["trust_mean"]), used, from_cache=True)
+        result = ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, kept["trust"],
+                                  float(meta["trust_mean"]), used, from_cache=True)
+        if kept["graph"].size:  # a large map's approximate graph, kept for the labels' clusters
+            result.kept["approximate_ids"] = kept["graph"].astype(np.int64)
+        return result
     sample = build_sample(emb, n, include, seed)
     X = gather_rows(emb.token_table, sample.ids)  # in blocks: other pages keep the interpreter's lock meanwhile
     proj = m.run(X, dims=dims, seed=seed, progress=progress, **{k: given[k] for k in m.uses})
@@ -83,8 +87,11 @@ def project_model(emb: Embeddings, method: str = "pca", n: int | str = DEFAULT_S
         except TypeError:  # a note whose parameters are not plain values: not kept
             meta = None
         if meta is not None:
-            save_map(key, meta, sample.ids, sample.groups, proj.coords, trust, proj.explained_variance_ratio)
+            save_map(key, meta, sample.ids, sample.groups, proj.coords, trust, proj.explained_variance_ratio,
+                     graph=proj.graph.ids if proj.approximate else None)
     result = ProjectionResult(sample, [emb.token(i) for i in sample.ids], proj, trust, mean, used)
-    if graph is not None:
+    if graph is not None and proj.approximate:
+        result.kept["approximate_ids"] = graph.ids
+    elif graph is not None:
         result.kept["graph"] = graph
     return result

@@ -45,7 +45,12 @@ class ProjectionResult:
             return self.kept.get("graph")
 
     def graph_ids(self, emb: Embeddings) -> np.ndarray | None:
-        """(N, GRAPH_K) the ids (positions in the sample) of the map's neighbour graph, or None above GRAPH_MAX."""
+        """(N, GRAPH_K) the ids (positions in the sample) of the map's neighbour graph; above GRAPH_MAX, those of the
+        graph UMAP searched cell by cell for the map ((N, GRAPH_K − 1), kept with the map, in the map cache too:
+        ``Projection.approximate``), or None. What the labels' clusters slice; never the lines' true
+        nearest."""
+        if len(self.sample) > GRAPH_MAX:
+            return self.kept.get("approximate_ids")
         graph = self.neighbour_graph(emb)
         return None if graph is None else graph.ids
 

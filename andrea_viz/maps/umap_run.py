@@ -110,10 +110,24 @@ class _UmapProgress:
 
 
 def _umap_run(X: np.ndarray, report, *, dims: int, seed: int, exact: bool, pca_first: bool,
-              knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+              knn: tuple[np.ndarray, np.ndarray] | None = None):
     """The UMAP of ``X`` (after the PCA to ``PCA_INPUT_DIMS`` when ``pca_first``): what a map's child process runs,
-    or the server itself for a small map. ``knn``: the exact graph, searched already."""
-    return umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact, knn)
+    or the server itself for a small map. ``knn``: the exact graph, searched already. Returns the (N, dims)
+    coordinates, or with a graph searched here cell by cell, ``(coords, {"ids": (N, k), "distances": (N, k)})``:
+    umap-learn's graph (each point first), kept with the map (``approximate_graph``)."""
+    kept: dict = {}
+    coords = umap_layout(reduce_first(X, seed, report) if pca_first else np.asarray(X), dims, seed, report, exact, knn,
+                         kept=kept)
+    return (coords, kept) if kept else coords
+
+
+def approximate_graph(kept: dict[str, np.ndarray]) -> Found:
+    """A large map's graph as umap-learn took it (``kept``: "ids" and "distances", each point first) as the
+    neighbour kit gives one: each point's nearest others by cosine (in the PCA_INPUT_DIMS components it was searched
+    in), best first, -1 (score NaN) where there is none."""
+    ids, dist = np.asarray(kept["ids"])[:, 1:], np.asarray(kept["distances"], np.float32)[:, 1:]
+    return Found(ids=ids, scores=np.where(ids >= 0, 1 - dist, np.nan).astype(np.float32),
+                 left_out=np.zeros(0, np.int64))
 
 
 def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[float, Msg], None] | None = None,
@@ -148,8 +162,11 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                                                                              "(exact): {f:.0%}", f=f)))
     knn = umap_knn(graph, UMAP_NEIGHBOURS) if umap_takes_graph(n) else None
     run = functools.partial(_umap_run, dims=dims, seed=seed, exact=exact, pca_first=pca_first, knn=knn)
-    coords = map_process.layout_in_child(X, run, report) if (map_process.CHILD_ABOVE < n if in_child is None
-                                                              else in_child) else run(X, report)
+    out = map_process.layout_in_child(X, run, report) if (map_process.CHILD_ABOVE < n if in_child is None
+                                                           else in_child) else run(X, report)
+    coords, kept = out if isinstance(out, tuple) else (out, None)
+    if kept and graph is None:
+        graph = approximate_graph(kept)
     report(1.0, Msg("done"))
     if exact:
         note = Msg("umap-learn, cosine metric, {k} neighbours found exactly, {epochs} epochs from a PCA start, seed "
@@ -164,7 +181,8 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
                    "PCA start, seed {seed}",
                    d=PCA_INPUT_DIMS, rows=min(n, PCA_FIT_ROWS), n=n, most=UMAP_PCA_FIRST, k=UMAP_NEIGHBOURS,
                    epochs=UMAP_EPOCHS, seed=seed)
-    return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note, graph)
+    return Projection(np.asarray(coords, dtype=np.float32), "umap", None, time.perf_counter() - t, note, graph,
+                      approximate=not exact and graph is not None)
 
 
 def reduce_first(X: np.ndarray, seed: int, report: Callable[[float, Msg], None]) -> np.ndarray:
@@ -177,10 +195,10 @@ def reduce_first(X: np.ndarray, seed: int, report: Callable[[float, Msg], None])
 
 
 def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Msg], None], exact: bool,
-                knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                knn: tuple[np.ndarray, np.ndarray] | None = None, kept: dict | None = None) -> np.ndarray:
     """UMAP's part of ``umap_map`` (in the server, or in its child process): the neighbour graph (``knn`` when
     given; else ``exact``: every cosine, or cell by cell), then umap-learn's fuzzy graph and layout. Returns (N, dims)
-    coordinates."""
+    coordinates; a graph searched here cell by cell is put in ``kept`` ("ids", "distances")."""
     import warnings
 
     n = X.shape[0]
@@ -199,6 +217,8 @@ def umap_layout(X: np.ndarray, dims: int, seed: int, report: Callable[[float, Ms
         graph["precomputed_knn"] = cell_knn_graph(
             X, UMAP_NEIGHBOURS, seed=seed, progress=lambda f: report((1 + 2 * f) / 10, Msg(
                 "nearest neighbours (approximate, cell by cell): {f:.0%}", f=f)))
+        if kept is not None:
+            kept["ids"], kept["distances"] = graph["precomputed_knn"]
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the price of reproducibility
         warnings.simplefilter("ignore")
         sink = _UmapProgress(report)

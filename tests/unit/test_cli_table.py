@@ -27,7 +27,7 @@ OPTIONS = {
     "bench-gpu": "--repeats",
     "bench-grow": "--repeats",
     "bench-load": "--repeats --folder",
-    "bench-map": "--repeats --no-big --no-browser --sizes --methods --tables --full-quality --lock-only --card",
+    "bench-map": "--repeats --no-big --no-browser --sizes --methods --tables --full-quality --lock-only --card --planted",
     "bench-map-view": "--sizes",
     "bench-memory": "--gb -d --folder",
     "bench-pages": "--repeats",
