@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 import andrea_viz
 from andrea_viz import lexicon
@@ -338,8 +339,9 @@ def test_every_other_page_passes_axe_in_each_language(page, app_url, path, lang)
 def test_the_english_grown_model_on_the_pages_that_show_its_words(page, app_url, path):
     """Dot products and Neighbours on andrea-micro in English (the other languages' grown models: above)."""
     open_page(page, f"{app_url}/{path}?model=andrea-micro")
-    page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first.wait_for(timeout=60_000)
-    assert page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first.input_value() == "cat"
+    # the page's first text box holds the grown model's cat (awaited: the boxes below it may be drawn first)
+    expect(page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first).to_have_value(
+        "cat", timeout=60_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []

@@ -4,6 +4,7 @@ Compare; the audit section lists each added row with its init method, in each of
 (screenshots of the section under artifacts/screenshots/compare_audit_<lang>.png)."""
 
 import pytest
+from playwright.sync_api import expect
 
 from andrea_viz.audit import audit_checkpoints
 from andrea_viz.i18n import Msg
@@ -29,11 +30,14 @@ def test_the_audit_of_a_resized_fine_tune_in_each_language(page, audit_app, lang
     assert [(r["init"], r["moved"]) for r in added] == [("mvn", False)] * 4  # what transformers' resize wrote
     open_page(page, f"{url}/Compare?lang={lang}", timeout=180_000)
     main = page.locator("[data-testid='stMain']")
-    for n in (0, 1):  # A, then B: read from the checkpoint folder
+    for n, side in enumerate("AB"):  # A, then B: read from the checkpoint folder; each side's file picker appears
         main.locator("[data-testid='stRadio']").nth(n).get_by_text(Msg("checkpoint folder").render(lang), exact=True).click()
+        files = main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side=side).render(lang))
+        files.wait_for(timeout=180_000)
         wait_idle(page, 180_000)
-    main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side="B").render(lang)).click()
+    files.click()  # B's
     page.get_by_role("option", name=f"{PAIR}/", exact=True).click()
+    expect(files.locator("input[role='combobox']")).to_have_value(f"{PAIR}/", timeout=60_000)  # chosen, and kept
     section = page.locator(".st-key-cmp-audit")
     init = Msg(INIT_LABELS["mvn"]).render(lang)
     section.locator("td", has_text=init).first.wait_for(timeout=180_000)  # the added rows' init, the awaited element
