@@ -30,9 +30,16 @@ def choose_the_pair(page, url: str, lang: str):
     open_page(page, f"{url}/Compare?lang={lang}", timeout=180_000)
     main = page.locator("[data-testid='stMain']")
     for n, side in enumerate("AB"):  # A, then B: read from the checkpoint folder; each side's file picker appears
-        main.locator("[data-testid='stRadio']").nth(n).get_by_text(Msg("checkpoint folder").render(lang), exact=True).click()
+        radio = main.locator("[data-testid='stRadio']").nth(n).get_by_role("radio", name=Msg("checkpoint folder").render(lang))
         files = main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side=side).render(lang))
-        files.wait_for(timeout=180_000)
+        for attempt in range(3):  # a whole-suite run once lost the first click (the picker never came in 180 s)
+            radio.check(force=True)
+            try:
+                files.wait_for(timeout=60_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
         wait_idle(page, 180_000)
     files.click()  # B's
     page.get_by_role("option", name=f"{PAIR}/", exact=True).click()
