@@ -30,6 +30,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from ..neighbours import normalise
+
 NOISE = -1
 GRAPH_MIN_CLUSTER = 20  # HDBSCAN's smallest cluster on a large map's graph (half the smallest planted class)
 GRAPH_MIN_SAMPLES = 5  # and its core distance: the 5th nearest neighbour
@@ -40,11 +42,9 @@ LINK_SHARE = 0.1  # two clusters joined by this share of the smaller one's graph
 
 
 def unit_block(table, ids: np.ndarray) -> np.ndarray:
-    """(len(ids), d) float32 unit rows of ``table`` (NaN or Inf rows, and zero rows, as zeros)."""
-    X = np.asarray(table[ids], dtype=np.float32)
-    length = np.linalg.norm(X, axis=1, keepdims=True)
-    ok = np.isfinite(length) & (length > 0)
-    return np.where(ok, X / np.where(ok, length, 1), 0).astype(np.float32)
+    """(len(ids), d) float32 unit rows of ``table`` (NaN or Inf rows, and zero rows, as zeros): the library's one
+    normaliser (``neighbours.normalise``) on the block."""
+    return normalise(np.asarray(table[ids], dtype=np.float32)).rows
 
 
 def row_lengths(table, ids: np.ndarray, block: int = 16_384) -> np.ndarray:
