@@ -48,10 +48,16 @@ class Bench:
         return got if type(got) is int else 0
 
 
-def _run_pages(repeats: int) -> None:
-    from ..ui.bench_pages import run  # here: it imports Streamlit, which the other commands never need
+def _run_pages(repeats: int) -> int:
+    """``ui/bench_pages.py`` in a process of its own, as bench-map-view serves ``ui/bench_map_app.py``: it drives the
+    pages under Streamlit's AppTest, and only ``ui/`` imports Streamlit (the other commands never pay its import)."""
+    import subprocess
+    import sys
 
-    run(repeats=repeats)
+    return subprocess.run([sys.executable, "-m", PAGES_MODULE, "--repeats", str(repeats)]).returncode
+
+
+PAGES_MODULE = "andrea_viz.ui.bench_pages"
 
 
 def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], methods: bool, tables: list[str],

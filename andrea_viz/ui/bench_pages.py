@@ -71,3 +71,11 @@ def run(repeats: int = 7, models: tuple[str, ...] = MODELS) -> list[dict]:
     worst = max(rows, key=lambda r: r["warm_ms"])
     print(f"slowest warm rerun: {worst['page']} on {worst['model']}, {worst['warm_ms']:.0f} ms")
     return rows
+
+
+if __name__ == "__main__":  # ``python -m andrea_viz bench-pages`` runs this module in a process of its own
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m andrea_viz bench-pages")
+    parser.add_argument("--repeats", type=int, default=7)
+    run(repeats=parser.parse_args().repeats)
