@@ -63,7 +63,7 @@ PAGES_MODULE = "andrea_viz.ui.bench_pages"
 def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], methods: bool, tables: list[str],
          full_quality: bool, lock_only: bool, card: bool, planted: bool) -> None:
     if planted:  # the planted 262k table alone: its map and its region labels
-        bench_map.run_planted_only()
+        bench_map.run_planted_only(browser=not no_browser)
         return
     if lock_only:  # the server's lock probe alone
         bench_map.run_lock_only(not no_big)
@@ -74,7 +74,7 @@ def _run_map(repeats: int, no_big: bool, no_browser: bool, sizes: list[int], met
     if methods:  # the methods side by side instead of the UMAP map's timings
         bench_map_methods.run(tables=tuple(tables), full=True if full_quality else None)
         return
-    bench_map.run(repeats, not no_big, planted=not no_big)
+    bench_map.run(repeats, not no_big, planted=not no_big, browser=not no_browser)
     if not no_browser:  # the browser half in the same run: the renderers side by side
         bench_map_view.run(sizes=tuple(sizes))
 
@@ -123,7 +123,7 @@ BENCHES = (
     Bench("bench-pages", "every page's warm rerun in AppTest, medians per page and model", _run_pages, (_repeats(7),)),
     Bench("bench-map-view", "the map renderers in headless Chromium: pan fps, hover ms, payload bytes",
           lambda sizes: bench_map_view.run(sizes=tuple(sizes)),
-          (option("--sizes", type=int, nargs="+", default=[30_000, 128_256]),)),
+          (option("--sizes", type=int, nargs="+", default=list(bench_map_view.SIZES)),)),
     Bench("bench-drift", "time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)", bench_drift.run,
           (_repeats(3),)),
     Bench("bench-audit", "the audit of a 128,256 × 4,096 bf16 table with 1,000 added rows, the alignment of 50,000 "
@@ -145,7 +145,8 @@ BENCHES = (
           _run_map,
           (_repeats(1), option("--no-big", action="store_true", help="MiniLM only"),
            option("--no-browser", action="store_true", help="the compute half only (no headless Chromium)"),
-           option("--sizes", type=int, nargs="+", default=[30_000, 128_256], help="points of the browser half's maps"),
+           option("--sizes", type=int, nargs="+", default=list(bench_map_view.SIZES),
+                  help="points of the browser half's maps"),
            option("--methods", action="store_true", help="PCA, UMAP, openTSNE FFT, PaCMAP and TriMap side by side: "
                   "wall time, T@10, C@10, triplet accuracy, kNN class accuracy"),
            option("--tables", nargs="+", default=list(bench_map_methods.TABLES),

@@ -35,7 +35,9 @@ from statistics import median
 import numpy as np
 
 from ..loading import load
+from ..plots.canvas_map import canvas_map_payload
 from .planted import PLANTED_D, PLANTED_V, write_planted
+from .map_view import save_payload, saved_map_views
 
 BIG_V, BIG_D = 128_256, 4_096
 TRUST_ROWS = 5_000
@@ -183,7 +185,7 @@ def lock_stall(source: str, cache: Path) -> tuple[float, float, list[str]]:
             os.environ["ANDREA_VIZ_CACHE_DIR"] = before
 
 
-def run(repeats: int = 1, big: bool = True, planted: bool = True) -> list[dict]:
+def run(repeats: int = 1, big: bool = True, planted: bool = True, browser: bool = True) -> list[dict]:
     """Measure and print the table; returns one row per table."""
     rows = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; each figure a fresh process "
@@ -208,24 +210,25 @@ def run(repeats: int = 1, big: bool = True, planted: bool = True) -> list[dict]:
                   f"{m['moves']} moves, {m['still']:.1f} s |", flush=True)
         lock_table(sources, work / "cache", rows)
         if planted:
-            rows.append({"table": "planted", **run_planted(work)})
+            rows.append({"table": "planted", **run_planted(work, browser=browser)})
     return rows
 
 
-def run_planted_only() -> dict:
+def run_planted_only(browser: bool = True) -> dict:
     """``bench-map --planted``: the planted table alone (``run_planted``)."""
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="andrea-bench-map-") as tmp:
-        return run_planted(Path(tmp))
+        return run_planted(Path(tmp), browser=browser)
 
 
-def planted_labels(source: str, cache: Path, truth: np.ndarray) -> dict:
+def planted_labels(source: str, cache: Path, truth: np.ndarray, view: Path | None = None) -> dict:
     """The region labels of the whole-table UMAP map of ``source``, in this process: the map read from ``cache``
     (with the graph UMAP searched for it), then every row clustered on that graph (``clusters.cluster_ids``), timed;
-    the adjusted Rand index of its clusters, and of each zoom level's groups, against the planted classes."""
+    the adjusted Rand index of its clusters, and of each zoom level's groups, against the planted classes. ``view``:
+    a folder to save the labelled map's canvas payload in (``map_view.save_payload``)."""
     from sklearn.metrics import adjusted_rand_score
 
-    from ..maps.clusters import cluster_ids  # scikit-learn behind it: loaded only for the planted table's labels
+    from ..maps.clusters import cluster_ids, zoom_labels  # scikit-learn behind it: loaded only for the labels
     from ..maps.project import project_model  # scikit-learn and umap-learn behind it: loaded only for them too
 
     before = os.environ.get("ANDREA_VIZ_CACHE_DIR")
@@ -238,6 +241,9 @@ def planted_labels(source: str, cache: Path, truth: np.ndarray) -> dict:
         t = time.perf_counter()
         found = cluster_ids(emb, result.sample.ids, near=result.graph_ids(emb))
         seconds = time.perf_counter() - t
+        if view is not None:  # the labelled map as the Projection page's canvas draws it, saved for its pictures
+            save_payload(canvas_map_payload(result.projection, result.sample, result.tokens, result.trust,
+                                            zoom_labels=zoom_labels(found, result.projection.coords)), view)
     finally:
         if before is None:
             os.environ.pop("ANDREA_VIZ_CACHE_DIR", None)
@@ -249,10 +255,12 @@ def planted_labels(source: str, cache: Path, truth: np.ndarray) -> dict:
             "levels": {k: adjusted_rand_score(planted, found.level_of[k][found.assignment]) for k in found.level_of}}
 
 
-def run_planted(work: Path, rows: int | None = None, dims: int | None = None) -> dict:
+def run_planted(work: Path, rows: int | None = None, dims: int | None = None, browser: bool = True) -> dict:
     """``bench-map``'s planted table (``bench.planted``: 262,144 × 2,560 bf16, 797 Zipf-sized classes): made,
     mapped cold in a fresh process (an empty cache folder: UMAP's code compiled, the map and its graph kept), read
-    from the cache in another, trustworthiness, then its region labels (``planted_labels``). Prints one table."""
+    from the cache in another, trustworthiness, then its region labels (``planted_labels``). Prints one table; with
+    ``browser``, then the labelled map in Chromium (``map_view.saved_map_views``): its payload, the ids drawn at the
+    first view, and screenshots at three zooms."""
     folder = work / "planted"
     folder.mkdir()
     t = time.perf_counter()
@@ -264,7 +272,7 @@ def run_planted(work: Path, rows: int | None = None, dims: int | None = None) ->
     cold, moves = _run(str(path), out, str(cache))
     cached, _ = _run(str(path), out, str(cache))
     trust = trustworthiness_of(str(path), out)
-    got = planted_labels(str(path), cache, np.load(label_path))
+    got = planted_labels(str(path), cache, np.load(label_path), view=work / "planted-view" if browser else None)
     print("| table | cold (empty cache: compile + map) | map cached | trustworthiness (5,000 rows) | progress: moves, "
           "longest still | labels (every row, on the map's graph) | clusters (classes) | ARI | ARI of 64 / 32 / 16 / 8 "
           "groups | load average |")
@@ -275,6 +283,12 @@ def run_planted(work: Path, rows: int | None = None, dims: int | None = None) ->
     print(f"| planted {rows:,} × {dims:,} bf16 | {cold:.1f} s | {cached:.2f} s | {trust:.3f} | "
           f"{len(moves)} moves, {longest_still(cold, moves):.1f} s | {got['labels']:.1f} s | {got['clusters']:,} "
           f"({got['classes']:,}) | {got['ari']:.4f} | {levels} | {os.getloadavg()[0]:.1f} |", flush=True)
+    if browser:
+        views = saved_map_views(work / "planted-view", f"planted_{rows // 1024}k")
+        print(f"\nthe labelled map in Chromium (canvas): payload {views['payload_bytes'] / 2**20:.2f} MiB; ids drawn at "
+              f"the first view (read back from a 512 × 512 target): {views['ids_drawn']:,} of {rows:,}; screenshots: "
+              f"{', '.join(views['shots'])}", flush=True)
+        got = {**got, **views}
     return {"cold": cold, "map cached": cached, "trustworthiness": trust, **got}
 
 

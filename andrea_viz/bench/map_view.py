@@ -8,7 +8,10 @@ in one run:
   counted in the page), and pointer moves handled per second;
 - hover: the median of 7 hovers from the mouse move to the tooltip holding a new token (polled on each frame);
 - click (canvas map only): from the click on a point to its lines drawn, the server having found its true 10
-  nearest in a seeded (N, 384) table (``geometry.nearest``) and sent the lines;
+  nearest in a seeded (N, 384) table (N, 2,560 at Gemma-3's 262,144 points; ``geometry.nearest``) and sent the lines;
+- find (canvas map only): from the last key of a token typed on the focused map to that point selected;
+- ids drawn (canvas map only): the distinct ids the point pass draws at the first view, each written to its own pixel
+  of a 512 × 512 target and read back (``drawnIds`` in ``ui/map_frame/map.js``): every id, or the map hides some;
 - payload: the bytes the page's websocket receives for the map, less those of the same page without a map.
 
 Needs a checkout, Playwright and Debian's ``chromium``; nothing is downloaded.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from statistics import median
 
 import numpy as np
@@ -25,6 +29,7 @@ import numpy as np
 from ..maps.layout import Projection
 from ..maps.sample import Sample
 from ..testing_harness import CHROMIUM_FLAGS, ROOT, chromium_exe, serve
+from .planted import PLANTED_D, PLANTED_V
 
 RENDERERS = ("plotly", "deck", "canvas")
 SCRIPT = "andrea_viz/ui/bench_map_app.py"
@@ -45,6 +50,12 @@ RAF = """() => { window.__frames = 0; const tick = () => { window.__frames++; re
 HOVERS = 7
 DIMS = 384  # the synthetic table's width (MiniLM's) for the click's true nearest
 PAN_MOVES = 48
+SIZES = (30_000, 128_256, PLANTED_V)  # MiniLM-sized, Llama-3's vocabulary, Gemma-3's
+
+
+def dims_of(n: int) -> int:
+    """The width of the table behind a map of n points: Gemma-3's (2,560) at its vocabulary, else MiniLM's."""
+    return PLANTED_D if n == PLANTED_V else DIMS
 
 
 def synthetic_map(n: int, seed: int = 0) -> tuple[Projection, Sample, list[str], np.ndarray]:
@@ -78,6 +89,26 @@ def _click(page, box: dict) -> float | None:
     t0 = time.perf_counter()
     page.mouse.click(cx, cy)
     frame.locator(f"body[data-lines-from='{hovered}']").wait_for(state="attached", timeout=60_000)
+    return 1000 * (time.perf_counter() - t0)
+
+
+def _canvas_frame(page):
+    return page.locator(CANVAS_FRAME).element_handle().content_frame()
+
+
+def drawn_ids(page) -> int:
+    """Distinct ids the canvas map's point pass draws at its first view, read back from a 512 × 512 target."""
+    return int(_canvas_frame(page).evaluate("() => window.andreaMap.drawnIds(512)"))
+
+
+def _find(page, token: str, token_id: int) -> float:
+    """ms from the last key of ``token`` typed on the focused canvas to that point selected (its highlight drawn)."""
+    frame = _canvas_frame(page)
+    frame.focus("canvas#map")
+    page.keyboard.type(token[:-1])  # each key handled before the next is sent (the frame finds as it is typed)
+    t0 = time.perf_counter()  # well within the 1.5 s that keys of one word may lie apart
+    page.keyboard.press(token[-1])
+    frame.wait_for_function(f"() => document.body.dataset.selected === '{token_id}'", polling="raf", timeout=10_000)
     return 1000 * (time.perf_counter() - t0)
 
 
@@ -135,8 +166,9 @@ def _hover(page, box: dict, renderer: str) -> tuple[float | None, int]:
     return (median(times) if times else None), len(times)
 
 
-def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
-    """One row per (size, renderer): fps while panning, pointer moves/s, hover median ms and hits, payload bytes."""
+def browser_rows(sizes=SIZES) -> list[dict]:
+    """One row per (size, renderer): fps while panning, pointer moves/s, hover median ms and hits, payload bytes; on
+    the canvas map also a click's lines, a typed token found, and the ids drawn at the first view."""
     from playwright.sync_api import sync_playwright  # here: only this command needs a browser
 
     exe = chromium_exe()
@@ -156,23 +188,99 @@ def browser_rows(sizes=(30_000, 128_256)) -> list[dict]:
                 target.scroll_into_view_if_needed()
                 box = target.bounding_box()
                 hover_ms, hits = _hover(page, box, renderer)
+                ids = drawn_ids(page) if renderer == "canvas" else None  # at the first view, before any move
                 click_ms = _click(page, box) if renderer == "canvas" else None
+                find_ms = _find(page, f"tok{n - 7:05d}", n - 7) if renderer == "canvas" else None
                 fps, moves = _pan(page, box)
                 rows.append({"points": n, "renderer": renderer, "pan_fps": fps, "moves_per_s": moves,
-                             "hover_ms": hover_ms, "hover_hits": hits, "click_ms": click_ms,
-                             "payload_bytes": received - base})
+                             "hover_ms": hover_ms, "hover_hits": hits, "click_ms": click_ms, "find_ms": find_ms,
+                             "ids_drawn": ids, "payload_bytes": received - base})
                 context.close()
         browser.close()
     return rows
 
 
-def run(sizes=(30_000, 128_256)) -> None:
+def run(sizes=SIZES) -> None:
     """Print the table."""
-    print(f"bench-map-view: headless Chromium ({CHROMIUM_FLAGS[2]}, software GL), {os.cpu_count()} CPUs")
+    print(f"bench-map-view: headless Chromium ({CHROMIUM_FLAGS[2]}, software GL), {os.cpu_count()} CPUs; the click's "
+          f"true 10 nearest in {DIMS} dimensions, {PLANTED_D} at {PLANTED_V:,} points")
     print(f"{'points':>8} {'renderer':<8} {'pan fps':>8} {'moves/s':>8} {'hover ms':>9} {'hits':>5} {'click ms':>9} "
-          f"{'payload MB':>11}")
+          f"{'find ms':>8} {'ids drawn':>17} {'payload MB':>11}")
     for r in browser_rows(sizes):
         hover = "-" if r["hover_ms"] is None else f"{r['hover_ms']:.0f}"
         click = "-" if r["click_ms"] is None else f"{r['click_ms']:.0f}"
+        find = "-" if r["find_ms"] is None else f"{r['find_ms']:.0f}"
+        ids = "-" if r["ids_drawn"] is None else f"{r['ids_drawn']:,} of {r['points']:,}"
         print(f"{r['points']:>8,} {r['renderer']:<8} {r['pan_fps']:>8.1f} {r['moves_per_s']:>8.1f} {hover:>9} "
-              f"{r['hover_hits']:>2}/{HOVERS} {click:>9} {r['payload_bytes'] / 1e6:>11.2f}")
+              f"{r['hover_hits']:>2}/{HOVERS} {click:>9} {find:>8} {ids:>17} {r['payload_bytes'] / 1e6:>11.2f}")
+
+
+# ---- a saved map: the planted table's, labelled, drawn as the Projection page draws it ----------------------------
+
+SAVED = "ANDREA_VIZ_BENCH_MAP"  # the folder ``ui/bench_map_app.py?renderer=saved`` reads its map from
+ZOOM_STEPS = {0: 0, 1: 4, 3: 12}  # zoom level → wheel steps of 120 (×1.197 each): levels 0, 1.04 and 3.11
+SHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def save_payload(payload: dict, folder: Path) -> Path:
+    """A canvas map's arguments (``plots.canvas_map.scene_payload``) in ``folder``: each ``bytes`` value a file of
+    its own, the rest one JSON file (no pickle)."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rest = {}
+    for key, value in payload.items():
+        if isinstance(value, bytes):
+            (folder / f"{key}.bin").write_bytes(value)
+        else:
+            rest[key] = value
+    (folder / "payload.json").write_text(json.dumps(rest))
+    return folder
+
+
+def load_payload(folder: Path) -> dict:
+    """``save_payload``'s map back."""
+    import json
+
+    payload = json.loads((folder / "payload.json").read_text())
+    return {**payload, **{f.stem: f.read_bytes() for f in sorted(folder.glob("*.bin"))}}
+
+
+def saved_map_views(folder: Path, name: str) -> dict:
+    """The saved map in Chromium: its payload's bytes, the ids drawn at the first view, and a screenshot at each
+    zoom of ``ZOOM_STEPS`` (over the largest label of the whole map), ``artifacts/screenshots/{name}_zoom{k}.png``."""
+    from playwright.sync_api import sync_playwright  # here: only this step needs a browser
+
+    env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), SAVED: str(folder)}
+    out = {"shots": []}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with serve(env, log_dir=ROOT / "artifacts" / "logs", script=SCRIPT) as (url, _pid), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        page = context.new_page()
+        base = _open(page, f"{url}/?renderer=none&n=1", "none")
+        context.close()
+        for level, steps in ZOOM_STEPS.items():
+            context = browser.new_context(viewport={"width": 1200, "height": 900})
+            page = context.new_page()
+            received = _open(page, f"{url}/?renderer=saved", "canvas")
+            if level == 0:
+                out["payload_bytes"], out["ids_drawn"] = received - base, drawn_ids(page)
+            frame = page.frame_locator(CANVAS_FRAME)
+            first = frame.locator(".label[data-level='0']:not([hidden])").first
+            first.wait_for(timeout=60_000)
+            label_box, frame_box = first.bounding_box(), page.locator(CANVAS_FRAME).bounding_box()
+            page.mouse.move(label_box["x"] + label_box["width"] / 2, label_box["y"] + label_box["height"] + 4)
+            for _ in range(steps):
+                page.mouse.wheel(0, -120)
+            page.wait_for_function(f"""() => {{
+                const doc = document.querySelector("{CANVAS_FRAME}").contentDocument;
+                return Number(doc.body.dataset.zoom) >= {level} - 0.01; }}""", timeout=30_000)
+            page.mouse.move(frame_box["x"] + 2, frame_box["y"] + frame_box["height"] - 2)  # no tooltip in the picture
+            page.wait_for_timeout(600)  # the points drawn again once the pointer rests (140 ms), before the picture
+            path = SHOTS / f"{name}_zoom{level}.png"
+            page.locator(CANVAS_FRAME).screenshot(path=str(path))
+            out["shots"].append(str(path.relative_to(ROOT)))
+            context.close()
+        browser.close()
+    return out

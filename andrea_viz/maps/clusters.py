@@ -360,3 +360,28 @@ def map_labels(found: Clustering, coords: np.ndarray, top: int = MAP_LABELS) -> 
     where = {int(i): k for k, i in enumerate(found.ids)}
     return [(float(coords[where[c.medoid_ids[0]], 0]), float(coords[where[c.medoid_ids[0]], 1]), c)
             for c in found.clusters[:top]]
+
+
+def zoom_labels(found: Clustering, coords: np.ndarray) -> list[tuple[float, float, Cluster, int, int | None]]:
+    """The canvas map's labels by zoom, from ``found``'s nested levels (``regions.ZOOM_LABELS``): at zoom level k
+    (2^k times closer than the whole map) the groups of the k-th level, each written at its most central token. A
+    group that is the same set of clusters at the next level keeps its one label, so at each zoom exactly one level's
+    groups are offered: (x, y, group, the level it is first shown at, the level its parts replace it at or None),
+    largest group first."""
+    where = {int(i): k for k, i in enumerate(found.ids)}
+    out: list[list] = []
+    shown: dict[frozenset, int] = {}  # the groups of the level before: their clusters → their place in ``out``
+    for k, size in enumerate(sorted(found.levels)):
+        of_cluster = found.level_of[size]
+        now = {}
+        for g, group in enumerate(found.levels[size]):
+            members = frozenset(np.flatnonzero(of_cluster == g).tolist())
+            if members not in shown:
+                at = where[group.medoid_ids[0]]
+                out.append([float(coords[at, 0]), float(coords[at, 1]), group, k, None])
+            now[members] = shown.get(members, len(out) - 1)
+        for members, j in shown.items():
+            if members not in now:
+                out[j][4] = k
+        shown = now
+    return [tuple(x) for x in sorted(out, key=lambda x: -x[2].size)]

@@ -28,7 +28,9 @@ class Label:
     x: float
     y: float
     text: str
-    cluster: Any  # clusters.Cluster: its size orders the canvas map's zoom levels
+    cluster: Any  # clusters.Cluster (a region, or a group of regions at a zoom level)
+    level: int = 0  # the canvas map's zoom level from which it is offered (``clusters.zoom_labels``)
+    until: int | None = None  # the zoom level at which its parts replace it; None: at every closer zoom
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ class Scene:
     scores: np.ndarray | None  # (N,) the score that ``values`` shades, said on hover; None when not a score
     scale: str | None  # the score's name (its colour bar's title); None when coloured by trust or by group
     ends: tuple[str, str] | None  # the words at the two ends of the score's colour bar, or None
-    labels: tuple[Label, ...]  # largest region first
+    labels: tuple[Label, ...]  # largest region first (plotly and deck.gl write the first MAP_LABELS)
+    zoom_labels: tuple[Label, ...]  # the canvas map's labels by zoom, largest group first
     lines_from: int | None  # position of the chosen point, whose true nearest get lines
     lines_to: np.ndarray | None  # positions of its true nearest
     lang: str  # the reader's language the texts are in
@@ -82,11 +85,12 @@ class Scene:
 def build_scene(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, *,
                 colour_by_trust: bool = False, shade: np.ndarray | None = None, scores: np.ndarray | None = None,
                 scale: str | None = None, ends: tuple[str, str] | None = None, labels: list | None = None,
-                lines_from: int | None = None, lines_to: np.ndarray | None = None) -> Scene:
+                zoom_labels: list | None = None, lines_from: int | None = None, lines_to: np.ndarray | None = None) -> Scene:
     """The scene of one map view. ``shade``: values in [0, 1], 1 good, one per point (``maps.colours``), with the
     ``scores`` they stand for, the score's name ``scale`` and the words at its colour bar's ``ends``; else, with
     ``colour_by_trust``, every point by its trust; else by group. ``labels``: (x, y, cluster) from
-    ``clusters.map_labels``, largest cluster first."""
+    ``clusters.map_labels``, largest cluster first; ``zoom_labels``: (x, y, group, level, until) from
+    ``clusters.zoom_labels``."""
     lang = language()
     word_groups = tuple(dict.fromkeys(g for g in sample.groups if g not in (OTHER, QUERY)))
     rank = {OTHER: 0, **{g: j + 1 for j, g in enumerate(word_groups)}, QUERY: len(word_groups) + 1}
@@ -99,4 +103,6 @@ def build_scene(proj: Projection, sample: Sample, tokens: list[str], trust: np.n
         values=values, scores=scores if shade is not None else None, scale=scale if shade is not None else None,
         ends=ends if shade is not None else None,
         labels=tuple(Label(float(x), float(y), c.label(lang), c) for x, y, c in labels or ()),
+        zoom_labels=tuple(Label(float(x), float(y), c.label(lang), c, int(k), until)
+                          for x, y, c, k, until in zoom_labels or ()),
         lines_from=lines_from, lines_to=lines_to, lang=lang)

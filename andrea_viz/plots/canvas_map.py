@@ -9,7 +9,7 @@ labels are drawn over the raster, so a click that only changes the lines draws n
 Everything per point travels as raw little-endian arrays (Streamlit sends ``bytes`` arguments of a component as
 they are, no base64 and no JSON): coordinates as float32 pairs, token ids as int32, a colour index and the trust
 in percent (255: not scored) as uint8, and the tokens as one UTF-8 blob with int32 offsets, decoded one at a time
-in the frame for what is hovered. The JSON part is small: the palette, the labels with their zoom levels, the
+in the frame for what is hovered. The JSON part is small: the palette, the region labels with the zoom levels each is offered at, the
 lines, the texts in the reader's language, and a fingerprint of the point arrays (the frame keeps its raster
 while it does not change). 128,256 points with MiniLM's tokens come to 3.0 MiB
 (``tests/unit/test_canvas_map.py``).
@@ -34,21 +34,8 @@ FRAME_HEIGHT = 640  # px: the map's height in the page
 OTHER = tuple(hex_rgb(OTHER_GREY))  # the points of no group, drawn first
 NOT_SCORED = 255  # trust byte of a point outside the scored sample
 SHADES = 51  # colours of a score's scale (0, 2, ..., 100 %)
-LEVEL_SIZES = (8, 16, 32, 64)  # labels per zoom level: level 0 on the whole map, level k from 2^k times closer
-LEVEL_LABELS = sum(LEVEL_SIZES)  # the largest clusters that get a label at some zoom level
 PLOTLY_FLUID_MAX = 10_000  # points: plotly's scattergl pans at about 7 frames/s at 30,000 in software GL (bench-map-view);
 # 10,000 is a margin below that, not a measured crossing
-
-
-def label_level(rank: int) -> int:
-    """The zoom level from which the label of the rank-th largest cluster (0 = the largest) is written:
-    0 for the first ``LEVEL_SIZES[0]``, then one more level for each further block."""
-    edge = 0
-    for level, size in enumerate(LEVEL_SIZES):
-        edge += size
-        if rank < edge:
-            return level
-    return len(LEVEL_SIZES) - 1
 
 
 def _colours(scene: Scene) -> tuple[np.ndarray, list[dict]]:
@@ -83,19 +70,19 @@ def _token_blob(tokens: list[str]) -> tuple[bytes, bytes]:
 
 
 def canvas_map_payload(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray,
-                       colour_by_trust: bool = False, labels: list | None = None, lines_from: int | None = None,
+                       colour_by_trust: bool = False, zoom_labels: list | None = None, lines_from: int | None = None,
                        lines_to: np.ndarray | None = None, shade: np.ndarray | None = None,
                        height: int = FRAME_HEIGHT) -> dict:
-    """``scene_payload`` of the scene these make (``maps.scene.build_scene``). ``labels``: (x, y, cluster) from
-    ``clusters.map_labels``, largest cluster first; ``lines_from``/``lines_to``: positions in the sample of a chosen
+    """``scene_payload`` of the scene these make (``maps.scene.build_scene``). ``zoom_labels``: (x, y, group, level,
+    until) from ``clusters.zoom_labels``; ``lines_from``/``lines_to``: positions in the sample of a chosen
     point and of its true nearest neighbours; ``shade``: values in [0, 1], 1 good, one per point (``map_colours``)."""
     return scene_payload(build_scene(proj, sample, tokens, trust, colour_by_trust=colour_by_trust, shade=shade,
-                                     labels=labels, lines_from=lines_from, lines_to=lines_to), height)
+                                     zoom_labels=zoom_labels, lines_from=lines_from, lines_to=lines_to), height)
 
 
 def scene_payload(scene: Scene, height: int = FRAME_HEIGHT) -> dict:
     """The frame's arguments for a scene (see the module's docstring): ``bytes`` values travel raw, the rest as JSON;
-    every label of the scene, each from its zoom level."""
+    the scene's labels by zoom (``Scene.zoom_labels``), each with the zoom levels it is offered at."""
     if scene.dims != 2:
         raise ValueError("the canvas map draws 2-D maps")
     xy = np.ascontiguousarray(scene.coords[:, :2], "<f4")
@@ -114,8 +101,8 @@ def scene_payload(scene: Scene, height: int = FRAME_HEIGHT) -> dict:
         **arrays,
         "n": len(scene), "points": fingerprint.hexdigest(), "palette": palette, "height": int(height),
         "lang": scene.lang,
-        "labels": [{"x": lab.x, "y": lab.y, "text": lab.text, "level": label_level(r), "size": int(lab.cluster.size)}
-                   for r, lab in enumerate(scene.labels)],
+        "labels": [{"x": lab.x, "y": lab.y, "text": lab.text, "level": lab.level, "until": lab.until,
+                    "size": int(lab.cluster.size)} for lab in scene.zoom_labels],
         "lines": None,
         "text": {"kept": _("neighbours kept"), "unscored": _("not in the scored sample"),
                  "hint": _("Drag to pan, wheel to zoom, click a point for its true 10 nearest."),

@@ -1,11 +1,15 @@
 """The Streamlit script that ``bench-map-view`` serves: one synthetic map (``bench.map_view.synthetic_map``) drawn by
 the renderer named in the address, ``?renderer=plotly|deck|canvas|none&n=N`` (none: the page without a map, for the
-bytes every page costs). Run as a script, so its imports are absolute."""
+bytes every page costs), or ``?renderer=saved``: the canvas map the bench saved in the folder ``$ANDREA_VIZ_BENCH_MAP``
+names (``bench.map_view.save_payload``). Run as a script, so its imports are absolute."""
 
 import numpy as np
 import streamlit as st
 
-from andrea_viz.bench.map_view import DIMS, synthetic_map, synthetic_table
+import os
+from pathlib import Path
+
+from andrea_viz.bench.map_view import SAVED, dims_of, load_payload, synthetic_map, synthetic_table
 from andrea_viz.geometry import nearest_in
 from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
@@ -27,20 +31,27 @@ def _built(renderer: str, n: int):
 
 @st.cache_resource
 def _bench_row_lengths(n: int) -> np.ndarray:  # kept, as the app keeps a model's row lengths
-    return np.linalg.norm(synthetic_table(n, DIMS), axis=1).astype(np.float32)
+    return np.linalg.norm(synthetic_table(n, dims_of(n)), axis=1).astype(np.float32)
 
 
-renderer = url.read("renderer", "none", allowed=("none", "plotly", "deck", "canvas"))
+@st.cache_resource
+def _saved() -> dict:  # the map bench-map --planted saved, from the folder the bench named in the environment
+    return load_payload(Path(os.environ[SAVED]))
+
+
+renderer = url.read("renderer", "none", allowed=("none", "plotly", "deck", "canvas", "saved"))
 n = url.read("n", 30000, url.int_in(1, 10_000_000))
 st.set_page_config(layout="wide")
 if renderer == "plotly":
     st.plotly_chart(_built(renderer, n), key="map")
 elif renderer == "deck":
     st.pydeck_chart(_built(renderer, n), height=640, key="map")
-elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, DIMS) table, then its lines
-    table = st.cache_resource(synthetic_table)(n, DIMS)  # made before any click is timed
+elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, dims_of(n)) table, then its lines
+    table = st.cache_resource(synthetic_table)(n, dims_of(n))  # made before any click is timed
     clicked = canvas_clicked_id("map")
     lengths = _bench_row_lengths(n)  # likewise
     lines = None if clicked is None else nearest_in(table, np.arange(n), clicked, 10, lengths)
     canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
+elif renderer == "saved":  # a map saved by the bench (the planted table's, labelled), drawn as it is
+    canvas_map(_saved(), key="map")
 st.caption(str(n))  # the script has run to its end

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..maps.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels
+from ..maps.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels, zoom_labels
 from ..geometry import MAX_QUERY_CHARS
 from ..maps import quality as map_quality
 from ..maps.choice import default_for
@@ -17,7 +17,7 @@ from ..i18n import Msg, _, num, tr
 from ..maps.colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..maps.scene import build_scene
-from ..plots.canvas_map import LEVEL_LABELS, default_renderer, scene_payload, with_lines
+from ..plots.canvas_map import default_renderer, scene_payload, with_lines
 from ..plots.deck_map import scene_deck
 from ..plots.projection import clicked_id, deck_clicked_id, map_words, scene_scatter
 from ..plots.words import Words
@@ -121,7 +121,9 @@ def labelled_regions(emb: Embeddings, result, params: tuple, column, dims: int):
     ticked = column.checkbox(_("Label the regions"), url.initial("labels", 0, url.int_in(0, 1)) == 1,
                              key="proj:labels", disabled=dims != 2,
                              help=_("Clusters found in the {d} dimensions of the table (HDBSCAN), each named by "
-                                    "what its tokens share; the {n} largest are written on a 2-D map.",
+                                    "what its tokens share. On a 2-D map plotly and deck.gl write the {n} largest; "
+                                    "the canvas writes 8 groups of them on the whole map, then 16, 32 and 64 as you "
+                                    "zoom in.",
                                     d=emb.d_model, n=MAP_LABELS))
     url.keep(labels=1 if ticked else None)
     if not (ticked and dims == 2):
@@ -174,7 +176,8 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
     values, scores, scale, ends = (None, None, None, None) if shading is None else shading
     scene = build_scene(proj, result.sample, result.tokens, result.trust, colour_by_trust=colour == "trust",
                         shade=values, scores=scores, scale=scale, ends=ends, lines_from=index, lines_to=lines,
-                        labels=None if found is None else map_labels(found, proj.coords, top=LEVEL_LABELS))
+                        labels=None if found is None else map_labels(found, proj.coords, top=MAP_LABELS),
+                        zoom_labels=None if found is None else zoom_labels(found, proj.coords))
     title = tr(result.title)
     if renderer == "canvas":
         base = remember(("proj:canvas", emb.key, *params, colour, found is not None),

@@ -1,11 +1,12 @@
 """The Projection page's canvas map in Chromium: a hovered point's tooltip says its token, a click draws lines to
-exactly its true 10 nearest (a slow numpy reference here) without drawing the points again, and the labels of
-smaller clusters appear as one zooms in."""
+exactly its true 10 nearest (a slow numpy reference here) without drawing the points again, and as one zooms in
+the labels of a zoom level's groups give way to those of the next (``clusters.zoom_labels``)."""
 
 import numpy as np
 
-from andrea_viz.maps.clusters import cluster_ids, map_labels
-from andrea_viz.plots.canvas_map import LEVEL_SIZES, label_level
+from andrea_viz.bench.map_view import drawn_ids
+from andrea_viz.maps.clusters import cluster_ids, zoom_labels
+from andrea_viz.maps.regions import ZOOM_LABELS
 from andrea_viz.maps.project import project_model
 
 from .conftest import exceptions, hovered_text, map_point, open_page, screenshot, wait_idle
@@ -41,13 +42,17 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     canvas = frame.locator("canvas#map")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
+    # every point is drawn at the first view: each drawn id written to its own pixel of a 512 × 512 target, read back
+    assert drawn_ids(page) == np.unique(r.sample.ids).size == micro.token_table.shape[0]
     rasters = int(body.get_attribute("data-rasters"))
 
-    # the labels: on the whole map only level-0 ones (the 8 largest clusters) are written
+    # the labels: every group of every zoom level once; on the whole map only the first level's (8 groups) are written
+    found = cluster_ids(micro, r.sample.ids)
+    zoom = zoom_labels(found, r.projection.coords)
     labels = frame.locator(".label")
-    assert labels.count() > 8  # andrea-micro has about 20 clusters: levels 0 and 1
+    assert labels.count() == len(zoom) > ZOOM_LABELS[0]  # andrea-micro has about 20 clusters: levels 0 and 1 differ
     shown = frame.locator(".label:not([hidden])")
-    assert shown.count() >= 1
+    assert 1 <= shown.count() <= ZOOM_LABELS[0]
     assert {shown.nth(j).get_attribute("data-level") for j in range(shown.count())} == {"0"}
 
     # hover: the tooltip holds dog's token and id
@@ -64,23 +69,30 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     assert int(body.get_attribute("data-rasters")) == rasters  # the lines came without drawing the points again
     screenshot(page, "projection_canvas_dog")
 
-    # zoom in about 4 times with the wheel over the 9th largest cluster's label (level 1): it appears
-    found = cluster_ids(micro, r.sample.ids)
-    x, y, ninth = map_labels(found, r.projection.coords, top=LEVEL_SIZES[0] + 1)[-1]
-    assert label_level(LEVEL_SIZES[0]) == 1
-    near = frame.locator(".label[data-level='1']", has_text=ninth.label("en"))
-    assert near.count() == 1 and near.is_hidden()
-    where = r.position_of(f"#{ninth.medoid_ids[0]}")
+    # zoom in 2 times (4 wheel steps, zoom level 1.04) over the largest label written on the whole map whose group
+    # splits at level 1: nothing covers it there (every other label moves away from it), yet it gives way to its
+    # parts' labels; a level-1 label is written, and only labels offered at level 1 are
+    assert frame.locator(".label[data-level='1']:not([hidden])").count() == 0
+    def written(z):
+        return frame.locator(".label[data-level='0'][data-until='1']", has_text=z[2].label("en"))
+    parent = next(z for z in zoom if z[3] == 0 and z[4] == 1 and written(z).is_visible())
+    where = r.position_of(f"#{parent[2].medoid_ids[0]}")
     canvas.scroll_into_view_if_needed()  # the rerun after the click moved the page
     box = canvas.bounding_box()
     page.mouse.move(*_screen(box, r.projection.coords, where))
-    for _ in range(8):
+    for _ in range(4):
         page.mouse.wheel(0, -120)
     page.wait_for_function(f"""() => {{
         const doc = document.querySelector("{FRAME}").contentDocument;
         return Number(doc.body.dataset.zoom) >= 1 && doc.querySelector(".label[data-level='1']:not([hidden])") !== null;
     }}""", timeout=30_000)
-    assert near.is_visible()
+    assert float(frame.locator("body").get_attribute("data-zoom")) < 2
+    assert written(parent).is_hidden()
+    visible = frame.locator(".label:not([hidden])")  # only labels offered at this zoom: reached and not yet split
+    offered = [(visible.nth(j).get_attribute("data-level"), visible.nth(j).get_attribute("data-until"))
+               for j in range(visible.count())]
+    assert offered and all(int(lv) <= 1 and (u is None or int(u) > 1) for lv, u in offered), offered
+    screenshot(page, "projection_canvas_zoom_level_1")
     assert exceptions(page) == []
 
 

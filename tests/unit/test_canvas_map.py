@@ -1,4 +1,4 @@
-"""The canvas map's data: every point's coordinates, id, trust and token as they were, the labels' zoom levels,
+"""The canvas map's data: every point's coordinates, id, trust and token as they were, the zoom levels each label is offered at,
 and the page's share of a 128,256-point map within 8 MB."""
 
 import re
@@ -7,8 +7,7 @@ import numpy as np
 
 from andrea_viz.maps.clusters import Cluster
 from andrea_viz.plots.canvas_map import (
-    LEVEL_SIZES, NOT_SCORED, PLOTLY_FLUID_MAX, canvas_map_payload, default_renderer, label_level, payload_bytes,
-    with_lines,
+    NOT_SCORED, PLOTLY_FLUID_MAX, canvas_map_payload, default_renderer, payload_bytes, with_lines,
 )
 from andrea_viz.i18n import set_language, translate
 from andrea_viz.maps.layout import Projection
@@ -81,14 +80,14 @@ def test_trust_colours_run_from_red_to_green():
     assert rgb[0][:2] == [255, 0] and rgb[-1][:2] == [0, 200]
 
 
-def test_label_levels_grow_by_blocks_of_largest_clusters():
-    assert [label_level(r) for r in (0, LEVEL_SIZES[0] - 1, LEVEL_SIZES[0], sum(LEVEL_SIZES[:2]), 10_000)] == \
-        [0, 0, 1, 2, len(LEVEL_SIZES) - 1]
+def test_each_label_goes_with_the_zoom_levels_it_is_offered_at():
     proj, sample, trust = _map(30)
-    clusters = [(float(k), 0.0, Cluster(k, 100 - k, (), (f"m{k}",), (k,))) for k in range(20)]
-    p = canvas_map_payload(proj, sample, [f"t{i}" for i in range(30)], trust, labels=clusters)
-    assert [L["level"] for L in p["labels"]] == [label_level(r) for r in range(20)]
-    assert p["labels"][0]["text"] == "m0" and p["labels"][0]["size"] == 100
+    zoom = [(float(k), 0.0, Cluster(k, 100 - k, (), (f"m{k}",), (k,)), k % 3, None if k % 3 == 2 else k % 3 + 1)
+            for k in range(20)]
+    p = canvas_map_payload(proj, sample, [f"t{i}" for i in range(30)], trust, zoom_labels=zoom)
+    assert [(L["text"], L["level"], L["until"], L["size"]) for L in p["labels"]] == \
+        [(f"m{k}", k % 3, None if k % 3 == 2 else k % 3 + 1, 100 - k) for k in range(20)]
+    assert canvas_map_payload(proj, sample, [f"t{i}" for i in range(30)], trust)["labels"] == []
 
 
 def test_lines_change_without_changing_the_points():

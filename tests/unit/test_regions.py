@@ -111,16 +111,31 @@ def _the_maps_graph(X: np.ndarray) -> np.ndarray:
     return idx[:, 1:]
 
 
-def test_every_row_of_a_planted_table_is_labelled_and_its_classes_recovered(planted, monkeypatch):
-    X, labels = planted
-    near = _the_maps_graph(X)
+def _planted_emb(X: np.ndarray) -> tuple[Embeddings, list[str]]:
     tokens = [f"tok{i:05d}" for i in range(ROWS)]
-    emb = Embeddings("planted", X, None, "none", None, False, VocabTokenizer("vocab.txt", "\n".join(tokens)),
-                     Provenance("test"))
-    with pytest.raises(QueryError, match="too many to cluster"):  # no graph: refused as before
-        monkeypatch.setattr(clusters, "EXACT_NEIGHBOURS_MAX", ROWS - 1)
-        clusters.cluster_ids(emb)
-    found = clusters.cluster_ids(emb, near=near)  # this table counts as a large one here
+    return Embeddings("planted", X, None, "none", None, False, VocabTokenizer("vocab.txt", "\n".join(tokens)),
+                      Provenance("test")), tokens
+
+
+@pytest.fixture(scope="module")
+def planted_found(planted):
+    """The planted table's clustering on its map's graph (counted as a large map's here)."""
+    X, _labels = planted
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(clusters, "EXACT_NEIGHBOURS_MAX", ROWS - 1)
+        return clusters.cluster_ids(_planted_emb(X)[0], near=_the_maps_graph(X))
+
+
+def test_a_large_table_without_its_maps_graph_is_refused(planted, monkeypatch):
+    monkeypatch.setattr(clusters, "EXACT_NEIGHBOURS_MAX", ROWS - 1)
+    with pytest.raises(QueryError, match="too many to cluster"):
+        clusters.cluster_ids(_planted_emb(planted[0])[0])
+
+
+def test_every_row_of_a_planted_table_is_labelled_and_its_classes_recovered(planted, planted_found):
+    X, labels = planted
+    tokens = _planted_emb(X)[1]
+    found = planted_found
     assert (found.assignment >= 0).all()  # every row labelled: no noise
     ari = adjusted_rand_score(labels, found.assignment)
     assert ari >= 0.8, ari
@@ -201,3 +216,27 @@ def test_clusters_joined_by_a_share_of_their_edges_are_one_region():
                 want[want == want[labels == b][0]] = want[labels == a][0]
     _, want = np.unique(want, return_inverse=True)
     assert got.tolist() == want.tolist() == [0, 0, 0, 0, 1, 1, 2, 2]
+
+
+def test_the_canvas_offers_exactly_one_zoom_levels_groups_at_each_zoom(planted, planted_found):
+    """``clusters.zoom_labels``: at zoom level k the labels offered (level ≤ k < until) are exactly the groups of
+    the k-th level (8, 16, 32, 64), each once, at its most central token; a group unchanged from one level to the next
+    keeps its one label."""
+    found = planted_found
+    coords = np.random.default_rng(0).normal(size=(ROWS, 2)).astype(np.float32)  # any map of the same rows
+    labels = clusters.zoom_labels(found, coords)
+    where = {int(i): k for k, i in enumerate(found.ids)}
+    members = {}  # label → the set of clusters it stands for, read back from its level's groups
+    for x, y, group, level, until in labels:
+        size = regions.ZOOM_LABELS[level]
+        assert found.levels[size][group.id] is group
+        members[id(group)] = frozenset(np.flatnonzero(found.level_of[size] == group.id).tolist())
+        assert (x, y) == tuple(float(v) for v in coords[where[group.medoid_ids[0]]])
+        assert until is None or until > level
+    for k, size in enumerate(regions.ZOOM_LABELS):
+        offered = [g for _x, _y, g, level, until in labels if level <= k and (until is None or k < until)]
+        want = {frozenset(np.flatnonzero(found.level_of[size] == g).tolist()) for g in range(len(found.levels[size]))}
+        assert len(offered) == len(want) == min(size, len(found.clusters))
+        assert {members[id(g)] for g in offered} == want
+    assert [g.size for _x, _y, g, _l, _u in labels] == sorted((g.size for _x, _y, g, _l, _u in labels), reverse=True)
+    assert len(labels) < sum(regions.ZOOM_LABELS)  # groups kept whole from one level to the next share a label

@@ -24,7 +24,8 @@ const MAX_POINTS = 1 << 21, MAX_BLOB = 64 << 20, MAX_LABELS = 4096, MAX_LINES = 
 const S = {points: null, n: 0, xy: null, ids: null, colour: null, kept: null, offsets: null, blob: null, palette: [],
            grid: null, order: null, lo: [0, 0], hi: [1, 1], fit: 1, text: {}, labels: [], lines: null, height: 640,
            view: {cx: 0, cy: 0, s: 1}, rasterView: null, dirty: false, rest: 0, drag: null, clicks: 0, W: 0, H: 0,
-           dpr: 1, rasters: 0, frames: 0, sel: -1, walk: -1, typed: "", typedAt: 0, words: null, waitLines: -1};
+           dpr: 1, rasters: 0, frames: 0, sel: -1, walk: -1, typed: "", typedAt: 0, words: null, waitLines: -1,
+           idTarget: null};
 window.__map = S;  // for the benchmark and the browser tests
 
 function send(type, data) { window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*"); }
@@ -53,7 +54,8 @@ function refusal(a) {
   }
   if (a.labels != null && (!Array.isArray(a.labels) || a.labels.length > MAX_LABELS)) return "labels";
   for (const L of a.labels || []) {
-    if (!L || !Number.isFinite(L.x) || !Number.isFinite(L.y) || !isText(L.text) || !isInt(L.level, 0, 16)) return "labels";
+    if (!L || !Number.isFinite(L.x) || !Number.isFinite(L.y) || !isText(L.text) || !isInt(L.level, 0, 16)
+        || !(L.until == null || isInt(L.until, L.level + 1, 17))) return "labels";
   }
   const T = a.text;
   if (!T || !["kept", "unscored", "hint", "reset"].every((k) => isText(T[k]))) return "text";
@@ -132,17 +134,34 @@ function drawPoints() {  // every point into the raster, at the current view, in
   px.fill(0xffffffff);
   const xy = S.xy, order = S.order, colour = S.colour, pal = S.palette;
   const ox = (S.W / 2 - v.cx * v.s) * r, oy = (S.H / 2 + v.cy * v.s) * r, s = v.s * r;
+  const drawn = S.idTarget;  // the id read-back (drawnIds): each drawn point's id as one pixel of its own
   for (let q = 0; q < order.length; q++) {
     const k = order[q], p = pal[colour[k]], size = Math.max(1, Math.round(p.size * r)), half = size >> 1;
     const x0 = Math.round(ox + xy[2 * k] * s) - half, y0 = Math.round(oy - xy[2 * k + 1] * s) - half;
     if (x0 >= W || y0 >= H || x0 + size <= 0 || y0 + size <= 0) continue;
     const xa = Math.max(0, x0), xb = Math.min(W, x0 + size), ya = Math.max(0, y0), yb = Math.min(H, y0 + size);
     for (let y = ya; y < yb; y++) px.fill(p.u32, y * W + xa, y * W + xb);
+    if (drawn && S.ids[k] < drawn.length) drawn[S.ids[k]] = 0xff0000ff;  // opaque red at pixel id (little-endian RGBA)
   }
   rg.putImageData(img, 0, 0);
   S.rasterView = {cx: v.cx, cy: v.cy, s: v.s};
   S.rasters++;
   document.body.dataset.rasters = String(S.rasters);
+}
+
+function drawnIds(side = 512) {  // how many distinct ids the point pass draws at this view, read back from a
+  // side × side target (pixel id ← id; ids past side² are not counted): for the benchmark and the browser tests
+  const target = new ImageData(side, side);
+  S.idTarget = new Uint32Array(target.data.buffer);
+  try { drawPoints(); } finally { S.idTarget = null; }
+  const c = document.createElement("canvas"); c.width = side; c.height = side;
+  const cg = c.getContext("2d", {willReadFrequently: true});
+  cg.putImageData(target, 0, 0);
+  const back = cg.getImageData(0, 0, side, side).data;
+  let count = 0;
+  for (let j = 3; j < back.length; j += 4) if (back[j] === 255) count++;
+  schedule();
+  return count;
 }
 
 function frame() {  // the raster moved and scaled to the view, then the lines and the labels over it
@@ -200,11 +219,12 @@ function drawSelected() {  // the point the keyboard is on: a ring the focus col
 
 function zoomLevel() { return Math.log2(S.view.s / S.fit); }
 
-function placeLabels() {  // the labels whose level the zoom has reached, largest cluster first, none over another
+function placeLabels() {  // the labels offered at this zoom (reached, not yet split), largest first, none over another
   const level = zoomLevel(), placed = [], v = S.view;
   for (const L of S.labels) {
     const x = sx(L.x, v), y = sy(L.y, v) - 4;
-    let show = L.level <= level + 1e-9 && x > 0 && x < S.W && y > 0 && y < S.H;
+    let show = L.level <= level + 1e-9 && (L.until == null || level < L.until - 1e-9)
+      && x > 0 && x < S.W && y > 0 && y < S.H;
     if (show) {
       const w = L.w || (L.w = L.el.offsetWidth || 8 * L.text.length), h = 16;
       const box = [x - w / 2, y - h, x + w / 2, y];
@@ -223,9 +243,10 @@ function setLabels(list) {
     const el = document.createElement("div");
     el.className = "label level" + L.level;
     el.dataset.level = String(L.level);
+    if (L.until != null) el.dataset.until = String(L.until);
     el.textContent = L.text;
     labelBox.appendChild(el);
-    return {x: L.x, y: L.y, text: L.text, level: L.level, el, w: 0};
+    return {x: L.x, y: L.y, text: L.text, level: L.level, until: L.until, el, w: 0};
   });
 }
 
@@ -373,7 +394,7 @@ function render(a) {
   if (a.points !== S.points) { loadPoints(a); S.sel = -1; S.walk = -1; S.words = null; drawPoints(); setLines(null); }  // new points: a new raster; else keep it
   else if (!S.rasterView) drawPoints();
   setLabels(a.labels);
-  window.andreaMap = {points: () => S.points, setLines};
+  window.andreaMap = {points: () => S.points, setLines, drawnIds};
   siblings((f) => { const c = f.andreaLines; if (c && c.target === S.points) setLines(c.lines); });
   document.body.dataset.ready = S.points;
   schedule();
