@@ -273,14 +273,14 @@ def run_planted(work: Path, rows: int | None = None, dims: int | None = None, br
     cached, _ = _run(str(path), out, str(cache))
     trust = trustworthiness_of(str(path), out)
     got = planted_labels(str(path), cache, np.load(label_path), view=work / "planted-view" if browser else None)
-    print("| table | cold (empty cache: compile + map) | map cached | trustworthiness (5,000 rows) | progress: moves, "
-          "longest still | labels (every row, on the map's graph) | clusters (classes) | ARI | ARI of 64 / 32 / 16 / 8 "
-          "groups | load average |")
+    print("| table | cold (empty cache: compile + map) | map cached: a fresh process / read in-process | trustworthiness "
+          "(5,000 rows) | progress: moves, longest still | labels (every row, on the map's graph) | clusters (classes) "
+          "| ARI | ARI of 64 / 32 / 16 / 8 groups | load average |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     levels = " / ".join(f"{got['levels'][k]:.3f}" for k in sorted(got["levels"], reverse=True))
     if not got["from cache"]:
         print(f"(the labels' map was computed again in this process in {got['read']:.1f} s: not found in the cache)")
-    print(f"| planted {rows:,} × {dims:,} bf16 | {cold:.1f} s | {cached:.2f} s | {trust:.3f} | "
+    print(f"| planted {rows:,} × {dims:,} bf16 | {cold:.1f} s | {cached:.2f} s / {got['read']:.2f} s | {trust:.3f} | "
           f"{len(moves)} moves, {longest_still(cold, moves):.1f} s | {got['labels']:.1f} s | {got['clusters']:,} "
           f"({got['classes']:,}) | {got['ari']:.4f} | {levels} | {os.getloadavg()[0]:.1f} |", flush=True)
     if browser:

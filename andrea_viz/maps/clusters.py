@@ -242,8 +242,15 @@ def trait_counts(tokens: list[str], word_classes: bool = False) -> Counter:
 def usual_traits(tokens: list[str], word_classes: bool = False) -> set:
     """The traits at least LABEL_SHARE of a whole table's tokens (its special tokens and bytes aside) have:
     lower case in an uncased vocabulary, its main script; true of every cluster, they tell nothing about one."""
-    words = [t for t in tokens if not traits(t) & {SPECIAL, BYTES}]  # andrea-micro's 256 byte ids are no words
-    counts = trait_counts(words, word_classes)
+    return usual_of([traits(t, word_classes) for t in tokens])
+
+
+def usual_of(each: list) -> set:
+    """``usual_traits`` from each token's traits."""
+    words = [t for t in each if not t & {SPECIAL, BYTES}]  # andrea-micro's 256 byte ids are no words
+    counts: Counter = Counter()
+    for t in words:
+        counts.update(t)
     return {t for t, c in counts.items() if c >= LABEL_SHARE * len(words)}
 
 
@@ -303,8 +310,8 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
     report(0.8, Msg("labelling the clusters"))
     tokens = [emb.token(int(i)) for i in ids]
     grown = bool(emb.card.trained)
-    usual = usual_traits(tokens, grown)
-    each = [traits(t, grown) for t in tokens]
+    each = [traits(t, grown) for t in tokens]  # each token's traits once: the usual ones are counted from them too
+    usual = usual_of(each)
     found = [int(c) for c in np.unique(labels) if c >= 0]
     sizes = np.bincount(labels[labels >= 0], minlength=max(found, default=-1) + 1)
     found.sort(key=lambda c: (-int(sizes[c]), c))
@@ -314,7 +321,21 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
     by_cluster = np.argsort(assignment, kind="stable")
     starts = np.searchsorted(assignment[by_cluster], np.arange(len(found) + 1))
     sums = regions.unit_sums(table, ids, assignment) if found else np.zeros((0, table.shape[1]))
-    score = regions.central_scores(table, ids, assignment, sums) if large and found else None
+    # the zoom levels' groups first (they need only the sums), so that every centrality is scored in one pass
+    grouped = {}  # zoom level → (each cluster's group, each row's group, each group's sum of unit rows)
+    if found:
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        for level, group in regions.zoom_levels(sums / np.where(norms > 0, norms, 1)).items():
+            weight = np.bincount(group, weights=np.diff(starts))  # rows in each group
+            rank = np.empty(weight.size, np.int64)
+            rank[np.lexsort((np.arange(weight.size), -weight))] = np.arange(weight.size)
+            group = rank[group]  # group 0 the largest, as clusters are numbered
+            totals = np.zeros((int(group.max()) + 1, sums.shape[1]))
+            np.add.at(totals, group, sums)
+            grouped[level] = (group, np.where(assignment >= 0, group[np.maximum(assignment, 0)], NOISE), totals)
+    scorings = ([(assignment, sums)] if large else []) + [(of_row, totals) for _g, of_row, totals in grouped.values()]
+    scores = regions.central_scores(table, ids, scorings) if found else []
+    score = scores.pop(0) if large and found else None
     clusters, counts_of = [], []
     for c in range(len(found)):
         members = by_cluster[starts[c] : starts[c + 1]]
@@ -326,26 +347,16 @@ def cluster_ids(emb: Embeddings, ids: np.ndarray | None = None, min_size: int | 
             np.argsort(-score[members], kind="stable")]
         clusters.append(_cluster(c, tokens, members, order, ids, counts, usual))
     levels, level_of = {}, {}
-    if found:
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        groups = regions.zoom_levels(sums / np.where(norms > 0, norms, 1))
-        for level, group in groups.items():
-            weight = np.bincount(group, weights=np.diff(starts))  # rows in each group
-            rank = np.empty(weight.size, np.int64)
-            rank[np.lexsort((np.arange(weight.size), -weight))] = np.arange(weight.size)
-            group = level_of[level] = rank[group]  # group 0 the largest, as clusters are numbered
-            of_row = np.where(assignment >= 0, group[np.maximum(assignment, 0)], NOISE)
-            totals = np.zeros((int(group.max()) + 1, sums.shape[1]))
-            np.add.at(totals, group, sums)
-            central = regions.central_scores(table, ids, of_row, totals)
-            merged = []
-            for g in range(int(group.max()) + 1):
-                parts = np.flatnonzero(group == g)
-                members = np.concatenate([by_cluster[starts[c] : starts[c + 1]] for c in parts])
-                counts = sum((counts_of[c] for c in parts), Counter())
-                order = members[np.argsort(-central[members], kind="stable")]
-                merged.append(_cluster(g, tokens, members, order, ids, counts, usual))
-            levels[level] = tuple(merged)
+    for (level, (group, _of_row, _totals)), central in zip(grouped.items(), scores, strict=True):
+        level_of[level] = group
+        merged = []
+        for g in range(int(group.max()) + 1):
+            parts = np.flatnonzero(group == g)
+            members = np.concatenate([by_cluster[starts[c] : starts[c + 1]] for c in parts])
+            counts = sum((counts_of[c] for c in parts), Counter())
+            order = members[np.argsort(-central[members], kind="stable")]
+            merged.append(_cluster(g, tokens, members, order, ids, counts, usual))
+        levels[level] = tuple(merged)
     report(1.0, Msg("done"))
     return Clustering(ids, assignment, tuple(clusters), size, levels, level_of)
 

@@ -194,17 +194,20 @@ def centres(table, ids: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return sums / np.where(length > 0, length, 1)
 
 
-def central_scores(table, ids: np.ndarray, labels: np.ndarray, totals: np.ndarray, block: int = 16_384) -> np.ndarray:
-    """(N,) each row's cosine-sum centrality in its cluster: its unit row · the sum of its cluster's unit rows
-    (``totals`` (clusters, d), as ``unit_sums`` gives them); NaN for NOISE. For unit rows that is the row's total
-    cosine similarity to its cluster: the largest is the medoid (``clusters.medoid_order`` ranks the same way)."""
-    out = np.full(ids.size, np.nan, dtype=np.float64)
-    T = np.asarray(totals, np.float32)
+def central_scores(table, ids: np.ndarray, scorings: list[tuple[np.ndarray, np.ndarray]],
+                   block: int = 16_384) -> list[np.ndarray]:
+    """For each (labels, totals) of ``scorings``: (N,) each row's cosine-sum centrality in its cluster, its unit row ·
+    the sum of its cluster's unit rows (``totals`` (clusters, d), as ``unit_sums`` gives them), NaN for NOISE; all of
+    them in one pass over the rows (each block made unit once). For unit rows that is the row's total cosine
+    similarity to its cluster: the largest is the medoid (``clusters.medoid_order`` ranks the same way)."""
+    outs = [np.full(ids.size, np.nan, dtype=np.float64) for _ in scorings]
+    totals = [np.asarray(t, np.float32) for _labels, t in scorings]
     for s in range(0, ids.size, block):
-        lab = labels[s : s + block]
         U = unit_block(table, ids[s : s + block])
-        out[s : s + block] = np.where(lab >= 0, np.einsum("id,id->i", U, T[np.maximum(lab, 0)]), np.nan)
-    return out
+        for (labels, _t), T, out in zip(scorings, totals, outs, strict=True):
+            lab = labels[s : s + block]
+            out[s : s + block] = np.where(lab >= 0, np.einsum("id,id->i", U, T[np.maximum(lab, 0)]), np.nan)
+    return outs
 
 
 def nearest_centre(table, ids: np.ndarray, labels: np.ndarray, block: int = 16_384) -> np.ndarray:
