@@ -284,7 +284,7 @@ def run_planted(work: Path, rows: int | None = None, dims: int | None = None, br
           f"{len(moves)} moves, {longest_still(cold, moves):.1f} s | {got['labels']:.1f} s | {got['clusters']:,} "
           f"({got['classes']:,}) | {got['ari']:.4f} | {levels} | {os.getloadavg()[0]:.1f} |", flush=True)
     if browser:
-        views = saved_map_views(work / "planted-view", f"planted_{rows // 1024}k")
+        views = saved_map_views(work / "planted-view", f"planted_{rows}")
         print(f"\nthe labelled map in Chromium (canvas): payload {views['payload_bytes'] / 2**20:.2f} MiB; ids drawn at "
               f"the first view (read back from a 512 × 512 target): {views['ids_drawn']:,} of {rows:,}; screenshots: "
               f"{', '.join(views['shots'])}", flush=True)

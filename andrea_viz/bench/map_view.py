@@ -248,7 +248,7 @@ def load_payload(folder: Path) -> dict:
 
 def saved_map_views(folder: Path, name: str) -> dict:
     """The saved map in Chromium: its payload's bytes, the ids drawn at the first view, and a screenshot at each
-    zoom of ``ZOOM_STEPS`` (over the largest label of the whole map), ``artifacts/screenshots/{name}_zoom{k}.png``."""
+    zoom of ``ZOOM_STEPS`` (over the map's centre), ``artifacts/screenshots/{name}_zoom{k}.png``."""
     from playwright.sync_api import sync_playwright  # here: only this step needs a browser
 
     env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), SAVED: str(folder)}
@@ -266,11 +266,10 @@ def saved_map_views(folder: Path, name: str) -> dict:
             received = _open(page, f"{url}/?renderer=saved", "canvas")
             if level == 0:
                 out["payload_bytes"], out["ids_drawn"] = received - base, drawn_ids(page)
-            frame = page.frame_locator(CANVAS_FRAME)
-            first = frame.locator(".label[data-level='0']:not([hidden])").first
-            first.wait_for(timeout=60_000)
-            label_box, frame_box = first.bounding_box(), page.locator(CANVAS_FRAME).bounding_box()
-            page.mouse.move(label_box["x"] + label_box["width"] / 2, label_box["y"] + label_box["height"] + 4)
+            page.frame_locator(CANVAS_FRAME).locator(".label[data-level='0']:not([hidden])").first.wait_for(
+                timeout=60_000)
+            frame_box = page.locator(CANVAS_FRAME).bounding_box()
+            page.mouse.move(frame_box["x"] + frame_box["width"] / 2, frame_box["y"] + frame_box["height"] / 2)
             for _ in range(steps):
                 page.mouse.wheel(0, -120)
             page.wait_for_function(f"""() => {{
