@@ -122,8 +122,10 @@ BENCHES = (
           (_repeats(3), option("--dtype", default="q4_0", help="the precision timed (default q4_0)"))),
     Bench("bench-pages", "every page's warm rerun in AppTest, medians per page and model", _run_pages, (_repeats(7),)),
     Bench("bench-map-view", "the map renderers in headless Chromium: pan fps, hover ms, payload bytes",
-          lambda sizes: bench_map_view.run(sizes=tuple(sizes)),
-          (option("--sizes", type=int, nargs="+", default=list(bench_map_view.SIZES)),)),
+          lambda sizes, renderers: bench_map_view.run(sizes=tuple(sizes), renderers=tuple(renderers)),
+          (option("--sizes", type=int, nargs="+", default=list(bench_map_view.SIZES)),
+           option("--renderers", nargs="+", choices=bench_map_view.RENDERERS, default=list(bench_map_view.RENDERERS),
+                  help="the renderers drawn (default: all three)"))),
     Bench("bench-drift", "time to compare two 50,257 × 768 tables (Procrustes, drift, overlap)", bench_drift.run,
           (_repeats(3),)),
     Bench("bench-audit", "the audit of a 128,256 × 4,096 bf16 table with 1,000 added rows, the alignment of 50,000 "

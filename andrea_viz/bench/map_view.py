@@ -166,7 +166,7 @@ def _hover(page, box: dict, renderer: str) -> tuple[float | None, int]:
     return (median(times) if times else None), len(times)
 
 
-def browser_rows(sizes=SIZES) -> list[dict]:
+def browser_rows(sizes=SIZES, renderers=RENDERERS) -> list[dict]:
     """One row per (size, renderer): fps while panning, pointer moves/s, hover median ms and hits, payload bytes; on
     the canvas map also a click's lines, a typed token found, and the ids drawn at the first view."""
     from playwright.sync_api import sync_playwright  # here: only this command needs a browser
@@ -180,7 +180,7 @@ def browser_rows(sizes=SIZES) -> list[dict]:
             context = browser.new_context(viewport={"width": 1200, "height": 900})
             base = _open(context.new_page(), f"{url}/?renderer=none&n={n}", "none")
             context.close()
-            for renderer in RENDERERS:
+            for renderer in renderers:
                 context = browser.new_context(viewport={"width": 1200, "height": 900})
                 page = context.new_page()
                 received = _open(page, f"{url}/?renderer={renderer}&n={n}", renderer)
@@ -200,13 +200,13 @@ def browser_rows(sizes=SIZES) -> list[dict]:
     return rows
 
 
-def run(sizes=SIZES) -> None:
+def run(sizes=SIZES, renderers=RENDERERS) -> None:
     """Print the table."""
     print(f"bench-map-view: headless Chromium ({CHROMIUM_FLAGS[2]}, software GL), {os.cpu_count()} CPUs; the click's "
           f"true 10 nearest in {DIMS} dimensions, {PLANTED_D} at {PLANTED_V:,} points")
     print(f"{'points':>8} {'renderer':<8} {'pan fps':>8} {'moves/s':>8} {'hover ms':>9} {'hits':>5} {'click ms':>9} "
           f"{'find ms':>8} {'ids drawn':>17} {'payload MB':>11}")
-    for r in browser_rows(sizes):
+    for r in browser_rows(sizes, renderers):
         hover = "-" if r["hover_ms"] is None else f"{r['hover_ms']:.0f}"
         click = "-" if r["click_ms"] is None else f"{r['click_ms']:.0f}"
         find = "-" if r["find_ms"] is None else f"{r['find_ms']:.0f}"

@@ -28,7 +28,7 @@ OPTIONS = {
     "bench-grow": "--repeats",
     "bench-load": "--repeats --folder",
     "bench-map": "--repeats --no-big --no-browser --sizes --methods --tables --full-quality --lock-only --card --planted",
-    "bench-map-view": "--sizes",
+    "bench-map-view": "--sizes --renderers",
     "bench-memory": "--gb -d --folder",
     "bench-pages": "--repeats",
     "bench-precision": "--repeats --dtype",
