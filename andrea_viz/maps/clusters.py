@@ -239,14 +239,10 @@ def trait_counts(tokens: list[str], word_classes: bool = False) -> Counter:
     return counts
 
 
-def usual_traits(tokens: list[str], word_classes: bool = False) -> set:
-    """The traits at least LABEL_SHARE of a whole table's tokens (its special tokens and bytes aside) have:
-    lower case in an uncased vocabulary, its main script; true of every cluster, they tell nothing about one."""
-    return usual_of([traits(t, word_classes) for t in tokens])
-
-
 def usual_of(each: list) -> set:
-    """``usual_traits`` from each token's traits."""
+    """The traits at least LABEL_SHARE of a whole table's tokens (its special tokens and bytes aside) have, from each
+    token's ``traits``: lower case in an uncased vocabulary, its main script; true of every cluster, they tell nothing
+    about one."""
     words = [t for t in each if not t & {SPECIAL, BYTES}]  # andrea-micro's 256 byte ids are no words
     counts: Counter = Counter()
     for t in words:
