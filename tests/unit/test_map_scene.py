@@ -1,6 +1,6 @@
 """One scene per map view (``maps.scene``): the three renderers (plotly, the canvas frame, deck.gl) drawn from the
-same scene agree on each point's group, colour and label, and on the regions' labels, in every language; the
-reference is worked out here by hand from the sample, not by the scene."""
+same scene agree on each point's group, colour and label, and on the regions' labels (the canvas's by zoom), in every
+language; the reference is worked out here by hand from the sample, not by the scene."""
 
 import json
 
@@ -89,7 +89,9 @@ def test_the_three_renderers_agree_on_each_points_group_colour_and_label(lang):
     set_language(lang)
     try:
         proj, sample, tokens, trust, labels = _map()
-        scene = build_scene(proj, sample, tokens, trust, labels=labels, lines_from=2, lines_to=np.array([10, 11]))
+        zoom = [(x, y, c, k, None if k == 2 else k + 1) for k, (x, y, c) in enumerate(labels)]  # the canvas's by zoom
+        scene = build_scene(proj, sample, tokens, trust, labels=labels, zoom_labels=zoom, lines_from=2,
+                            lines_to=np.array([10, 11]))
         want = _expected(sample.groups)
         on_plotly = _plotly(scene_scatter(scene, "T"), sample.ids)
         on_canvas = _canvas(scene_payload(scene))
@@ -102,10 +104,12 @@ def test_the_three_renderers_agree_on_each_points_group_colour_and_label(lang):
             assert on_plotly[k] == (group_label(group, escape=plot), rgb), k
             assert on_deck[k] == rgb, k
         assert "c&lt;a&gt;t" in on_plotly[10][0] and "c<a>t" in on_canvas[10][0]  # the typed word, made inert for plotly
-        # the regions' labels: the same texts, in the reader's language, on all three
+        # the regions' labels, in the reader's language: plotly and deck.gl write the largest regions', the canvas each
+        # by zoom (the same regions here), with the levels it is offered at
         texts = [c.label(lang) for _x, _y, c in labels]
         assert [a["text"] for a in scene_scatter(scene, "T").layout.annotations] == [plot(t) for t in texts]
-        assert [L["text"] for L in scene_payload(scene)["labels"]] == texts
+        assert [(L["text"], L["level"], L["until"]) for L in scene_payload(scene)["labels"]] == \
+            [(t, k, None if k == 2 else k + 1) for k, t in enumerate(texts)]
         assert [r["text"] for r in layers["labels"]["data"]] == texts
         assert (texts[0].startswith("word class: animals")) == (lang == "en")
     finally:
