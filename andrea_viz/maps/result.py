@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..geometry import nearest_in
+from ..geometry import nearest_of
 from ..i18n import Msg
 from ..model import Embeddings, gather_rows
 from ..neighbours import Found
@@ -72,9 +72,9 @@ class ProjectionResult:
         """Positions in the sample of the k points nearest to point ``index`` in the full d dimensions (by
         cosine, as the trust score counts them): the lines a map draws to show what it tore apart. A row of the map's
         neighbour graph (searched now for a map of up to TRUST_SAMPLE points read from the cache); for a larger map
-        whose graph was not searched, one product over the table."""
+        whose graph was not searched, one pass over the table (``geometry.nearest_of``)."""
         graph = self.neighbour_graph(emb, compute=len(self.sample) <= TRUST_SAMPLE)
         if graph is not None and k <= graph.ids.shape[1]:
             row = graph.ids[index, :k]
             return row[row >= 0]
-        return nearest_in(emb.token_table, self.sample.ids, index, k, emb.row_norms)  # the lengths kept per model
+        return nearest_of(emb, self.sample.ids, index, k)

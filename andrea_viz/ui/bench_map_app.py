@@ -3,14 +3,15 @@ the renderer named in the address, ``?renderer=plotly|deck|canvas|none&n=N`` (no
 bytes every page costs), or ``?renderer=saved``: the canvas map the bench saved in the folder ``$ANDREA_VIZ_BENCH_MAP``
 names (``bench.map_view.save_payload``). Run as a script, so its imports are absolute."""
 
-import numpy as np
-import streamlit as st
-
 import os
 from pathlib import Path
 
-from andrea_viz.bench.map_view import SAVED, dims_of, load_payload, synthetic_map, synthetic_table
-from andrea_viz.geometry import nearest_in
+import numpy as np
+import streamlit as st
+import torch  # noqa: F401 (loaded before any click is timed: a server drawing a whole large map has loaded it already)
+
+from andrea_viz.bench.map_view import SAVED, load_payload, synthetic_map, synthetic_model
+from andrea_viz.geometry import nearest_of
 from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import projection_scatter
@@ -30,11 +31,6 @@ def _built(renderer: str, n: int):
 
 
 @st.cache_resource
-def _bench_row_lengths(n: int) -> np.ndarray:  # kept, as the app keeps a model's row lengths
-    return np.linalg.norm(synthetic_table(n, dims_of(n)), axis=1).astype(np.float32)
-
-
-@st.cache_resource
 def _saved() -> dict:  # the map bench-map --planted saved, from the folder the bench named in the environment
     return load_payload(Path(os.environ[SAVED]))
 
@@ -46,11 +42,11 @@ if renderer == "plotly":
     st.plotly_chart(_built(renderer, n), key="map")
 elif renderer == "deck":
     st.pydeck_chart(_built(renderer, n), height=640, key="map")
-elif renderer == "canvas":  # a click: the true 10 nearest of that point in a seeded (n, dims_of(n)) table, then its lines
-    table = st.cache_resource(synthetic_table)(n, dims_of(n))  # made before any click is timed
+elif renderer == "canvas":  # a click: the true 10 nearest of that point in the model behind the map, then its lines
+    model = st.cache_resource(synthetic_model)(n)  # made before any click is timed
     clicked = canvas_clicked_id("map")
-    lengths = _bench_row_lengths(n)  # likewise
-    lines = None if clicked is None else nearest_in(table, np.arange(n), clicked, 10, lengths)
+    model.row_norms  # noqa: B018 (kept per model, as the app keeps a model's row lengths, before any click is timed)
+    lines = None if clicked is None else nearest_of(model, np.arange(n), clicked, 10)
     canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
 elif renderer == "saved":  # a map saved by the bench (the planted table's, labelled), drawn as it is
     canvas_map(_saved(), key="map")

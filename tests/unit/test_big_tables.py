@@ -151,6 +151,30 @@ def test_the_16_bit_search_gives_the_exact_search_ids_and_scores(big_bf16, monke
     assert len(called) == 5 and geometry.neighbours(narrow, "#5", k=1)[1][0].id == 7
 
 
+def test_a_whole_map_clicks_lines_come_from_the_16_bit_search_and_are_the_exact_ones(big_bf16, monkeypatch):
+    """A click on a whole-table map of a 16-bit table (its sample every row once, in the page's order): the true 10
+    nearest from the 16-bit estimate and exact rescoring, the same positions as the float32 reference (nearest_in
+    over the float32 twin); a sample of part of the table takes nearest_in."""
+    narrow, wide = big_bf16
+    monkeypatch.setattr(andrea_viz.model, "DERIVED_COPY_MAX", 0)  # past the unit-copy limit, as Gemma-3's table is
+    called = []
+    real = geometry.narrow_cosine_top_k
+    monkeypatch.setattr(geometry, "narrow_cosine_top_k", lambda *a: called.append(1) or real(*a))
+    order = np.random.default_rng(0).permutation(narrow.vocab_size)  # the page puts the query and groups first
+    for index in [int(np.flatnonzero(order == 5)[0]), 0, 1234, 2047]:
+        fast = geometry.nearest_of(narrow, order, index, 10)
+        ref = geometry.nearest_in(wide.token_table, order, index, 10, wide.row_norms)
+        assert fast.tolist() == ref.tolist(), index
+    zero = geometry.nearest_of(narrow, order, int(np.flatnonzero(order == 100)[0]), 10)  # every cosine 0: a tie
+    assert order[zero].tolist() == list(range(10))  # broken by the smaller id, the library's one tie rule
+    called.pop()
+    assert len(called) == 4 and order[geometry.nearest_of(narrow, order, int(np.flatnonzero(order == 5)[0]), 1)[0]] == 7
+    part = order[:1500]
+    assert geometry.nearest_of(narrow, part, 3, 10).tolist() == geometry.nearest_in(
+        wide.token_table, part, 3, 10, wide.row_norms).tolist()
+    assert len(called) == 5  # the sample's own search, not the whole table's
+
+
 def test_every_computation_on_a_bf16_table_equals_it_on_the_float32_table(big_bf16):
     from andrea_viz import forward_pass, lookup
     from andrea_viz.maps.project import project_model
