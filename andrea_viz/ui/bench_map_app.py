@@ -11,7 +11,7 @@ import streamlit as st
 import torch  # noqa: F401 (loaded before any click is timed: a server drawing a whole large map has loaded it already)
 
 from andrea_viz.bench.map_view import SAVED, load_payload, synthetic_map, synthetic_model
-from andrea_viz.geometry import nearest_of
+from andrea_viz.geometry import nearest_of, ready_to_search
 from andrea_viz.plots.canvas_map import canvas_map_payload, with_lines
 from andrea_viz.plots.deck_map import deck_map
 from andrea_viz.plots.projection import projection_scatter
@@ -45,7 +45,7 @@ elif renderer == "deck":
 elif renderer == "canvas":  # a click: the true 10 nearest of that point in the model behind the map, then its lines
     model = st.cache_resource(synthetic_model)(n)  # made before any click is timed
     clicked = canvas_clicked_id("map")
-    model.row_norms  # noqa: B018 (kept per model, as the app keeps a model's row lengths, before any click is timed)
+    ready_to_search(model, np.arange(n))  # as the app's map page does before any click
     lines = None if clicked is None else nearest_of(model, np.arange(n), clicked, 10)
     canvas_map(with_lines(_built(renderer, n), clicked, lines), key="map")
 elif renderer == "saved":  # a map saved by the bench (the planted table's, labelled), drawn as it is

@@ -32,10 +32,10 @@ def canvas_map(payload: dict, key: str, on_click: Callable[[], None] | None = No
     hands them to the map's frame: a click's rerun then sends the map's message unchanged, as a reference that
     Streamlit's message cache resolves in the browser (at 128k points 3.4 MB were sent again on every click), and
     only the lines."""
-    points = {k: v for k, v in payload.items() if k != "lines"}
-    _frame(key=key, default=None, on_change=on_click, **points)
     with st.container(key=LINES_BOX):  # not shown: its frame only hands over the lines (and an empty frame took 26 px)
         st.html(f"<style>.st-key-{LINES_BOX} {{display: none}}</style>")
         _lines(key=f"{key}:lines", default=None, mode="lines", target=payload["points"], lines=payload.get("lines"),
                lang=payload.get("lang"))
+    points = {k: v for k, v in payload.items() if k != "lines"}  # after the lines: they reach the browser first
+    _frame(key=key, default=None, on_change=on_click, **points)
     return canvas_clicked_id(key)

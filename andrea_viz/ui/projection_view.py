@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..maps.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels, zoom_labels
-from ..geometry import MAX_QUERY_CHARS
+from ..geometry import MAX_QUERY_CHARS, ready_to_search
 from ..maps import quality as map_quality
 from ..maps.choice import default_for
 from ..i18n import Msg, _, num, tr
@@ -145,6 +145,7 @@ def lines_to_nearest(emb: Embeddings, result, params: tuple, include: tuple[str,
     index = result.position_of(chosen) if chosen else None
     if chosen and index is None:
         st.caption(_("“{word}” is not in this map.", word=md(chosen)))
+    ready_to_search(emb, result.sample.ids)  # once per model: a first click as quick as the next
     lines = remember(("proj:lines", emb.key, *params, index), lambda progress: result.true_nearest(emb, index)
                      if index is not None else None, label=None)
     return index, lines

@@ -175,6 +175,26 @@ def test_a_whole_map_clicks_lines_come_from_the_16_bit_search_and_are_the_exact_
     assert len(called) == 5  # the sample's own search, not the whole table's
 
 
+def test_a_map_made_ready_to_search_leaves_its_first_click_nothing_but_the_search(big_bf16, monkeypatch):
+    """ready_to_search (the map page calls it before any click) computes the rows' lengths the click's search reads,
+    once: the first click then makes no pass of its own over the table's lengths, and finds the exact nearest."""
+    narrow, wide = big_bf16
+    monkeypatch.setattr(andrea_viz.model, "DERIVED_COPY_MAX", 0)
+    passes = []
+    real = torch.linalg.vector_norm
+    monkeypatch.setattr(torch.linalg, "vector_norm", lambda *a, **kw: passes.append(1) or real(*a, **kw))
+    whole, part = replace(narrow, key="bf16-whole"), replace(narrow, key="bf16-part")  # nothing kept yet
+    order = np.random.default_rng(1).permutation(narrow.vocab_size)
+    geometry.ready_to_search(whole, order)
+    assert passes == [1]
+    geometry.ready_to_search(whole, order)
+    assert geometry.nearest_of(whole, order, 17, 10).tolist() == geometry.nearest_in(
+        wide.token_table, order, 17, 10, wide.row_norms).tolist()
+    assert passes == [1]  # computed once, before the click
+    geometry.ready_to_search(part, order[:1500])  # a sample's search reads the exact lengths
+    assert "row_norms" in {key[0] for key in part.__dict__["_memo"]} and passes == [1]
+
+
 def test_every_computation_on_a_bf16_table_equals_it_on_the_float32_table(big_bf16):
     from andrea_viz import forward_pass, lookup
     from andrea_viz.maps.project import project_model

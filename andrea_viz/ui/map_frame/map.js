@@ -25,7 +25,7 @@ const S = {points: null, n: 0, xy: null, ids: null, colour: null, kept: null, of
            grid: null, order: null, lo: [0, 0], hi: [1, 1], fit: 1, text: {}, labels: [], lines: null, height: 640,
            view: {cx: 0, cy: 0, s: 1}, rasterView: null, dirty: false, rest: 0, drag: null, clicks: 0, W: 0, H: 0,
            dpr: 1, rasters: 0, frames: 0, sel: -1, walk: -1, typed: "", typedAt: 0, words: null, waitLines: -1,
-           idTarget: null};
+           idTarget: null, clickedAt: null};
 window.__map = S;  // for the benchmark and the browser tests
 
 function send(type, data) { window.parent.postMessage(Object.assign({isStreamlitMessage: true, type}, data), "*"); }
@@ -178,6 +178,10 @@ function frame() {  // the raster moved and scaled to the view, then the lines a
   }
   g.setTransform(r, 0, 0, r, 0, 0);
   drawLines();
+  if (S.lines && S.clickedAt != null && S.ids[S.lines.from] === S.ids[S.sel]) {  // the clicked point's lines, painted
+    document.body.dataset.clickMs = String(Math.round(performance.now() - S.clickedAt));  // read by bench-map-view
+    S.clickedAt = null;
+  }
   drawSelected();
   drawLegend();
   placeLabels();
@@ -311,6 +315,7 @@ canvas.addEventListener("pointerup", (e) => {
   const [mx, my] = local(e), k = nearest(mx, my, HOVER_PX);
   if (k < 0) return;
   S.walk = -1; S.sel = k; document.body.dataset.selected = String(S.ids[k]);  // the keyboard goes on from here
+  S.clickedAt = e.timeStamp; delete document.body.dataset.clickMs;
   send("streamlit:setComponentValue", {value: {id: S.ids[k], click: ++S.clicks}, dataType: "json"});
 });
 canvas.addEventListener("pointerleave", () => { if (!S.drag) showTip(-1); });
