@@ -3,7 +3,8 @@
 umap-learn and pynndescent compile their layout and neighbour-search code with numba the first time a process
 maps (about 36 s of a cold whole-MiniLM map). Here numba's own on-disk cache is turned on for every numba
 function of both packages that has none (``Dispatcher.enable_caching()``, before their first compile), under
-``<map cache folder>/numba/<versions>/`` (pynndescent's own ``cache=True`` functions keep numba's usual place, its
+``<map cache folder>/numba/<versions>/`` (but not for the parallel twin of a function cached already,
+``_parallel_twin``; pynndescent's own ``cache=True`` functions keep numba's usual place, its
 ``__pycache__``), so that the first process of a machine compiles and writes the code and every later one (server,
 CLI) loads it from disk.
 
@@ -146,6 +147,17 @@ def write_manifest() -> None:
         os.replace(tmp, folder / MANIFEST)
 
 
+def _parallel_twin(dispatcher, others: list) -> bool:
+    """Whether numba compiles this function with ``parallel=True`` from the same Python function as another of
+    ``others``. Such a twin gets no disk cache: numba names a function's cached code by its module and qualified name
+    only, and umap-learn makes its layout's epoch twice from one Python function
+    (``_nb_optimize_layout_euclidean_single_epoch`` and its ``_parallel`` twin), so one cache file would answer for
+    both and the parallel twin would load the sequential code. It compiles in each process that uses it (about 2 s,
+    for a map of more than ``umap_run.EVERY_CORE_ABOVE`` points)."""
+    return bool(dispatcher.targetoptions.get("parallel")) and any(
+        d is not dispatcher and d.py_func is dispatcher.py_func for d in others)
+
+
 def enable_disk_cache() -> Path | None:
     """Import umap-learn and turn numba's disk cache on for its code and pynndescent's (once per process).
     Returns the folder, or None when the cache is off or the folder is not safe to use (then the code compiles
@@ -172,6 +184,7 @@ def enable_disk_cache() -> Path | None:
                 for value in list(vars(module).values()):
                     if isinstance(value, Dispatcher) and value not in found:
                         found.append(value)
+            found = [d for d in found if not _parallel_twin(d, found)]
             # numba picks a function's cache folder when its cache is made: only the functions turned on here go to
             # ours; pynndescent's own cache=True ones keep theirs (its __pycache__), already filled on most machines
             before = numba.config.CACHE_DIR

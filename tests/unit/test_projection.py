@@ -230,6 +230,33 @@ def test_umap_above_its_size_runs_on_50_principal_components_as_pca_then_umap_by
     assert sum(t == "laying out: epoch {done} of {total}" for t in texts) >= 2  # the epochs move the bar
 
 
+def test_a_map_above_every_core_above_runs_its_epochs_on_every_core_and_keeps_its_neighbourhoods(minilm, monkeypatch):
+    """Above EVERY_CORE_ABOVE points umap-learn's parallel epoch runs with numba's every thread, the seed kept for the
+    start; numba's threads are given back after, the note says so, and the map keeps as many neighbours."""
+    import numba
+    import umap.layouts
+
+    from andrea_viz.maps import umap_run
+    from andrea_viz.maps.umap_run import umap_map
+
+    X = minilm.token_table[np.random.default_rng(4).choice(minilm.vocab_size, 1_200, replace=False)]
+    monkeypatch.setattr(umap_run, "UMAP_PCA_FIRST", 1_000)
+    used = []
+    real = umap.layouts._get_optimize_layout_euclidean_single_epoch_fn
+    monkeypatch.setattr(umap.layouts, "_get_optimize_layout_euclidean_single_epoch_fn",
+                        lambda parallel=False: used.append((parallel, numba.get_num_threads())) or real(parallel))
+    one = umap_map(X, 2, seed=3)  # 1,200 points: up to EVERY_CORE_ABOVE, one thread
+    assert used == [(False, 1)] and "on every core" not in one.note.msgid
+    monkeypatch.setattr(umap_run, "EVERY_CORE_ABOVE", 1_000)
+    threads = numba.get_num_threads()
+    every = umap_map(X, 2, seed=3)
+    assert used[1:] == [(True, numba.config.NUMBA_NUM_THREADS)] and numba.get_num_threads() == threads
+    assert "{epochs} epochs on every core from a PCA start seeded {seed}" in every.note.msgid
+    _, kept_one = trust_scores(X, one.coords)
+    _, kept_every = trust_scores(X, every.coords)
+    assert kept_every > kept_one - 0.03
+
+
 def test_the_exact_neighbour_graph_of_umap_is_each_point_then_its_nearest_by_cosine():
     from andrea_viz.maps.knn import knn_graph
 

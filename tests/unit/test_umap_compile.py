@@ -46,6 +46,20 @@ def test_a_second_fresh_process_loads_the_code_from_disk_and_a_corrupt_file_is_c
     assert victim.read_bytes() != b"not numba's" and _trusted(folder)
 
 
+def test_the_layouts_parallel_twin_never_gets_the_sequential_code_from_disk(tmp_path):
+    """umap-learn makes its epoch twice from one Python function, sequential and parallel; numba's cache names code by
+    the function's name alone, so the parallel twin (a large map's epochs on every core) is left out of the disk cache
+    and compiles its own code, while the sequential one is cached."""
+    code = ("from andrea_viz.maps import compile as c; c.enable_disk_cache(); import umap.layouts as L; "
+            "from numba.core.caching import NullCache; "
+            "print(isinstance(L._nb_optimize_layout_euclidean_single_epoch_parallel._cache, NullCache), "
+            "isinstance(L._nb_optimize_layout_euclidean_single_epoch._cache, NullCache))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "ANDREA_VIZ_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split()[-2:] == ["True", "False"]  # the parallel twin: no disk cache; the sequential: cached
+
+
 def test_only_files_the_manifest_lists_with_their_bytes_are_trusted(tmp_path):
     assert _trusted(tmp_path)  # nothing yet
     (tmp_path / "a.nbi").write_bytes(b"index")
