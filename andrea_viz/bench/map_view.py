@@ -7,7 +7,7 @@ in one run:
 - pan: frames per second while the mouse drags the map 360 px in 48 moves (``requestAnimationFrame`` callbacks
   counted in the page), and pointer moves handled per second;
 - hover: the median of 7 hovers from the mouse move to the tooltip holding a new token (polled on each frame);
-- click (canvas map only): the median of 5 clicks on distinct points from the click event to the frame that paints
+- click (canvas map only): the median of 9 clicks on distinct points from the click event to the frame that paints
   its lines (timed in the frame), the server having found its true 10
   nearest in a seeded (N, 384) float32 table ((N, 2,560) bfloat16 at Gemma-3's 262,144 points) as the page finds them
   (``geometry.nearest_of``) and sent the lines;
@@ -52,7 +52,7 @@ TIP = {
 RAF = """() => { window.__frames = 0; const tick = () => { window.__frames++; requestAnimationFrame(tick); };
   requestAnimationFrame(tick); }"""
 HOVERS = 7
-CLICKS = 5
+CLICKS = 9
 DIMS = 384  # the synthetic table's width (MiniLM's) for the click's true nearest
 PAN_MOVES = 48
 SIZES = (30_000, 128_256, PLANTED_V)  # MiniLM-sized, Llama-3's vocabulary, Gemma-3's
