@@ -214,12 +214,20 @@ def _every_core():
     """umap-learn's UMAP with the seed kept for its start and its epochs on every core. umap-learn ties parallel epochs
     to having no seed: ``_fit_embed_data`` passes ``parallel=self.random_state is None``, and ``fit`` sets numba's
     threads to ``n_jobs``, which a seed forces to 1. So the seed is set aside, and numba given its threads, only
-    while the layout's epochs run (umap-learn 0.5.12, pinned)."""
+    while the layout's epochs run (umap-learn 0.5.12, pinned). One such layout at a time per process: numba's
+    fallback threading layer (workqueue, where neither OpenMP nor TBB is found) aborts on parallel code entered from
+    two threads at once."""
     import numba
     import umap
 
+    one_at_a_time = threading.Lock()
+
     class EveryCoreUMAP(umap.UMAP):
         def _fit_embed_data(self, X, n_epochs, init, random_state, **kwargs):
+            with one_at_a_time:
+                return self._fit_on_every_core(X, n_epochs, init, random_state, **kwargs)
+
+        def _fit_on_every_core(self, X, n_epochs, init, random_state, **kwargs):
             seed, threads = self.random_state, numba.get_num_threads()
             self.random_state = None  # random_state (the argument, made from the seed) still seeds the start
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)

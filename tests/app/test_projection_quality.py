@@ -58,7 +58,9 @@ def test_the_page_says_which_method_measurement_favours_and_why(app):
     (text,) = [c.value for c in at.caption if c.value.startswith("Measurement favours")]
     assert text.startswith(f"Measurement favours UMAP for a map of 557 points. Measured by bench-map --methods on "
                            f"{chosen.table}:") and chosen.method == "umap"
-    assert f"{chosen.trustworthiness:.3f} and {chosen.continuity:.3f} against" in text
+    # at 557 points no method the app offers came within 0.02 of the best on both: the page says which falls least short
+    assert not chosen.close and "none of the app's methods came within 0.02" in text
+    assert f"this one falls least short ({chosen.trustworthiness:.3f} and {chosen.continuity:.3f};" in text
 
 
 def test_a_larger_map_shows_the_estimate_and_measures_every_point_on_asking(app, load_model):
