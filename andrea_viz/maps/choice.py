@@ -20,23 +20,23 @@ from ..i18n import Msg
 WITHIN = 0.02  # how far below the best T@10 and C@10 a method may be and still be chosen
 APP_METHOD = {"pca": "pca", "umap": "umap", "tsne-fft": "tsne"}  # the bench's names of the app's own methods
 
-# points → (the table measured, {bench method: (wall seconds, T@10, C@10)}), from bench-map --methods
-MEASURED: dict[int, tuple[str, dict[str, tuple[float, float, float]]]] = {
-    557: ("andrea-micro (557 × 64)", {
+# points → (the model measured, its width d, {bench method: (wall seconds, T@10, C@10)}), from bench-map --methods
+MEASURED: dict[int, tuple[str, int, dict[str, tuple[float, float, float]]]] = {
+    557: ("andrea-micro", 64, {
         "pca": (0.9, 0.711, 0.755),
         "umap": (11.8, 0.805, 0.843),
         "tsne-fft": (7.3, 0.821, 0.755),
         "pacmap": (14.8, 0.778, 0.803),
         "trimap": (1.0, 0.831, 0.801),
     }),
-    5_000: ("minilm-l6 (5,000 × 384)", {
+    5_000: ("minilm-l6", 384, {
         "pca": (0.0, 0.682, 0.817),
         "umap": (2.5, 0.791, 0.897),
         "tsne-fft": (19.7, 0.874, 0.823),
         "pacmap": (1.6, 0.768, 0.888),
         "trimap": (7.7, 0.783, 0.881),
     }),
-    30_522: ("minilm-l6 (30,522 × 384)", {
+    30_522: ("minilm-l6", 384, {
         "pca": (0.4, 0.681, 0.834),
         "umap": (17.8, 0.809, 0.930),
         "tsne-fft": (29.4, 0.543, 0.609),
@@ -64,12 +64,18 @@ def choose(figures: dict[str, tuple[float, float, float]], offered=tuple(APP_MET
 class Choice:
     method: str  # the app's name: pca, tsne, umap
     points: int  # the measured size it was chosen at
-    table: str
+    model: str
+    dims: int
     seconds: float
     trustworthiness: float
     continuity: float
     best_trustworthiness: float
     best_continuity: float
+
+    @property
+    def table(self) -> str:
+        """The table measured, as bench-map --methods names it: ``minilm-l6 (5,000 × 384)``."""
+        return f"{self.model} ({self.points:,} × {self.dims:,})"
 
     @property
     def close(self) -> bool:
@@ -79,15 +85,15 @@ class Choice:
 
     @property
     def why(self) -> Msg:
-        figures = dict(table=self.table, within=WITHIN, t=self.trustworthiness, c=self.continuity,
-                       bt=self.best_trustworthiness, bc=self.best_continuity, s=self.seconds)
+        figures = dict(model=self.model, n=self.points, d=self.dims, within=WITHIN, t=self.trustworthiness,
+                       c=self.continuity, bt=self.best_trustworthiness, bc=self.best_continuity, s=self.seconds)
         if self.close:
-            return Msg("Measured by bench-map --methods on {table}: the fastest of the app's methods whose T@10 and "
-                       "C@10 were within {within:.2f} of the best any method reached ({t:.3f} and {c:.3f} against "
-                       "{bt:.3f} and {bc:.3f}; {s:.1f} s on two idle cores).", **figures)
-        return Msg("Measured by bench-map --methods on {table}: none of the app's methods came within {within:.2f} of "
-                   "the best T@10 and C@10 any method reached ({bt:.3f} and {bc:.3f}); this one falls least short "
-                   "({t:.3f} and {c:.3f}; {s:.1f} s on two idle cores).", **figures)
+            return Msg("Measured by bench-map --methods on {model} ({n:,} × {d:,}): the fastest of the app's methods "
+                       "whose T@10 and C@10 were within {within:.2f} of the best any method reached ({t:.3f} and "
+                       "{c:.3f} against {bt:.3f} and {bc:.3f}; {s:.1f} s on two idle cores).", **figures)
+        return Msg("Measured by bench-map --methods on {model} ({n:,} × {d:,}): none of the app's methods came within "
+                   "{within:.2f} of the best T@10 and C@10 any method reached ({bt:.3f} and {bc:.3f}); this one falls "
+                   "least short ({t:.3f} and {c:.3f}; {s:.1f} s on two idle cores).", **figures)
 
 
 def default_for(points: int, measured: dict = MEASURED) -> Choice | None:
@@ -95,8 +101,8 @@ def default_for(points: int, measured: dict = MEASURED) -> Choice | None:
     if not measured or points < 1:
         return None
     size = min(measured, key=lambda p: abs(math.log(p) - math.log(points)))
-    table, figures = measured[size]
+    model, dims, figures = measured[size]
     method = choose(figures)
     s, t, c = figures[method]
-    return Choice(APP_METHOD[method], size, table, s, t, c, max(f[1] for f in figures.values()),
+    return Choice(APP_METHOD[method], size, model, dims, s, t, c, max(f[1] for f in figures.values()),
                   max(f[2] for f in figures.values()))

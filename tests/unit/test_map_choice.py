@@ -22,29 +22,29 @@ def test_the_fastest_app_method_within_the_bar_of_the_best_is_chosen():
 
 
 def test_a_size_takes_the_choice_of_the_nearest_measured_size():
-    measured = {500: ("small", {"pca": (1.0, 0.7, 0.7), "umap": (5.0, 0.8, 0.85)}),
-                30_000: ("large", {"pca": (2.0, 0.6, 0.7), "umap": (60.0, 0.9, 0.9), "tsne-fft": (40.0, 0.89, 0.91)})}
+    measured = {500: ("small", 8, {"pca": (1.0, 0.7, 0.7), "umap": (5.0, 0.8, 0.85)}),
+                30_000: ("large", 16, {"pca": (2.0, 0.6, 0.7), "umap": (60.0, 0.9, 0.9), "tsne-fft": (40.0, 0.89, 0.91)})}
     small, large = map_choice.default_for(100, measured), map_choice.default_for(20_000, measured)
     assert (small.method, small.points, large.method, large.points) == ("umap", 500, "tsne", 30_000)
     assert map_choice.default_for(3_000, measured).points == 500  # 3,000 is nearer 500 than 30,000 on a log scale
     assert map_choice.default_for(5_000, measured).points == 30_000
     assert (large.trustworthiness, large.best_continuity, large.seconds) == (0.89, 0.91, 40.0)
-    assert "0.890" in str(large.why) and "large" in str(large.why)
+    assert "0.890" in str(large.why) and "on large (30,000 × 16)" in str(large.why) and large.table == "large (30,000 × 16)"
     assert map_choice.default_for(10, {}) is None
     assert large.close and "were within 0.02 of the best" in str(large.why)
-    short = map_choice.default_for(1_000, {1_000: ("x", {"pca": (1.0, 0.6, 0.7), "umap": (5.0, 0.8, 0.8),
+    short = map_choice.default_for(1_000, {1_000: ("x", 4, {"pca": (1.0, 0.6, 0.7), "umap": (5.0, 0.8, 0.8),
                                                           "trimap": (1.0, 0.9, 0.9)})})
     # UMAP is 0.1 short on both, PCA 0.3: UMAP is chosen, and the reason says none came within the bar
     assert short.method == "umap" and not short.close
-    assert str(short.why) == ("Measured by bench-map --methods on x: none of the app's methods came within 0.02 of the "
+    assert str(short.why) == ("Measured by bench-map --methods on x (1,000 × 4): none of the app's methods came within 0.02 of the "
                               "best T@10 and C@10 any method reached (0.900 and 0.900); this one falls least short "
                               "(0.800 and 0.800; 5.0 s on two idle cores).")
 
 
 def test_measured_figures_choose_an_app_method_at_every_size():
-    for points, (table, figures) in map_choice.MEASURED.items():
+    for points, (model, dims, figures) in map_choice.MEASURED.items():
         chosen = map_choice.default_for(points)
-        assert chosen.method in map_choice.APP_METHOD.values() and chosen.table == table
+        assert chosen.method in map_choice.APP_METHOD.values() and (chosen.model, chosen.dims) == (model, dims)
         assert set(figures) <= {"pca", "umap", "tsne-fft", "pacmap", "trimap"}
 
 
