@@ -92,6 +92,21 @@ def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     offered = [(visible.nth(j).get_attribute("data-level"), visible.nth(j).get_attribute("data-until"))
                for j in range(visible.count())]
     assert offered and all(int(lv) <= 1 and (u is None or int(u) > 1) for lv, u in offered), offered
+    # drag the map so that a written label's group sits 5 px from the canvas's left edge: the label moves inward,
+    # written whole, rather than cut in half by the edge
+    label = visible.first
+    text, at, edge = label.text_content(), label.bounding_box(), frame.locator("canvas#map").bounding_box()
+    dx = at["x"] + at["width"] / 2 - (edge["x"] + 5)
+    start = (edge["x"] + edge["width"] / 2, edge["y"] + edge["height"] / 2)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] - dx, start[1], steps=8)
+    page.mouse.up()
+    moved = frame.locator(".label:not([hidden])", has_text=text)
+    moved.wait_for(timeout=10_000)
+    got = moved.bounding_box()
+    assert got["x"] >= edge["x"] - 1 and got["x"] + got["width"] <= edge["x"] + edge["width"] + 1, (got, edge)
+    assert got["x"] < at["x"]  # it did move with the map
     screenshot(page, "projection_canvas_zoom_level_1")
     assert exceptions(page) == []
 

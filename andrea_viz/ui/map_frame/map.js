@@ -229,14 +229,16 @@ function placeLabels() {  // the labels offered at this zoom (reached, not yet s
     const x = sx(L.x, v), y = sy(L.y, v) - 4;
     let show = L.level <= level + 1e-9 && (L.until == null || level < L.until - 1e-9)
       && x > 0 && x < S.W && y > 0 && y < S.H;
+    let at = x;
     if (show) {
       const w = L.w || (L.w = L.el.offsetWidth || 8 * L.text.length), h = 16;
-      const box = [x - w / 2, y - h, x + w / 2, y];
+      at = Math.max(w / 2 + 2, Math.min(S.W - w / 2 - 2, x));  // a label near an edge moves inward, whole on the canvas
+      const box = [at - w / 2, y - h, at + w / 2, y];
       show = !placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3]);
       if (show) placed.push(box);
     }
     L.el.hidden = !show;
-    if (show) { L.el.style.left = x.toFixed(1) + "px"; L.el.style.top = y.toFixed(1) + "px"; }
+    if (show) { L.el.style.left = at.toFixed(1) + "px"; L.el.style.top = y.toFixed(1) + "px"; }
   }
   document.body.dataset.zoom = level.toFixed(3);
 }
