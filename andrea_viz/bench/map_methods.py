@@ -1,7 +1,8 @@
 """``python -m andrea_viz bench-map --methods``: five ways to map a token table, side by side on the same rows.
 
-PCA (the app's), UMAP (the app's ``umap_map``), openTSNE with the FFT gradient (on the first 50 principal components,
-as the app's t-SNE), PaCMAP (angular distance) and TriMap (cosine), each seeded, on a grown ANDREA (andrea-micro,
+PCA (the app's), UMAP (the app's ``umap_map``), t-SNE as the app runs it (``maps.tsne.tsne`` with the page's
+perplexity 30 and 500 iterations: exact affinities and Barnes-Hut up to 10,000 points), openTSNE with its defaults and
+the FFT gradient (on the first 50 principal components), PaCMAP (angular distance) and TriMap (cosine), each seeded, on a grown ANDREA (andrea-micro,
 every row), a 5,000-row seeded sample of MiniLM (the Projection page's default map) and MiniLM's whole table. For
 each: the wall time, the quality card (``map_quality``: T@10, C@10, triplet accuracy; over every point when
 affordable, else its 5,000-row estimate, marked "~"), and the kNN accuracy of token classes on the map.
@@ -27,9 +28,10 @@ from ..builtin import load_builtin
 from ..maps.clusters import DIGITS, PIECE, PUNCTUATION, SPACE, traits
 from ..maps.choice import choose
 from ..maps.pca import pca, pca_fit, PCA_INPUT_DIMS
+from ..maps.tsne import tsne
 from ..maps.umap_run import umap_map
 
-METHOD_NAMES = ("pca", "umap", "tsne-fft", "pacmap", "trimap")
+METHOD_NAMES = ("pca", "umap", "tsne", "tsne-fft", "pacmap", "trimap")
 TABLES = ("andrea-micro", "minilm-l6:5000", "minilm-l6")
 CLASS_K = 10
 
@@ -80,6 +82,8 @@ def method_layout(method: str, X: np.ndarray, seed: int = 0) -> np.ndarray:
         return pca(X, (0, 1)).coords
     if method == "umap":
         return umap_map(X, 2, seed).coords
+    if method == "tsne":
+        return tsne(X, 2, seed=seed).coords
     if method == "tsne-fft":
         from openTSNE import TSNE
 
