@@ -8,7 +8,7 @@ from andrea_viz.maps.methods import LARGE_MAP, METHODS, MOST_POINTS, settings_fo
 from andrea_viz.maps.project import project_model
 from andrea_viz.maps.sample import ALL, DEFAULT_SAMPLE
 from andrea_viz.maps.tsne import TSNE_EXACT_MAX
-from andrea_viz.maps.umap_run import umap_is_warm, warm_umap
+from andrea_viz.maps.umap_run import EVERY_CORE_ABOVE, umap_is_warm, warm_umap
 from andrea_viz.ui import projection_view as view
 
 emb = ui.page_setup(__file__)
@@ -36,7 +36,8 @@ with st.form("projection"):
                                       key="proj:n", disabled=False, help=_("Ignored when the whole table is chosen."))
     seed = c[3].number_input(_("Seed"), 0, 1_000_000, ui.url.initial("seed", 0, ui.url.int_in(0, 1_000_000)), key="proj:seed",
                              help=_("Fixes the random sample and the t-SNE and UMAP layouts: the same seed gives the "
-                                    "same map."))
+                                    "same map. Above {n:,} points UMAP's epochs run on every core, so a map computed "
+                                    "again differs slightly; the app keeps the first.", n=EVERY_CORE_ABOVE))
     words = st.text_input(_("Words to include (the first is highlighted with its neighbours)"),
                           ui.widgets.default_word(emb, "cat"), max_chars=ui.MAX_TEXT_CHARS,
                           help=_("Comma-separated; these are always in the sample."))
