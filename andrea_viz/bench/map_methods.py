@@ -1,11 +1,12 @@
-"""``python -m andrea_viz bench-map --methods``: five ways to map a token table, side by side on the same rows.
+"""``python -m andrea_viz bench-map --methods``: six ways to map a token table, side by side on the same rows.
 
 PCA (the app's), UMAP (the app's ``umap_map``), t-SNE as the app runs it (``maps.tsne.tsne`` with the page's
 perplexity 30 and 500 iterations: exact affinities and Barnes-Hut up to 10,000 points), openTSNE with its defaults and
-the FFT gradient (on the first 50 principal components), PaCMAP (angular distance) and TriMap (cosine), each seeded, on a grown ANDREA (andrea-micro,
-every row), a 5,000-row seeded sample of MiniLM (the Projection page's default map) and MiniLM's whole table. For
-each: the wall time, the quality card (``map_quality``: T@10, C@10, triplet accuracy; over every point when
-affordable, else its 5,000-row estimate, marked "~"), and the kNN accuracy of token classes on the map.
+the FFT gradient (on the first 50 principal components), PaCMAP (angular distance) and TriMap (cosine), each seeded,
+on a grown ANDREA (andrea-micro, every row), a 5,000-row seeded sample of MiniLM (the Projection page's default map)
+and MiniLM's whole table. For each: the wall time, the quality card (``map_quality``: T@10, C@10, triplet accuracy;
+over every point when affordable, else its 5,000-row estimate, marked "~"), and the kNN accuracy of token classes on
+the map.
 
 kNN accuracy: each token's class is guessed by the majority of its 10 nearest on the map (itself left out; a tie goes
 to the class met first in distance order) and compared with its own, for four classes of ``clusters.traits``: its

@@ -5,9 +5,8 @@ map of another size takes the choice of the measured size nearest to it (on a lo
 
 MEASURED holds the bench's figures (seconds, T@10, C@10) as it printed them, on the 2-core development machine with
 nothing else running (2026-12-03 05:12-05:20 UTC); the first table's times include what each method's first call
-loads. UMAP is chosen at every measured size. At 557 and 5,000 points
-no method the app offers comes within WITHIN of the best on both measures; the one that falls least short is chosen, and
-the page says so.
+loads. UMAP is chosen at every measured size. At 557 and 5,000 points no method the app offers comes within WITHIN of
+the best on both measures; the one that falls least short is chosen, and the page says so.
 """
 
 from __future__ import annotations
@@ -49,6 +48,11 @@ MEASURED: dict[int, tuple[str, int, dict[str, tuple[float, float, float]]]] = {
 }
 
 
+def within(t: float, c: float, best_t: float, best_c: float) -> bool:
+    """Whether T@10 ``t`` and C@10 ``c`` are both within WITHIN of the best."""
+    return t >= best_t - WITHIN and c >= best_c - WITHIN
+
+
 def choose(figures: dict[str, tuple[float, float, float]], offered=tuple(APP_METHOD)) -> str:
     """The fastest offered method whose T and C are within WITHIN of the best of all ``figures``; when none is,
     the offered one that falls least short of the best (on the worse of the two)."""
@@ -57,7 +61,7 @@ def choose(figures: dict[str, tuple[float, float, float]], offered=tuple(APP_MET
     mine = {m: f for m, f in figures.items() if m in offered}
     if not mine:
         raise ValueError("no method the app offers was measured")
-    close = [m for m, (_, t, c) in mine.items() if t >= best_t - WITHIN and c >= best_c - WITHIN]
+    close = [m for m, (_, t, c) in mine.items() if within(t, c, best_t, best_c)]
     if close:
         return min(close, key=lambda m: mine[m][0])
     return max(mine, key=lambda m: min(mine[m][1] - best_t, mine[m][2] - best_c))
@@ -83,8 +87,7 @@ class Choice:
     @property
     def close(self) -> bool:
         """Whether its T@10 and C@10 are both within WITHIN of the best (else it is the one least short)."""
-        return (self.trustworthiness >= self.best_trustworthiness - WITHIN
-                and self.continuity >= self.best_continuity - WITHIN)
+        return within(self.trustworthiness, self.continuity, self.best_trustworthiness, self.best_continuity)
 
     @property
     def why(self) -> Msg:

@@ -2,7 +2,8 @@
 trustworthiness of its default 200 epochs in clearly less time once numba has compiled. With a seed, umap-learn
 runs single-threaded, which makes it reproducible; a map of more than EVERY_CORE_ABOVE points (approximate already:
 its neighbours found cell by cell) runs its epochs on every core instead (``_every_core``), about twice as fast on
-two cores, its start still seeded but its epochs not repeated bit for bit (the map cache keeps the first). A UMAP map of more than ``process.CHILD_ABOVE`` points is laid
+two cores, its start still seeded but its epochs not repeated bit for bit (the map cache keeps the first). A UMAP map
+of more than ``process.CHILD_ABOVE`` points is laid
 out in a child process, one at a time per server (``maps.process``), so that umap-learn's epochs never hold the
 server's interpreter lock."""
 
@@ -31,7 +32,7 @@ UMAP_ALL_DISTANCES_BELOW = 4_096  # umap-learn's own rule: below this many point
 UMAP_PCA_FIRST = 50_000  # up to this many points UMAP runs on the table itself and its exact neighbour graph
 # (``knn_graph``); above, on the first PCA_INPUT_DIMS principal components and the approximate ``cell_knn_graph``
 EVERY_CORE_ABOVE = 50_000  # above this many points the layout's epochs run on every core (``_every_core``): 85 s →
-# 50 s for Gemma-3's 262,144 rows on 2 cores, the same trustworthiness (0.892), but not the same map bit for bit
+# 50 s for Gemma-3's 262,144 rows on 2 cores, trustworthiness 0.895 (0.892 on one core), not the same map bit for bit
 
 
 def umap_takes_graph(n: int) -> bool:
@@ -225,17 +226,14 @@ def _every_core():
     class EveryCoreUMAP(umap.UMAP):
         def _fit_embed_data(self, X, n_epochs, init, random_state, **kwargs):
             with one_at_a_time:
-                return self._fit_on_every_core(X, n_epochs, init, random_state, **kwargs)
-
-        def _fit_on_every_core(self, X, n_epochs, init, random_state, **kwargs):
-            seed, threads = self.random_state, numba.get_num_threads()
-            self.random_state = None  # random_state (the argument, made from the seed) still seeds the start
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-            try:
-                return super()._fit_embed_data(X, n_epochs, init, random_state, **kwargs)
-            finally:
-                self.random_state = seed
-                numba.set_num_threads(threads)
+                seed, threads = self.random_state, numba.get_num_threads()
+                self.random_state = None  # random_state (the argument, made from the seed) still seeds the start
+                numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+                try:
+                    return super()._fit_embed_data(X, n_epochs, init, random_state, **kwargs)
+                finally:
+                    self.random_state = seed
+                    numba.set_num_threads(threads)
 
     return EveryCoreUMAP
 
