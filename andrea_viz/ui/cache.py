@@ -46,9 +46,18 @@ def figure(fn: Callable, *args: Any) -> Any:
     return _figure(f"{fn.__module__}.{fn.__qualname__}", args, language(), fn)
 
 
+class _Flight:
+    """A computation under way in one session, which other sessions asking for the same key wait on."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.fraction = 0.0
+        self.text: Any = ""  # untranslated: each waiting session reads it in its own language
+
+
 @st.cache_resource(show_spinner=False)
-def _slow_store() -> tuple[dict, threading.Lock]:
-    return {}, threading.Lock()
+def _slow_store() -> tuple[dict, dict, threading.Lock]:
+    return {}, {}, threading.Lock()
 
 
 def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any], label: str | None,
@@ -56,25 +65,54 @@ def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any],
     """``compute(progress)`` once per key, with a progress bar the first time (none when ``label`` is None);
     the second view is instant. Shared by all sessions, so the key must name everything the result depends
     on (model keys, arguments); the language is added to it, unless the result holds no text
-    (``per_language=False``: a clustering, whose labels are rendered where they are drawn)."""
-    store, lock = _slow_store()
+    (``per_language=False``: a clustering, whose labels are rendered where they are drawn).
+
+    A session that asks while another computes the same key waits for that computation, its bar following
+    the other's progress, instead of computing it again; if that computation fails or its session goes away,
+    the waiting session computes it itself."""
+    store, flights, lock = _slow_store()
     key = (*key, language()) if per_language else key
-    with lock:
-        if key in store:
-            return store[key]
-    if label is None:
-        result = compute(lambda f, text: None)
-    else:
-        bar = st.progress(0.0, text=label)
-        try:
-            result = compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=f"{label} {tr(text)}"))
-        finally:
+    while True:
+        with lock:
+            if key in store:
+                return store[key]
+            flight = flights.get(key)
+            if flight is None:
+                flight = flights[key] = _Flight()
+                break
+        _follow(flight, label)
+    bar = None if label is None else st.progress(0.0, text=label)
+
+    def progress(f: float, text: Any) -> None:
+        flight.fraction, flight.text = min(max(f, 0.0), 1.0), text
+        if bar is not None:
+            bar.progress(flight.fraction, text=f"{label} {tr(text)}")
+
+    try:
+        result = compute(progress)
+        with lock:
+            store[key] = result
+            while len(store) > max_entries:
+                store.pop(next(iter(store)))
+    finally:
+        with lock:
+            flights.pop(key, None)
+        flight.done.set()
+        if bar is not None:
             bar.empty()
-    with lock:
-        store[key] = result
-        while len(store) > max_entries:
-            store.pop(next(iter(store)))
     return result
+
+
+def _follow(flight: _Flight, label: str | None) -> None:
+    """Wait for another session's computation, showing its progress."""
+    bar = None if label is None else st.progress(flight.fraction, text=label)
+    try:
+        while not flight.done.wait(0.25):
+            if bar is not None:
+                bar.progress(flight.fraction, text=f"{label} {tr(flight.text)}".rstrip())
+    finally:
+        if bar is not None:
+            bar.empty()
 
 
 def cached_with_progress(emb: Embeddings, fn: Callable, *args: Any, label: str = "…",
