@@ -4,6 +4,7 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.i18n import _
+from andrea_viz.maps.choice import opens_on
 from andrea_viz.maps.methods import LARGE_MAP, METHODS, MOST_POINTS, settings_for
 from andrea_viz.maps.project import project_model
 from andrea_viz.maps.sample import ALL, DEFAULT_SAMPLE
@@ -19,17 +20,17 @@ st.markdown(_("Every token is a point in {d} dimensions. A projection draws a sa
 ui.offer_trained_example(emb, "proj")
 MIN_SAMPLE = 50  # the smallest sample offered (a smaller table is mapped whole)
 LABELS = {name: _(m.label) for name, m in METHODS.items()}
+n_min = min(MIN_SAMPLE, V)
+n_url = ui.url.initial("n", min(DEFAULT_SAMPLE, V), lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
+opening = opens_on(V if n_url == ALL else n_url)  # the method measurement favours at that size (maps.choice)
 with st.form("projection"):
     c = st.columns(4)
     method = c[0].radio(_("Method"), list(METHODS), format_func=LABELS.get, key="proj:method",
-                        index=list(METHODS).index(ui.url.initial("method", "pca", allowed=METHODS)),
+                        index=list(METHODS).index(ui.url.initial("method", opening, allowed=METHODS)),
                         help=_("PCA: the directions of largest variance, exact on all dimensions. t-SNE: keeps near "
                                "neighbours near. UMAP: likewise, and maps the whole table in seconds."))
     dims = c[1].radio(_("Dimensions"), [2, 3], horizontal=True, key="proj:dims",
                       index=[2, 3].index(ui.url.initial("dims", 2, int, allowed=(2, 3))))
-    n_min = min(MIN_SAMPLE, V)
-    n_url = ui.url.initial("n", min(DEFAULT_SAMPLE, V),
-                           lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
     whole = c[2].checkbox(_("The whole table ({V:,} tokens)", V=V), value=n_url == ALL, key="proj:all")
     n_default = min(DEFAULT_SAMPLE, V) if n_url == ALL else n_url
     n = ui.widgets.whole_number_input(_("Tokens in the sample"), n_min, V, n_default, container=c[2], step=500,

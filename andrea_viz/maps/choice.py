@@ -1,7 +1,8 @@
 """The map's default method per size, chosen by measurement: at each size ``bench-map --methods`` measured, the
 fastest of the app's own methods whose T@10 and C@10 are both within WITHIN of the best any method reached there
 (openTSNE with its own defaults, PaCMAP and TriMap are measured too: they set the bar, the app does not draw them). A
-map of another size takes the choice of the measured size nearest to it (on a log scale).
+map of another size takes the choice of the measured size nearest to it (on a log scale). The Projection page opens
+on that method when no method is in its address (``opens_on``; PCA for a map too small for it).
 
 MEASURED holds the bench's figures (seconds, T@10, C@10) as it printed them, on the 2-core development machine with
 nothing else running (2026-12-03 05:12-05:20 UTC); the first table's times include what each method's first call
@@ -100,6 +101,18 @@ class Choice:
         return Msg("Measured by bench-map --methods on {model} ({n:,} × {d:,}): none of the app's methods came within "
                    "{within:.2f} of the best T@10 and C@10 any method reached ({bt:.3f} and {bc:.3f}); this one falls "
                    "least short ({t:.3f} and {c:.3f}; {s:.1f} s on two idle cores).", **figures)
+
+
+UMAP_FEWEST = 16  # UMAP needs more points than its 15 neighbours (``umap_run.UMAP_NEIGHBOURS``)
+TSNE_FEWEST = 90  # t-SNE's perplexity (the page's 30) may be at most a third of the points
+
+
+def opens_on(points: int, measured: dict = MEASURED) -> str:
+    """The method the Projection page opens on for a map of ``points``: the measured choice (``default_for``) when it
+    can map that many points, else PCA (which maps any)."""
+    chosen = default_for(points, measured)
+    fewest = {"umap": UMAP_FEWEST, "tsne": TSNE_FEWEST}
+    return chosen.method if chosen is not None and points >= fewest.get(chosen.method, 1) else "pca"
 
 
 def default_for(points: int, measured: dict = MEASURED) -> Choice | None:

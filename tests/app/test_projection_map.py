@@ -16,7 +16,7 @@ def _deck(at) -> tuple[dict, dict]:
 
 
 def test_regions_are_labelled_on_the_map_in_the_readers_language(app):
-    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at = open_page(app("andrea-micro", {"method": "pca"}), "5_Projection.py")
     at.checkbox(key="proj:labels").check().run()
     no_exception(at)
     (fig,) = [f for f in figures(at) if "PCA" in f["layout"]["title"]["text"]]
@@ -26,7 +26,7 @@ def test_regions_are_labelled_on_the_map_in_the_readers_language(app):
 
 def test_the_deck_renderer_draws_every_point_with_a_tooltip_and_the_true_nearest(app, load_model):
     micro = load_model("andrea-micro")
-    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at = open_page(app("andrea-micro", {"method": "pca"}), "5_Projection.py")
     at.radio(key="proj:renderer").set_value("deck").run()
     no_exception(at)
     deck, tooltip = _deck(at)
@@ -55,7 +55,7 @@ def test_points_coloured_by_the_under_trained_score_and_by_what_q4_0_keeps(app, 
     from .conftest import values
 
     micro = load_model("andrea-micro")
-    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at = open_page(app("andrea-micro", {"method": "pca"}), "5_Projection.py")
     at.selectbox(key="proj:colour").set_value("undertrained").run()
     no_exception(at)
     (fig,) = [f for f in figures(at) if "PCA" in f["layout"]["title"]["text"]]
@@ -81,7 +81,7 @@ def test_points_coloured_by_the_under_trained_score_and_by_what_q4_0_keeps(app, 
 
 
 def test_the_maps_caption_joins_its_sentences_as_chinese_does(app):
-    at = open_page(app(query={"lang": "zh-TW"}), "5_Projection.py")  # PCA: three sentences under the map
+    at = open_page(app(query={"lang": "zh-TW", "method": "pca"}), "5_Projection.py")  # three sentences under the map
     (caption,) = [c.value for c in at.caption if "把滑鼠" in c.value]
     assert "靠近。scikit-learn" in caption and "特徵向量。把滑鼠" in caption  # 。 and no space, never ". "
     assert ". " not in caption and "。 " not in caption

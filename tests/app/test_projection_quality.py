@@ -23,7 +23,7 @@ def _expected(load_model):
 
 
 def test_the_card_shows_the_maps_own_figures(app, load_model):
-    at = open_page(app("andrea-micro"), "5_Projection.py")
+    at = open_page(app("andrea-micro", {"method": "pca"}), "5_Projection.py")
     micro, card = _expected(load_model)
     rows = _card_table(at)
     assert rows[0] == ["Map quality", f"every point ({micro.vocab_size:,})"]  # 557 points: no sample beside
@@ -39,6 +39,7 @@ def test_the_card_in_dutch_writes_numbers_the_dutch_way(load_model):
     at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=300)
     at.session_state["model"] = "andrea-micro"
     at.session_state[LANGUAGE] = "nl"
+    at.query_params["method"] = "pca"
     at.run()
     at = open_page(at, "5_Projection.py")
     no_exception(at)

@@ -81,9 +81,17 @@ def test_neighbours_of_cat_and_the_analogy_on_the_trained_model(app):
 
 
 @pytest.mark.parametrize("model", BUILTINS)
-def test_projection_opens_on_a_pca_map_of_each_model(app, model):
+def test_projection_opens_on_the_method_measurement_favours_for_each_model(app, load_model, model):
+    """No method in the address: the page opens on the measured choice for its default sample (``choice.opens_on``:
+    UMAP at every measured size), and draws it."""
+    from andrea_viz.maps.choice import opens_on
+    from andrea_viz.maps.sample import DEFAULT_SAMPLE
+
     at = open_page(app(model), "5_Projection.py")
-    assert any("PCA" in f["layout"]["title"]["text"] for f in figures(at))
+    method = opens_on(min(DEFAULT_SAMPLE, load_model(model).vocab_size))
+    assert at.radio(key="proj:method").value == method
+    name = {"pca": "PCA", "umap": "UMAP", "tsne": "t-SNE"}[method]
+    assert any(name in f["layout"]["title"]["text"] for f in figures(at))
     assert len(at.get("download_button")) == 3
 
 
@@ -130,7 +138,7 @@ def test_a_revealed_quiz_asks_again_when_the_model_changes(app):
 
 
 def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
-    at = open_page(app("minilm-l6"), "5_Projection.py")
+    at = open_page(app("minilm-l6", {"method": "pca"}), "5_Projection.py")
     fig = next(f for f in figures(at) if "PCA" in f["layout"]["title"]["text"])
     where = {}  # a point's position on the map -> its token id
     for t in fig["data"]:

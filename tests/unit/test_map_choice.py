@@ -79,3 +79,11 @@ def test_knn_accuracy_against_a_loop():
         scored += 1
     assert got == pytest.approx(hits / scored) and 0.7 < got < 1
     assert knn_accuracy(coords, [None] * 60) is None
+
+
+def test_the_page_opens_on_the_measured_choice_when_it_can_map_that_many_points():
+    assert [map_choice.opens_on(n) for n in (5_000, 557, 262_144)] == ["umap"] * 3  # UMAP at every measured size
+    assert map_choice.opens_on(15) == "pca" and map_choice.opens_on(16) == "umap"  # UMAP needs more than 15 points
+    measured = {500: ("m", 8, {"pca": (1.0, 0.5, 0.5), "tsne": (2.0, 0.9, 0.9)})}
+    assert map_choice.opens_on(90, measured) == "tsne" and map_choice.opens_on(89, measured) == "pca"  # perplexity 30
+    assert map_choice.opens_on(100, {}) == "pca"  # nothing measured
