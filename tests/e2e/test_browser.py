@@ -187,7 +187,7 @@ def test_upload_a_checkpoint_and_read_its_report(page, app_url, tmp_path):
 
 
 def test_projection_downloads_are_written_on_click(page, app_url, tmp_path):
-    open_page(page, f"{app_url}/Projection")
+    open_page(page, f"{app_url}/Projection?method=pca")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     for label, header in (("Coordinates with trust (CSV)", "id,token,group,x1,x2,trust"), ("metadata.tsv", "token\tid\tgroup")):
         wait_idle(page)
@@ -307,7 +307,7 @@ def test_pages_in_each_language(page, app_url, path, lang):
 def test_canvas_map_frames_pass_axe(page, app_url):
     """The canvas map's two component frames (the map, and the hidden one that hands the lines over) name the
     reader's language and hold no unnamed control: axe finds nothing serious there either."""
-    open_page(page, f"{app_url}/Projection?renderer=canvas&lang=nl")
+    open_page(page, f"{app_url}/Projection?method=pca&renderer=canvas&lang=nl")
     for name in ("canvas_map", "canvas_map_lines"):
         frame = page.locator(f"iframe[src*='map_view.{name}/']").element_handle(timeout=60_000).content_frame()
         frame.wait_for_selector("html[lang='nl']", state="attached", timeout=60_000)  # drawn: its language is set

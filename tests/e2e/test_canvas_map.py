@@ -32,8 +32,8 @@ def _true_nearest_ids(table: np.ndarray, ids: np.ndarray, k: int, n: int = 10) -
 
 def test_canvas_map_hover_click_and_labels_by_zoom(page, app_url, load_model):
     micro = load_model("andrea-micro")
-    r = project_model(micro, "pca", n=micro.token_table.shape[0], include=("cat",), seed=0)  # the page's default map: all rows
-    open_page(page, f"{app_url}/Projection?model=andrea-micro&renderer=canvas&labels=1")
+    r = project_model(micro, "pca", n=micro.token_table.shape[0], include=("cat",), seed=0)  # the map the address below asks for: all rows
+    open_page(page, f"{app_url}/Projection?model=andrea-micro&method=pca&renderer=canvas&labels=1")
     page.locator(FRAME).wait_for(timeout=60_000)
     frame = page.frame_locator(FRAME)
     body = frame.locator("body[data-ready]")

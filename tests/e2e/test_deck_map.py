@@ -60,8 +60,8 @@ def _screen(box: dict, coords: np.ndarray, k: int) -> tuple[float, float]:
 
 def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, app_url, load_model):
     micro = load_model("andrea-micro")
-    r = project_model(micro, "pca", n=micro.token_table.shape[0], include=("cat",), seed=0)  # the page's default map: all rows
-    open_page(page, f"{app_url}/Projection?model=andrea-micro&renderer=deck")
+    r = project_model(micro, "pca", n=micro.token_table.shape[0], include=("cat",), seed=0)  # the map the address below asks for: all rows
+    open_page(page, f"{app_url}/Projection?model=andrea-micro&method=pca&renderer=deck")
     canvas = page.locator("[data-testid='stDeckGlJsonChart'] canvas").first
     canvas.wait_for(timeout=60_000)
     wait_idle(page)
@@ -91,12 +91,12 @@ def directives_app(tmp_path_factory):
 def test_tokens_and_labels_that_read_as_deck_gl_directives_are_drawn_and_shown_as_typed(page, directives_app):
     url, path = directives_app
     emb = andrea_viz.load(path)
-    r = project_model(emb, "pca", n=emb.vocab_size, include=("cat",), seed=0)  # the page's default map of it
+    r = project_model(emb, "pca", n=emb.vocab_size, include=("cat",), seed=0)  # the map the address below asks for
     labels = [c.label("en") for _x, _y, c in map_labels(cluster_ids(emb, r.sample.ids), r.projection.coords)]
     assert any(t.startswith("@@#") for t in labels)  # a label deck.gl would look up as a constant (and throw)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    open_page(page, f"{url}/Projection?model={quote('folder:deck/deck.npz')}&renderer=deck&labels=1")
+    open_page(page, f"{url}/Projection?model={quote('folder:deck/deck.npz')}&method=pca&renderer=deck&labels=1")
     canvas = page.locator(f"{CHART} canvas").first
     canvas.wait_for(timeout=120_000)  # once over 60 s in a rerun of the browser suite (passed at 16 s alone)
     wait_idle(page)

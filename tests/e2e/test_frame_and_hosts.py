@@ -18,7 +18,7 @@ import pytest
 from .conftest import exceptions, open_page, record_requests, requests_elsewhere, serve, wait_idle
 
 MAP = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
-PROJECTION = "Projection?model=andrea-micro&renderer=canvas&labels=1"
+PROJECTION = "Projection?model=andrea-micro&method=pca&renderer=canvas&labels=1"
 EVIL = "login expired: visit evil.invalid"
 
 # A render message shaped as canvas_map.py writes it, one point, its hint and labels the attacker's

@@ -71,7 +71,7 @@ def _frame_id(cdp) -> str:
 @pytest.mark.parametrize("lang", ["en", "nl", "pt-BR", "zh-TW"])
 def test_dogs_three_nearest_by_keyboard_alone(page, app_url, load_model, lang):
     minilm = load_model("minilm-l6")
-    r = project_model(minilm, "pca", n=5000, include=("cat",), seed=0)  # the page's default map of MiniLM
+    r = project_model(minilm, "pca", n=5000, include=("cat",), seed=0)  # the map the address below asks for
     tokens, ids, xy = r.tokens, r.sample.ids, r.projection.coords
 
     def point(k: int) -> str:  # the sentence of one point, as the page's catalogue says it
@@ -80,7 +80,7 @@ def test_dogs_three_nearest_by_keyboard_alone(page, app_url, load_model, lang):
                       {"token": tokens[k], "id": str(int(ids[k])), "kept": str(int(round(10 * r.trust[k]))),
                        "region": group_label(r.sample.groups[k])}, lang)
 
-    open_page(page, f"{app_url}/Projection?model=minilm-l6&renderer=canvas&lang={lang}")
+    open_page(page, f"{app_url}/Projection?model=minilm-l6&method=pca&renderer=canvas&lang={lang}")
     page.locator(FRAME).wait_for(timeout=60_000)
     frame = page.frame_locator(FRAME)
     frame.locator("body[data-ready]").wait_for(state="attached", timeout=60_000)
