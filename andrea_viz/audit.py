@@ -36,6 +36,7 @@ from .checkpoints import load_path
 from .checkpoints.adapters import describe_changes, ids_text, is_adapter_folder
 from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
+from .file_pages import let_go
 from .i18n import Msg
 from .loading import load
 from .neighbours import select_k
@@ -124,10 +125,13 @@ def wide(a: np.ndarray) -> np.ndarray:
 
 def blocks(table: np.ndarray, cols: int | None = None):
     """(first row, float32 block) over the table's rows, a block at a time; ``cols``: only the first columns, cut
-    before widening."""
+    before widening. A mapped file's pages are let go once their block is widened (``file_pages.let_go``)."""
     step = block_rows(table.shape[1])
     for i in range(0, table.shape[0], step):
-        yield i, wide(table[i:i + step] if cols is None else table[i:i + step, :cols])
+        rows = table[i:i + step] if cols is None else table[i:i + step, :cols]
+        block = wide(rows)
+        let_go(rows)
+        yield i, block
 
 
 @dataclass
@@ -200,7 +204,12 @@ def copy_sources(rows: np.ndarray, s: TableStats) -> np.ndarray:
     out = np.empty(r.shape[0], np.int64)
     for n in range(r.shape[0]):
         order = cand_i[n][np.argsort(cand_d[n], kind="stable")]
-        equal = [int(j) for j in order if _close(r[n], np.asarray(s.table[j], np.float64), s)]
+        equal = []
+        for j in order:
+            row = s.table[j]
+            if _close(r[n], np.asarray(row, np.float64), s):
+                equal.append(int(j))
+            let_go(row)  # rows read at random map large stretches of a file each: let go of them at once
         out[n] = min(equal) if equal else int(order[0])
     return out
 
@@ -370,9 +379,15 @@ def _paired(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
     """``fn(a rows, b rows)`` per row of two tables of equal shape, in float32 blocks of rows (never a widened copy
     of a whole table)."""
     n = int(min(a.shape[0], b.shape[0]))
-    step = block_rows(a.shape[1])
-    return np.concatenate([fn(wide(a[i:i + step]), wide(b[i:i + step]))
-                           for i in range(0, n, step)]).astype(np.float64) if n else np.zeros(0)
+    if not n:
+        return np.zeros(0)
+    step, out = block_rows(a.shape[1]), []
+    for i in range(0, n, step):
+        x, y = a[i:i + step], b[i:i + step]
+        out.append(fn(wide(x), wide(y)))
+        let_go(x)
+        let_go(y)
+    return np.concatenate(out).astype(np.float64)
 
 
 def audit_sides(base: AuditSide, tuned: AuditSide, start: AuditSide | None = None, merged: bool = False) -> dict:
