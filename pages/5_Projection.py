@@ -24,7 +24,7 @@ n_min = min(MIN_SAMPLE, V)
 n_url = ui.url.initial("n", min(DEFAULT_SAMPLE, V), lambda raw: raw if raw == ALL else ui.url.int_in(n_min, V)(raw))
 opening = opens_on(V if n_url == ALL else n_url)  # the method measurement favours at that size (maps.choice)
 with st.form("projection"):
-    c = st.columns(4)
+    c = st.columns([1, 0.7, 1.6, 1])  # the whole-table box's label holds the table's size in words: room for it
     method = c[0].radio(_("Method"), list(METHODS), format_func=LABELS.get, key="proj:method",
                         index=list(METHODS).index(ui.url.initial("method", opening, allowed=METHODS)),
                         help=_("PCA: the directions of largest variance, exact on all dimensions. t-SNE: keeps near "
