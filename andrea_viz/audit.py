@@ -36,7 +36,7 @@ from .checkpoints import load_path
 from .checkpoints.adapters import describe_changes, ids_text, is_adapter_folder
 from .checkpoints.hf_folder import INDEX_FILES, read_config, tokenizer_beside
 from .errors import CheckpointError
-from .file_pages import let_go
+from .file_pages import release_pages
 from .i18n import Msg
 from .loading import load
 from .neighbours import select_k
@@ -125,12 +125,12 @@ def wide(a: np.ndarray) -> np.ndarray:
 
 def blocks(table: np.ndarray, cols: int | None = None):
     """(first row, float32 block) over the table's rows, a block at a time; ``cols``: only the first columns, cut
-    before widening. A mapped file's pages are let go once their block is widened (``file_pages.let_go``)."""
+    before widening. A mapped file's pages are let go once their block is widened (``file_pages.release_pages``)."""
     step = block_rows(table.shape[1])
     for i in range(0, table.shape[0], step):
         rows = table[i:i + step] if cols is None else table[i:i + step, :cols]
         block = wide(rows)
-        let_go(rows)
+        release_pages(rows)
         yield i, block
 
 
@@ -209,7 +209,7 @@ def copy_sources(rows: np.ndarray, s: TableStats) -> np.ndarray:
             row = s.table[j]
             if _close(r[n], np.asarray(row, np.float64), s):
                 equal.append(int(j))
-            let_go(row)  # rows read at random map large stretches of a file each: let go of them at once
+            release_pages(row)  # rows read at random map large stretches of a file each: let go of them at once
         out[n] = min(equal) if equal else int(order[0])
     return out
 
@@ -385,8 +385,8 @@ def _paired(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
     for i in range(0, n, step):
         x, y = a[i:i + step], b[i:i + step]
         out.append(fn(wide(x), wide(y)))
-        let_go(x)
-        let_go(y)
+        release_pages(x)
+        release_pages(y)
     return np.concatenate(out).astype(np.float64)
 
 

@@ -1,5 +1,5 @@
 """A pass over a memory-mapped table leaves every page it has read in the process's resident set until the map is
-closed: 2 GiB for the audit of two 128,256 × 4,096 bfloat16 tables. ``let_go`` hands a block's pages back once a
+closed: 2 GiB for the audit of two 128,256 × 4,096 bfloat16 tables. ``release_pages`` hands a block's pages back once a
 pass is done with them; they stay in the kernel's page cache, so reading them again costs no disk."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _read_only_mapping(a: np.ndarray) -> mmap.mmap | None:
     return base
 
 
-def let_go(view: np.ndarray) -> None:
+def release_pages(view: np.ndarray) -> None:
     """Drop the pages under ``view`` from this process's resident set, when it is a read-only view of a file map
     (``MADV_DONTNEED``: the next read maps them in again from the page cache). Anything else is left alone: on
     anonymous or writable memory the same call would lose data. A no-op where the platform has no ``madvise``."""

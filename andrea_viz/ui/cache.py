@@ -80,7 +80,7 @@ def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any],
             if flight is None:
                 flight = flights[key] = _Flight()
                 break
-        _follow(flight, label)
+        _wait_for(flight, label)
     bar = None if label is None else st.progress(0.0, text=label)
 
     def progress(f: float, text: Any) -> None:
@@ -103,7 +103,7 @@ def remember(key: tuple, compute: Callable[[Callable[[float, Any], None]], Any],
     return result
 
 
-def _follow(flight: _Flight, label: str | None) -> None:
+def _wait_for(flight: _Flight, label: str | None) -> None:
     """Wait for another session's computation, showing its progress."""
     bar = None if label is None else st.progress(flight.fraction, text=label)
     try:

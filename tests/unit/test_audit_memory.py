@@ -1,5 +1,5 @@
 """The audit of two memory-mapped tables keeps less than one table resident at its peak: each pass lets go of the
-file pages it has read (``file_pages.let_go``), where they would otherwise stay mapped until the audit ends (the
+file pages it has read (``file_pages.release_pages``), where they would otherwise stay mapped until the audit ends (the
 issue's bound: a 128,256 × 4,096 bf16 pair in 2 GB, which is the two tables' own size)."""
 
 import json
