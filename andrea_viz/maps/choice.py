@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 
 from ..i18n import Msg
+from .tsne import tsne_fits
+from .umap_run import umap_fits
 
 WITHIN = 0.02  # how far below the best T@10 and C@10 a method may be and still be chosen
 APP_METHOD = {"pca": "pca", "umap": "umap", "tsne": "tsne"}  # the bench's names of the app's own methods
@@ -103,16 +105,13 @@ class Choice:
                    "least short ({t:.3f} and {c:.3f}; {s:.1f} s on two idle cores).", **figures)
 
 
-UMAP_FEWEST = 16  # UMAP needs more points than its 15 neighbours (``umap_run.UMAP_NEIGHBOURS``)
-TSNE_FEWEST = 90  # t-SNE's perplexity (the page's 30) may be at most a third of the points
-
-
 def opens_on(points: int, measured: dict = MEASURED) -> str:
     """The method the Projection page opens on for a map of ``points``: the measured choice (``default_for``) when it
-    can map that many points, else PCA (which maps any)."""
+    can map that many points (``umap_fits``; ``tsne_fits`` at the page's default perplexity), else PCA (which maps
+    any)."""
     chosen = default_for(points, measured)
-    fewest = {"umap": UMAP_FEWEST, "tsne": TSNE_FEWEST}
-    return chosen.method if chosen is not None and points >= fewest.get(chosen.method, 1) else "pca"
+    fits = {"umap": umap_fits, "tsne": tsne_fits}
+    return chosen.method if chosen is not None and fits.get(chosen.method, lambda n: True)(points) else "pca"
 
 
 def default_for(points: int, measured: dict = MEASURED) -> Choice | None:

@@ -19,7 +19,15 @@ TSNE_EXACT_MAX = 10_000  # above this, t-SNE's affinities use approximate neighb
 CPU_JOBS = max(1, min(2, os.cpu_count() or 1))
 
 
-def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 500, seed: int = 0,
+PERPLEXITY = 30.0  # the default, the Projection page's too
+
+
+def tsne_fits(n: int, perplexity: float = PERPLEXITY) -> bool:
+    """Whether t-SNE maps ``n`` points at ``perplexity`` (at least 5 points; perplexity from 2 to under a third)."""
+    return n >= 5 and 2 <= perplexity < n / 3
+
+
+def tsne(X: np.ndarray, dims: int = 2, perplexity: float = PERPLEXITY, n_iter: int = 500, seed: int = 0,
          progress: Callable[[float, Msg], None] | None = None) -> Projection:
     """openTSNE on the first 50 exact principal components: exact affinities and Barnes-Hut (θ = 0.8) up to
     TSNE_EXACT_MAX points, approximate neighbours (Annoy) and the FFT gradient above.
@@ -32,7 +40,7 @@ def tsne(X: np.ndarray, dims: int = 2, perplexity: float = 30.0, n_iter: int = 5
     n = X.shape[0]
     if n < 5:
         raise QueryError("t-SNE needs at least 5 points, got {n}", n=n)
-    if not 2 <= perplexity < n / 3:
+    if not tsne_fits(n, perplexity):
         raise QueryError("perplexity must be between 2 and a third of the points ({most:.0f}); got {perplexity}",
                          most=n / 3, perplexity=perplexity)
     if n_iter < 50:

@@ -35,6 +35,11 @@ EVERY_CORE_ABOVE = 50_000  # above this many points the layout's epochs run on e
 # 50 s for Gemma-3's 262,144 rows on 2 cores, trustworthiness 0.895 (0.892 on one core), not the same map bit for bit
 
 
+def umap_fits(n: int) -> bool:
+    """Whether UMAP maps ``n`` points: more than its UMAP_NEIGHBOURS neighbours."""
+    return n > UMAP_NEIGHBOURS
+
+
 def umap_takes_graph(n: int) -> bool:
     """Whether a UMAP map of n points runs on the exact graph of its points (below UMAP_ALL_DISTANCES_BELOW
     umap-learn computes every distance itself; above UMAP_PCA_FIRST the graph is approximate, cell by cell)."""
@@ -151,7 +156,7 @@ def umap_map(X: np.ndarray, dims: int = 2, seed: int = 0, progress: Callable[[fl
     The exact graph is the map's neighbour graph (``map_graph``): searched here, before any child starts, unless
     ``graph`` is given, and returned with the projection, so that the trust, the labels and the lines slice it."""
     n = X.shape[0]
-    if n <= UMAP_NEIGHBOURS:
+    if not umap_fits(n):
         raise QueryError("UMAP needs more than {k} points, got {n}", k=UMAP_NEIGHBOURS, n=n)
     t = time.perf_counter()
     report = progress or (lambda f, s: None)

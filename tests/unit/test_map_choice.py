@@ -85,5 +85,12 @@ def test_the_page_opens_on_the_measured_choice_when_it_can_map_that_many_points(
     assert [map_choice.opens_on(n) for n in (5_000, 557, 262_144)] == ["umap"] * 3  # UMAP at every measured size
     assert map_choice.opens_on(15) == "pca" and map_choice.opens_on(16) == "umap"  # UMAP needs more than 15 points
     measured = {500: ("m", 8, {"pca": (1.0, 0.5, 0.5), "tsne": (2.0, 0.9, 0.9)})}
-    assert map_choice.opens_on(90, measured) == "tsne" and map_choice.opens_on(89, measured) == "pca"  # perplexity 30
+    assert map_choice.opens_on(91, measured) == "tsne" and map_choice.opens_on(90, measured) == "pca"  # perplexity 30
+    from andrea_viz.maps.tsne import tsne
+    from andrea_viz.errors import QueryError
+
+    points = np.random.default_rng(0).standard_normal((91, 8)).astype(np.float32)
+    assert tsne(points, n_iter=50).coords.shape == (91, 2)  # the fewest it opens t-SNE on are mapped
+    with pytest.raises(QueryError):
+        tsne(points[:90], n_iter=50)  # and one fewer is refused, so the page falls back to PCA there
     assert map_choice.opens_on(100, {}) == "pca"  # nothing measured
