@@ -209,3 +209,19 @@ CLASSES: dict[str, dict[str, list[str]]] = {
         "subjects": ["音樂", "數學", "民主", "歷史", "科學", "藝術", "生物", "詩歌"],
     },
 }
+
+
+def classes_of(language: str | None) -> dict[str, list[str]]:
+    """The word classes of ``language``'s corpus (English's for English and unknown languages)."""
+    return CLASSES.get(lexicon_language(language), WORD_CLASSES)
+
+
+def class_of_words() -> dict[str, str]:
+    """Every word of every language's classes, with its class. A word in two classes of one language (orange,
+    water) counts for the first; no word is in two different classes across languages (tests/unit/test_lexicon.py)."""
+    out: dict[str, str] = {}
+    for language in LANGUAGES:
+        for name, words in classes_of(language).items():
+            for w in words:
+                out.setdefault(w, name)
+    return out

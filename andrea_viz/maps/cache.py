@@ -43,9 +43,10 @@ from ..i18n import Msg
 from ..model import Embeddings
 from ..os_errors import os_error_msg
 
-FORMAT = 5  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
+FORMAT = 6  # bump when what a file holds or how a map is made changes (2: UMAP on 50 PCs above 50,000 points;
 # 3: UMAP's neighbour graph exact up to 50,000 points; 4: above, approximate cell by cell instead of NN-descent;
-# 5: that approximate graph kept in the file, "graph", for the labels' clusters)
+# 5: that approximate graph kept in the file, "graph", for the labels' clusters; 6: a sample's word groups in the
+# language of the model's words, so a grown Dutch model's maps kept before would show English groups)
 GRAPH_MOST_K = 64  # a kept graph has at most this many neighbours a point
 CACHE_MB = 1_024
 OFF = "off"

@@ -29,7 +29,8 @@ from scipy.sparse import csgraph
 from ..errors import QueryError
 from ..geometry import nearest, unit_rows
 from ..neighbours import normalise
-from ..grow.corpus import CLASS_LABELS, WORD_CLASSES
+from .. import lexicon
+from ..grow.corpus import CLASS_LABELS
 from ..i18n import DEFAULT_LANGUAGE, N_, Msg
 from ..model import Embeddings
 from . import regions, umap_run
@@ -72,15 +73,7 @@ WORD_CLASS = N_("word class: {name}")
 SPACE_MARKS = ("Ġ", "▁", " ")  # GPT-2's byte-level space, SentencePiece's, a plain one
 
 
-def _word_class_of() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, words in WORD_CLASSES.items():
-        for w in words:
-            out.setdefault(w, name)  # a word in two classes (orange, water) counts for the first
-    return out
-
-
-WORD_CLASS_OF = _word_class_of()
+WORD_CLASS_OF = lexicon.class_of_words()  # a grown model's words in any of the lesson's languages
 
 
 def script_of(text: str) -> str | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import lexicon
 from ..errors import QueryError
 from ..geometry import neighbours, resolve_ids
 from ..i18n import N_, Msg, tr
@@ -24,10 +25,13 @@ WORD_GROUPS: dict[str, list[str]] = {
                   "russia", "england"],
     "family": ["mother", "father", "sister", "brother", "son", "daughter", "uncle", "aunt", "wife", "husband"],
 }
+# In the lesson's other languages the groups are the lexicon's classes of those names (their corpora have no countries
+# or family; their people stand in), so the grown nl, pt-BR and zh-TW models' maps show their own words in colour.
+LESSON_GROUPS = ("animals", "weekdays", "months", "numbers", "colours", "people")
 # a sample's groups are these keys (and "neighbour of <word>"); the legend names them in the reader's language
 GROUP_NAMES = {"animals": N_("animals"), "weekdays": N_("weekdays"), "months": N_("months"), "numbers": N_("numbers"),
-               "colours": N_("colours"), "countries": N_("countries"), "family": N_("family"), "query": N_("query"),
-               "included": N_("included"), "other": N_("other")}
+               "colours": N_("colours"), "countries": N_("countries"), "family": N_("family"), "people": N_("people"),
+               "query": N_("query"), "included": N_("included"), "other": N_("other")}
 NEIGHBOUR_OF = "neighbour of "
 ALL = "all"  # n = "all": every row of the table
 DEFAULT_SAMPLE = 5_000  # tokens in a map unless asked otherwise
@@ -44,10 +48,23 @@ class Sample:
         return int(self.ids.size)
 
 
+def word_groups(language: str) -> dict[str, list[str]]:
+    """The groups a map colours, in one of the lesson's languages: English's broad lists, else LESSON_GROUPS."""
+    if language == lexicon.ENGLISH:
+        return WORD_GROUPS
+    return {name: lexicon.classes_of(language)[name] for name in LESSON_GROUPS}
+
+
 def group_ids(emb: Embeddings) -> dict[str, list[int]]:
-    """The words of each group that are one token in this model (multi-piece words are left out)."""
+    """The words of each group that are one token in this model (multi-piece words are left out), in the lesson's
+    language that has the most such words in it (English first on a tie): a model grown on Dutch gets Dutch groups."""
+    found = [_single_token_words(emb, word_groups(language)) for language in lexicon.LANGUAGES]
+    return max(found, key=lambda groups: sum(map(len, groups.values())))  # max keeps the first of equals
+
+
+def _single_token_words(emb: Embeddings, groups: dict[str, list[str]]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
-    for name, words in WORD_GROUPS.items():
+    for name, words in groups.items():
         ids = []
         for w in words:
             try:

@@ -10,6 +10,7 @@ from andrea_viz.maps.clusters import (
     BYTES, CAPITALISED, DIGITS, LOWER, NOISE, PIECE, PUNCTUATION, SINGLE, SPACE, SPECIAL, UPPER, cluster_ids,
     medoid_order, neighbour_graph, shared_traits, traits,
 )
+from andrea_viz import lexicon
 from andrea_viz.geometry import nearest, resolve_ids, unit_rows
 from andrea_viz.grow.corpus import WORD_CLASSES
 from andrea_viz.model import Embeddings, Provenance
@@ -155,6 +156,15 @@ def test_andrea_micros_clusters_recover_the_corpus_word_classes(load_model):
     assert ari >= 0.6
     animals = found.clusters[found.assignment[seen["dog"][0]]]
     assert animals.label().startswith("word class: animals · ")
+
+
+@pytest.mark.parametrize("lang", ["nl", "pt-BR", "zh-TW"])
+def test_a_model_grown_in_another_language_has_its_word_classes_named(load_model, lang):
+    """The word classes are the lexicon's in every language: the Dutch, Portuguese and Chinese grown models' people
+    (koning, rei, 國王 …) are a region labelled "word class: people", as andrea-micro's animals are above."""
+    found = cluster_ids(load_model(lexicon.model_of(lang)))
+    labels = [c.label() for c in found.clusters]
+    assert any(label.startswith("word class: people · ") for label in labels), labels
 
 
 @pytest.fixture(scope="module")

@@ -79,3 +79,18 @@ def test_an_unknown_language_or_model_falls_back_to_english():
     assert lexicon.word("fr", "cat") == "cat" and lexicon.model_of(None) == "andrea-micro"
     assert lexicon.language_of("minilm-l6") is None
     assert lexicon.order_scrambled("en") == "mat a on sat cat the"
+
+
+def test_every_word_has_one_class_across_the_languages():
+    """A word that two languages share (piano, water, man …) is in the same class in both, so a grown model's word
+    classes read the same whatever language it was grown on; within one language the first class wins (orange)."""
+    seen: dict[str, set[str]] = {}
+    for lang in lexicon.LANGUAGES:
+        for name, words in lexicon.classes_of(lang).items():
+            for w in words:
+                seen.setdefault(w, set()).add(name)
+    assert {w for w, names in seen.items() if len(names) > 1} == {"orange", "water", "laranja", "água", "水"}
+    of = lexicon.class_of_words()
+    assert of["kat"] == of["gato"] == of["貓"] == of["cat"] == "animals"
+    assert of["orange"] == "colours" and of["水"] == "drinks" and of["dinsdag"] == "weekdays"
+    assert lexicon.classes_of("fr") is lexicon.WORD_CLASSES

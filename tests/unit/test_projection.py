@@ -13,7 +13,8 @@ from andrea_viz.geometry import nearest, unit_rows
 from andrea_viz.maps.export import coordinates_csv, projector_tsv
 from andrea_viz.maps.pca import pca, pca_fit
 from andrea_viz.maps.project import project_model
-from andrea_viz.maps.sample import build_sample
+from andrea_viz import lexicon
+from andrea_viz.maps.sample import WORD_GROUPS, build_sample, word_groups
 from andrea_viz.maps.trust import trust_scores
 from andrea_viz.maps.tsne import tsne
 
@@ -46,6 +47,27 @@ def test_sample_always_keeps_the_words_asked_for(minilm):
     assert len(ids) == len(s) >= 50
     big = build_sample(minilm, 5000, ("cat",), seed=0)
     assert len(big) == 5000 and len(set(big.ids.tolist())) == 5000
+
+
+@pytest.mark.parametrize("lang", lexicon.LANGUAGES)
+def test_a_grown_models_map_colours_the_word_groups_of_its_own_language(load_model, lang):
+    """Each grown model's sample colours its own language's words: andrea-micro-nl's weekdays are maandag …
+    zondag, its people koning, koningin …; English keeps its broad lists (countries, family); MiniLM is English."""
+    emb = load_model(lexicon.model_of(lang))
+    s = build_sample(emb, 100, seed=0)
+    words = {}
+    for i, g in zip(s.ids.tolist(), s.groups, strict=True):
+        words.setdefault(g, set()).add(emb.token(i))
+    expected = set(word_groups(lang))
+    assert expected - {"countries"} <= set(words) - {"other"}  # andrea-micro's corpus has no countries
+    assert words["weekdays"] == set(lexicon.classes_of(lang)["weekdays"])
+    assert lexicon.word(lang, "cat") in words["animals"]
+    assert ("people" in words) == (lang != lexicon.ENGLISH)
+
+
+def test_minilms_map_keeps_the_english_groups(minilm):
+    groups = set(build_sample(minilm, 100, seed=0).groups)
+    assert set(WORD_GROUPS) <= groups and "people" not in groups
 
 
 def test_true_nearest_of_a_point_are_its_cosine_nearest_in_the_sample(minilm):
