@@ -159,27 +159,53 @@ class Map:
         return np.float32(self.scale) * (x @ self.rotation.astype(np.float32)) + self.mean_b.astype(np.float32)
 
 
-def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map:
-    """The orthogonal Procrustes map with scale that best takes rows ``x`` (n, d_A) onto rows ``y`` (n, d_B) (only
-    ``rows`` of both, when given): both centred, R = U·Vᵀ from the thin SVD of the centred xᵀy (d_A × d_B), scale =
-    (sum of its singular values) / ||x − mean||². Summed over blocks of rows, so no centred copy of either is made:
-    xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
+@dataclass(frozen=True)
+class Moments:
+    """What a Procrustes fit reads of its anchors' rows: their count, column sums, the uncentred xᵀy (d_A × d_B)
+    and ‖x‖²; two disjoint sets' moments add up to their union's, so a fit on all the training anchors reuses the
+    inner split's products (xᵀy is most of a wide fit's time)."""
+
+    n: int
+    sx: np.ndarray
+    sy: np.ndarray
+    xy: np.ndarray
+    sq: float
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(self.n + other.n, self.sx + other.sx, self.sy + other.sy, self.xy + other.xy,
+                       self.sq + other.sq)
+
+
+def moments(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Moments:
+    """The moments of rows ``x`` (n, d_A) and ``y`` (n, d_B) (only ``rows`` of both, when given), summed over blocks
+    of rows: xᵀy in float32 per block, summed in float64."""
     idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows, np.int64)
-    n = idx.size
     sx, sy = np.zeros(x.shape[1]), np.zeros(y.shape[1])
     xy, sq = np.zeros((x.shape[1], y.shape[1])), 0.0
-    for i in range(0, n, BLOCK * 4):
+    for i in range(0, idx.size, BLOCK * 4):
         xb = np.asarray(x[idx[i:i + BLOCK * 4]], np.float32)
         yb = np.asarray(y[idx[i:i + BLOCK * 4]], np.float32)
-        xy += xb.T @ yb  # (d_A, d_B) in float32 per block, summed in float64
+        xy += xb.T @ yb
         sx += xb.sum(axis=0, dtype=np.float64)
         sy += yb.sum(axis=0, dtype=np.float64)
         sq += float(np.einsum("ij,ij->", xb, xb, dtype=np.float64))
-    mx, my = sx / max(n, 1), sy / max(n, 1)
-    m = xy - n * np.outer(mx, my)
-    u, s, vt = _thin_svd(m)
-    total = sq - n * float(mx @ mx)
+    return Moments(int(idx.size), sx, sy, xy, sq)
+
+
+def fit_moments(m: Moments) -> Map:
+    """The orthogonal Procrustes map with scale of anchors with moments ``m``: both sides centred, R = U·Vᵀ from the
+    thin SVD of the centred xᵀy, scale = (sum of its singular values) / ||x − mean||². No centred copy of either side
+    is made: xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
+    mx, my = m.sx / max(m.n, 1), m.sy / max(m.n, 1)
+    u, s, vt = _thin_svd(m.xy - m.n * np.outer(mx, my))
+    total = m.sq - m.n * float(mx @ mx)
     return Map(rotation=u @ vt, scale=float(s.sum()) / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
+
+
+def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map:
+    """The orthogonal Procrustes map with scale that best takes rows ``x`` (n, d_A) onto rows ``y`` (n, d_B) (only
+    ``rows`` of both, when given)."""
+    return fit_moments(moments(x, y, rows))
 
 
 WIDE_SVD = 1_024  # above this many columns on both sides the SVD runs in float32 through torch
@@ -356,15 +382,27 @@ def _folds(train: np.ndarray, seed: int, wide: bool) -> list[tuple[np.ndarray, n
 
 def choose_map(x: np.ndarray, y: np.ndarray, train: np.ndarray, seed: int = 0
                ) -> tuple[AnchorMap | None, dict[str, float]]:
+    """The best map for anchors ``train`` and every candidate's score: ``_choose_map``'s first two."""
+    return _choose_map(x, y, train, seed)[:2]
+
+
+def _choose_map(x: np.ndarray, y: np.ndarray, train: np.ndarray, seed: int = 0
+                ) -> tuple[AnchorMap | None, dict[str, float], Moments]:
     """The best map for anchors ``train`` (an AnchorMap fitted on the last fold, to be refitted on them all, or None
     for Procrustes) and every candidate's median cosine by cross-validation inside them (Procrustes and each anchor map fitted on a fold's fit part, judged on its check part, the cosines of all
-    folds pooled). Only ``train`` is read; ties go to the earlier candidate (Procrustes first)."""
+    folds pooled), and the moments of all of ``train`` (the first fold's fit part and the rest added: each row's
+products once). Only ``train`` is read; ties go to the earlier candidate (Procrustes first)."""
     wide = max(x.shape[1], y.shape[1]) > CV_WIDTH
     pooled: dict[str, list[np.ndarray]] = {}
     kinds: dict[str, AnchorMap] = {}
-    for fit, check in _folds(np.asarray(train, np.int64), seed, wide):
+    train = np.asarray(train, np.int64)
+    whole = None
+    for fit, check in _folds(train, seed, wide):
         xc, yc = np.asarray(x[check], np.float32), np.asarray(y[check], np.float32)
-        pooled.setdefault(PROCRUSTES, []).append(_row_cosines(fit_map(x, y, fit)(xc), yc))
+        fitted = moments(x, y, fit)
+        if whole is None:
+            whole = fitted + moments(x, y, np.setdiff1d(train, fit))
+        pooled.setdefault(PROCRUSTES, []).append(_row_cosines(fit_moments(fitted)(xc), yc))
         maps = anchor_maps(x, y, fit, seed)
         cos = _memory_cosines(xc, maps[0].memory)
         ranked = {}  # one selection of the most neighbours per hubness correction, sliced for each k
@@ -376,7 +414,7 @@ def choose_map(x: np.ndarray, y: np.ndarray, train: np.ndarray, seed: int = 0
     scores = {k: float(np.nanmedian(np.concatenate(v))) for k, v in pooled.items()}
     order = list(scores)
     best = max(order, key=lambda k: (np.nan_to_num(scores[k], nan=-2.0), -order.index(k)))
-    return kinds.get(best), scores
+    return kinds.get(best), scores, whole
 
 
 def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray, k: int = BASELINE_K) -> np.ndarray:
@@ -458,8 +496,8 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     train, held = split(len(anchors), seed)
     xa = np.asarray(a[anchors.a], np.float32)  # the anchors' rows, gathered once (rows of a memory map are read here)
     yb = np.asarray(b[anchors.b], np.float32)
-    proc = fit_map(xa, yb, train)
-    best, scores = choose_map(xa, yb, train, seed)  # reads the training anchors only
+    best, scores, whole = _choose_map(xa, yb, train, seed)  # reads the training anchors only
+    proc = fit_moments(whole)
     chosen = proc if best is None else fit_anchor_map(xa, yb, train, best, seed)
 
     def held_cos(m: AnyMap) -> np.ndarray:

@@ -90,6 +90,32 @@ def test_a_wide_maps_float32_svd_recovers_the_rotation_as_the_float64_reference_
     np.testing.assert_allclose(m.rotation.T @ m.rotation, np.eye(d), atol=1e-4)
 
 
+@pytest.mark.parametrize(("n", "d"), [(400, 16), (1_600, 1_040)])  # narrow (5 folds); wide (one inner split)
+def test_the_training_fit_reuses_the_inner_splits_products_and_equals_a_fit_on_all_of_them(n, d, monkeypatch):
+    """align_tables's Procrustes map is the fit on every training anchor, though each row's xᵀy is computed once:
+    moments(fit) + moments(rest) is moments(train), and the map from them equals fit_map(train) (slow reference:
+    the fit read afresh)."""
+    from andrea_viz import alignment
+
+    rng = np.random.default_rng(d)
+    a = rng.normal(size=(n, d)).astype(np.float32)
+    q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    b = (0.7 * a @ q + rng.normal(scale=0.05, size=(n, d))).astype(np.float32)
+    ids = np.arange(n)
+    read = []
+    real = alignment.moments
+    monkeypatch.setattr(alignment, "moments", lambda x, y, rows=None: read.append(len(rows)) or real(x, y, rows))
+    al = align_tables(a, b, Anchors(ids, ids, np.array(["string"] * n, object)), sample=50)
+    assert read[0] + read[1] == al.train.size  # the first fold's fit part, then the rest of the training anchors
+    wide = d > alignment.CV_WIDTH
+    assert sum(read) == (al.train.size if wide else al.train.size + sum(read[2:]))  # no training row read twice
+    monkeypatch.undo()
+    ref = fit_map(a, b, al.train)
+    np.testing.assert_allclose(al.procrustes.rotation, ref.rotation, atol=2e-4)
+    np.testing.assert_allclose(al.procrustes.scale, ref.scale, rtol=1e-6)
+    np.testing.assert_allclose(al.procrustes.mean_a, ref.mean_a, atol=1e-6)
+
+
 def test_held_out_judgement_on_a_rotated_copy_and_the_baseline_beside_it():
     rng = np.random.default_rng(0)
     a = rng.normal(size=(300, 16)).astype(np.float32)
