@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from andrea_viz import ui
+from andrea_viz import lexicon, ui
 from andrea_viz.safe_text import md
 from andrea_viz.family import CONTEXT
 from andrea_viz.forward_pass import block_input_formula, block_input_steps
-from andrea_viz.i18n import _, tr
+from andrea_viz.i18n import _, language, tr
 from andrea_viz.plots import positions as plots
 from andrea_viz.positions import SCHEME_COLUMNS, rope_scores, schemes
 from andrea_viz.ui.models import POSITION_KIND_LABELS
@@ -16,10 +16,10 @@ T, d = emb.context or CONTEXT, emb.d_model
 kinds = ["learned", "sinusoidal"] if emb.position_kind == "learned" else ["sinusoidal"]
 st.title(_("Where is each token? Position embeddings"))
 st.markdown(_(
-    "Without position information a transformer sees *the cat sat on a mat* and *mat a on sat cat the* as the same set "
-    "of tokens. ANDREA adds a learned position row to every token row: "
-    "$x_t = \\mathrm{token\\_embedding}[id_t] + \\mathrm{position\\_embedding}[t]$, element by element; the model never "
-    "separates the two again."))
+    "Without position information a transformer sees *{sentence}* and *{scrambled}* as the same set of tokens. ANDREA "
+    "adds a learned position row to every token row: {formula}, element by element; the model never separates the two "
+    "again.", sentence=md(lexicon.order_sentence(language())), scrambled=md(lexicon.order_scrambled(language())),
+    formula="$x_t = \\mathrm{token\\_embedding}[id_t] + \\mathrm{position\\_embedding}[t]$"))
 st.markdown(_("For the model on screen, block 1 receives:"))
 st.latex(block_input_formula(emb))
 for step in block_input_steps(emb):

@@ -9,15 +9,28 @@ from typing import Any
 
 import streamlit as st
 
-from ..i18n import language, tr
+from ..i18n import N_, language, tr
 from ..loading import load
 from ..model import Embeddings
 
 
-@st.cache_resource(show_spinner="Loading the model's tables…", max_entries=6)
-def get_model(source: str) -> Embeddings:
-    """The model for a built-in name (read-only, shared by all sessions)."""
+@st.cache_resource(show_spinner=False, max_entries=6)
+def _model(source: str) -> Embeddings:
     return load(source)
+
+
+_LOADED: set[str] = set()  # sources this process has loaded once (a spinner is shown the first time only)
+
+
+def get_model(source: str) -> Embeddings:
+    """The model for a built-in name (read-only, shared by all sessions); the first time in this process, with a
+    spinner in the reader's language (Streamlit's own ``show_spinner`` text is fixed when the module is imported)."""
+    if source in _LOADED:
+        return _model(source)
+    with st.spinner(tr(N_("Loading the model's tables…"))):
+        emb = _model(source)
+    _LOADED.add(source)
+    return emb
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -75,6 +75,9 @@ def test_neighbours_starts_on_the_languages_word_and_analogy(lang):
 def test_positions_and_projection_start_on_the_languages_word(lang):
     at = default_start("6_Positions.py", lang)
     assert text_inputs(at)[0] == lexicon.word(lang, "cat")
+    intro = at.markdown[0].value  # the order-blindness sentence, in the reader's language as the Lesson's step 8 has it
+    assert f"*{lexicon.order_sentence(lang)}*" in intro and f"*{lexicon.order_scrambled(lang)}*" in intro
+    assert "the cat sat" not in intro and "$x_t = " in intro
 
 
 @pytest.mark.parametrize("lang", OTHER)

@@ -3,10 +3,12 @@ ones wait for the first, and take over if it fails."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
 
+from andrea_viz.i18n import set_language
 from andrea_viz.ui import cache
 
 
@@ -87,3 +89,18 @@ def test_different_keys_compute_separately(fresh_store):
     assert cache.remember(("k", 3), lambda progress: 3, None) == 3
     assert cache.remember(("k", 4), lambda progress: 4, None) == 4
     assert cache.remember(("k", 3), lambda progress: 0, None) == 3
+
+
+@pytest.mark.parametrize(("lang", "said"), [("nl", "De tabellen van het model worden geladen…"),
+                                            ("en", "Loading the model's tables…")])
+def test_the_first_load_of_a_model_says_so_in_the_readers_language_and_a_later_one_says_nothing(monkeypatch, lang, said):
+    spoken = []
+    monkeypatch.setattr(cache.st, "spinner", lambda text, **_k: spoken.append(text) or contextlib.nullcontext())
+    monkeypatch.setattr(cache, "_LOADED", set())
+    set_language(lang)
+    try:
+        first, again = cache.get_model("andrea-micro-nl"), cache.get_model("andrea-micro-nl")
+    finally:
+        set_language("en")
+    assert first is again and first.vocab_size == 563
+    assert spoken == [said]
