@@ -33,8 +33,8 @@ def plane_panel() -> None:
         m[1].metric("|v|", num(p.norm_v, ".2f"))
         m[0].metric("cos θ", num(p.cos, "+.3f"))
         m[1].metric("u·v", num(p.dot, "+.3f"), help=_("u_x v_x + u_y v_y, computed from the coordinates"))
-        st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = {tex(p.norm_u, '.2f')}\times{tex(p.norm_v, '.2f')}"
-                 rf"\times({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
+        st.latex(rf"\begin{{aligned}}u\cdot v &= |u|\,|v|\cos\theta \\ &= {tex(p.norm_u, '.2f')}\times"  # two lines:
+                 rf"{tex(p.norm_v, '.2f')}\times({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}\end{{aligned}}")  # fits its column
         st.info(tr(case_of(theta)))
     ui.chart(ui.figure(plots.arrows_at, len_u, len_v, float(theta)), where=c2, key="dot:arrows")
 

@@ -99,7 +99,7 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                                   {"label": _("❚❚ Pause"), "method": "animate",
                                    "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
         sliders=[{"active": 0, "x": 0.25, "len": 0.75, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
-                  "currentvalue": {"prefix": "θ = ", "suffix": "°"},
+                  "currentvalue": {"prefix": "θ = ", "suffix": "°", "xanchor": "right"},  # clear of the buttons
                   "steps": [{"label": str(t), "method": "animate",
                              "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
                             for t in angles]}],

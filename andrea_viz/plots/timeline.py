@@ -101,7 +101,7 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
                                   {"label": _("❚❚ Pause"), "method": "animate",
                                    "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
         sliders=[{"active": start, "x": 0.22, "len": 0.78, "y": -0.03,
-                  "currentvalue": {"prefix": _("step") + " "},
+                  "currentvalue": {"prefix": _("step") + " ", "xanchor": "right"},  # clear of the buttons
                   "steps": [{"label": str(s), "method": "animate",
                              "args": [[str(s)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
                             for s in steps]}],

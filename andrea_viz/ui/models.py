@@ -194,11 +194,22 @@ def current_model() -> Embeddings:
     return get_model(source)
 
 
+# Every page: a metric's label wraps onto a second line rather than ending in "…" (Dutch and Portuguese labels run
+# longer than English ones), and the model card's two words (position kind, output table) are drawn a size smaller
+# in wider columns, so "ontkoppeld", "desvinculado" and "relativas (T5)" fit whole.
+PAGE_CSS = """<style>
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+.st-key-card-words [data-testid="stMetricValue"] { font-size: 1.6rem !important; }
+</style>"""
+
+
 def page_setup(page_file: str) -> Embeddings:
     """Every page starts here: page config from the registry, the menu, the shared picker, the loaded model."""
     info = page_of(page_file)
     i18n.set_language(st.session_state.get(state.LANGUAGE) or url.read("lang", None, allowed=LANGUAGES, say=False))
     st.set_page_config(page_title=f"{tr(info.label)} · ANDREA Embedding Explorer", page_icon=FAVICON, layout="wide")
+    st.html(PAGE_CSS)
     session_files.keep_sweeping()
     start_builds_once()
     sidebar_menu()
@@ -213,13 +224,14 @@ def page_setup(page_file: str) -> Embeddings:
 
 def model_card(emb: Embeddings) -> None:
     """The loaded model at a glance: sizes, position kind, output table, provenance."""
-    c = st.columns(5)
+    c = st.columns([1, 1, 1, 3.2])
     c[0].metric(_("Vocabulary V"), num(emb.vocab_size), help=_("rows of the token table: one per token id"))
     c[1].metric("d_model", num(emb.d_model), help=_("columns: the length of every embedding vector"))
     c[2].metric(_("Context T"), _("none") if emb.context is None else num(emb.context),
                 help=_("rows of the position table (position kind: {kind})", kind=tr(POSITION_KIND_LABELS[emb.position_kind])))
-    c[3].metric(_("Positions"), tr(POSITION_KIND_LABELS[emb.position_kind]))
-    c[4].metric(_("Output table"), tr(OUTPUT_KIND_LABELS[emb.output_kind]),
+    words = c[3].container(key="card-words").columns(2)
+    words[0].metric(_("Positions"), tr(POSITION_KIND_LABELS[emb.position_kind]))
+    words[1].metric(_("Output table"), tr(OUTPUT_KIND_LABELS[emb.output_kind]),
                 help=_("untied: a separate (V, d) output projection; tied: the token table is reused; none: the model "
                        "has no output head"))
     p = emb.params

@@ -90,15 +90,16 @@ def test_presenter_mode_fits_a_projector(browser, app_url, lang):
         page.close()
 
 
-def test_play_and_pause_cover_no_text(browser, app_url):
+@pytest.mark.parametrize("lang", ["en", "nl"])  # Dutch's buttons are the widest ("▶ Afspelen", "❚❚ Pauzeren")
+def test_play_and_pause_cover_no_text(browser, app_url, lang):
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        page.goto(f"{app_url}/Dot_products")
+        page.goto(f"{app_url}/Dot_products?lang={lang}")
         page.wait_for_selector(".updatemenu-button", timeout=120_000)
         wait_idle(page)
         page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
         page.locator(".updatemenu-container").scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / "dot-products-animation-controls.png"))
+        page.screenshot(path=str(SHOTS / f"dot-products-animation-controls-{lang}.png"))
         found = page.evaluate(BUTTONS_COVER_JS)
         assert found["buttons"] == 2 and found["hits"] == [], found
     finally:
