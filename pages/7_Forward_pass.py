@@ -3,6 +3,7 @@
 import streamlit as st
 
 from andrea_viz import lexicon, ui
+from andrea_viz.byte_tokens import shown_token
 from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
                                      forward, kernels_building, kernels_ready, time_backends)
@@ -48,7 +49,7 @@ with ui.explain_errors():
     st.markdown(_("**Tokens:** ") + ui.token_chips([emb.token(i) for i in ids], ids))
     result = forward(emb, ids, backend)
     parts = block_input_parts(emb, ids)
-    labels = [f"{t}: {emb.token(i)}" for t, i in enumerate(ids)]
+    labels = [f"{t}: {shown_token(emb.token(i), short=True)}" for t, i in enumerate(ids)]  # ␣ as the chips say it
     for k, fig in enumerate(block_input_heatmaps(parts, labels)):
         if k % 3 == 0:
             h = st.columns(3)

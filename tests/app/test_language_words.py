@@ -13,7 +13,7 @@ from andrea_viz.i18n import Msg, translate
 from andrea_viz.lesson import STEPS, pair_changes, start_of, trained_of
 from andrea_viz.ui.state import LANGUAGE, MODEL
 
-from .conftest import ROOT, no_exception, plain
+from .conftest import ROOT, figures, no_exception, plain
 
 OTHER = ["nl", "pt-BR", "zh-TW"]
 
@@ -94,6 +94,9 @@ def test_forward_pass_starts_on_the_languages_sentence(lang):
     chips = " ".join(m.value for m in at.markdown if "#" in m.value)
     ids = emb.tokenizer.encode(lexicon.order_sentence(lang))
     assert ids and all(f"#{i}" in chips for i in ids)
+    rows = [list(f["data"][0]["y"]) for f in figures(at) if f["data"] and f["data"][0]["type"] == "heatmap"]
+    spaces = [t for t, i in enumerate(ids) if emb.token(i) == "<0x20>"]  # the space byte, as the chips say it: ␣
+    assert rows and all(r == [f"{t}: {'␣' if t in spaces else emb.token(i)}" for t, i in enumerate(ids)] for r in rows)
 
 
 def test_an_untrained_table_offers_the_languages_grown_model():
