@@ -27,7 +27,10 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
     (ids, tokens, scores) puts a tick beside each of those rows, right of the last column."""
     rows, cols = avg.shape
     lim = _symmetric_range(avg)
-    cell = _("each cell is the mean of {r:,} rows × {c} columns", r=rb, c=cb) if rb > 1 or cb > 1 else _("one cell per entry")
+    cell = (_("one cell per entry") if rb == 1 and cb == 1 else  # no "1 columns" in any language
+            _("each cell is the mean of {r:,} rows of one column", r=rb) if cb == 1 else
+            _("each cell is the mean of {c} columns of one row", c=cb) if rb == 1 else
+            _("each cell is the mean of {r:,} rows × {c} columns", r=rb, c=cb))
     fig = go.Figure(go.Heatmap(
         z=avg, x=np.arange(cols) * cb, y=np.arange(rows) * rb, colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0,
         colorbar={"title": {"text": _("mean value")}},

