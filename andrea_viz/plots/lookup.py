@@ -135,11 +135,14 @@ def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
     fig = go.Figure(go.Histogram(x=norms, nbinsx=100, marker={"color": GREY, "line": {"width": 0}}, name=_("rows"),
                                  hovertemplate=_("length %{x}<br>%{y:,} rows") + "<extra></extra>"))
     if expected is not None:
-        fig.add_vline(x=expected, line={"color": ORANGE, "width": 3},
-                      annotation_text=_("at init: {value:.2f}", value=expected), annotation_position="top right")
-    layout(fig, _("Length of every row: {a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
-                  b=float(np.percentile(norms, 99))), x=_("row length ‖v‖"), y=_("rows"), height=400)
-    fig.update_layout(bargap=0, showlegend=False)
+        fig.add_vline(x=expected, line={"color": ORANGE, "width": 3}, annotation_position="top right",
+                      annotation={"text": _("at init: {value:.2f}", value=expected), "yanchor": "bottom"})  # above
+    layout(fig, _("Length of every row"), x=_("row length ‖v‖"), y=_("rows"), height=400)  # the bars, not on them
+    # the range on its own line, as the values' histogram beside it has its spread (a half-width column cuts one long
+    # title)
+    fig.update_layout(bargap=0, showlegend=False, margin={"t": 95}, title={"subtitle": {"text": _(
+        "{a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
+        b=float(np.percentile(norms, 99))), "font": {"size": 13}}})
     said = _("The length of each of the {n:,} rows as a histogram: median {m:.3f}, from {lo:.3f} to {hi:.3f}.", n=norms.size,
              m=float(np.median(norms)), lo=float(norms.min()), hi=float(norms.max()))
     if expected is not None:

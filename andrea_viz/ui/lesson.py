@@ -195,10 +195,10 @@ def dot_product() -> None:
         cat = resolve(emb, lesson_word(emb, "cat"))
         for other in ("dog", "tuesday"):
             q = resolve(emb, lesson_word(emb, other))
-            rows.append({_("model on screen"): name, _("pair"): f"{cat.text} / {q.text}",  # names: narrow enough to
-                         "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),  # show every column
-                         "u·v": round(dot(cat.vector, q.vector), 3),
-                         _("cosine"): round(cosine(cat.vector, q.vector), 3)})
+            rows.append({_("pair"): f"{cat.text} / {q.text}",  # the numbers first and the model's name last, so
+                         "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),  # a narrow column cuts
+                         "u·v": round(dot(cat.vector, q.vector), 3),  # the name (the caption above says it), never
+                         _("cosine"): round(cosine(cat.vector, q.vector), 3), _("model on screen"): name})  # a number
     table(c2, localized(rows), width="stretch")  # beside the arrows: one screen in presenter mode
     note = c1 if presenting() else c2  # in presenter mode under the arrows: the step stays on one screen
     note.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
