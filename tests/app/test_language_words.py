@@ -170,9 +170,10 @@ def test_the_lessons_trained_steps_use_the_languages_run_and_words(lang):
     at = step_at(at, "dot")
     rows = at.dataframe[0].value
     u, v = resolve(run, cat).vector, resolve(run, dog).vector
-    mine = rows[rows.iloc[:, 1] == f"{cat} / {dog}"].iloc[0]
-    assert list(mine.iloc[2:6]) == pytest.approx([norm(u), norm(v), dot(u, v), cosine(u, v)], abs=6e-4)
-    assert "cat / dog" in list(rows.iloc[:, 1])  # MiniLM beside it is English
+    mine = rows[rows.iloc[:, 0] == f"{cat} / {dog}"].iloc[0]  # the pair, its numbers, then the model's name
+    assert list(mine.iloc[1:5]) == pytest.approx([norm(u), norm(v), dot(u, v), cosine(u, v)], abs=6e-4)
+    assert mine.iloc[5] == trained_of(lang)
+    assert "cat / dog" in list(rows.iloc[:, 0])  # MiniLM beside it is English
     # step 6 and 12: the sentence is the language's own; step 7: the quiz pairs; step 11: the cat word's neighbours
     at = step_at(at, "attention")
     assert text_inputs(at)[0] == lexicon.order_sentence(lang)
