@@ -77,7 +77,7 @@ SLOT = re.compile(r"\{(\w+)\}")
 
 # The corpus in every language of the app (codes as in ?lang=): English here, the others in grow.corpora,
 # each with the English classes' words in the same order.
-CLASSES_IN: dict[str, dict[str, list[str]]] = {DEFAULT_LANGUAGE: WORD_CLASSES, **corpora.CLASSES}
+CLASSES_IN: dict[str, dict[str, list[str]]] = {lang: lexicon.classes_of(lang) for lang in lexicon.LANGUAGES}
 TEMPLATES_IN: dict[str, dict[str, list[str]]] = {DEFAULT_LANGUAGE: TEMPLATES, **corpora.TEMPLATES}
 CORPUS_LANGUAGES = tuple(CLASSES_IN)
 

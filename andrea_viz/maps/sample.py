@@ -12,6 +12,7 @@ from ..errors import QueryError
 from ..geometry import neighbours, resolve_ids
 from ..i18n import N_, Msg, tr
 from ..model import Embeddings
+from ..model_words import model_language
 
 WORD_GROUPS: dict[str, list[str]] = {
     "animals": ["cat", "dog", "horse", "cow", "pig", "sheep", "lion", "tiger", "bear", "wolf", "fox", "rabbit",
@@ -56,15 +57,11 @@ def word_groups(language: str) -> dict[str, list[str]]:
 
 
 def group_ids(emb: Embeddings) -> dict[str, list[int]]:
-    """The words of each group that are one token in this model (multi-piece words are left out), in the lesson's
-    language that has the most such words in it (English first on a tie): a model grown on Dutch gets Dutch groups."""
-    found = [_single_token_words(emb, word_groups(language)) for language in lexicon.LANGUAGES]
-    return max(found, key=lambda groups: sum(map(len, groups.values())))  # max keeps the first of equals
-
-
-def _single_token_words(emb: Embeddings, groups: dict[str, list[str]]) -> dict[str, list[int]]:
+    """The words of each group that are one token in this model (multi-piece words are left out), in the language
+    of the model's words (``model_words.model_language``; English when it has none): a model grown on Dutch gets
+    Dutch groups."""
     out: dict[str, list[int]] = {}
-    for name, words in groups.items():
+    for name, words in word_groups(model_language(emb) or lexicon.ENGLISH).items():
         ids = []
         for w in words:
             try:
