@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from andrea_viz import testing_harness
 from andrea_viz.testing_harness import CHROMIUM_FLAGS, chromium_exe  # the one list of flags, shared with the benchmarks
@@ -48,12 +49,29 @@ def page(browser):
 def wait_idle(page, timeout: float = 90_000) -> None:
     """Wait until the script has run to the end (Streamlit's own state attribute, not a sleep)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout)
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     try:  # the script's own state is the signal; network quiet is only awaited where a page has one (the Lesson's
         page.wait_for_load_state("networkidle", timeout=10_000)  # keys frame keeps Chromium from ever reporting it)
     except PlaywrightTimeout:
         pass
+
+
+MOVED = "([el, v]) => el.value !== v"
+
+
+def press_right(page, slider, tries: int = 3) -> None:
+    """→ on ``slider`` until its value moves. A press that lands while the page is still drawing the step can be
+    lost (about 1 run in 10 on 2 cores: the slider keeps its value and the page never counts it placed), so a press
+    whose slider has not moved after 5 s is made again; each wait is on the slider's own value."""
+    before = slider.input_value()
+    for attempt in range(tries):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        try:
+            page.wait_for_function(MOVED, arg=[slider.element_handle(), before], timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
 
 
 def record_requests(page) -> list[str]:

@@ -10,7 +10,7 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import (MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, record_requests,
+from .conftest import (MODEL_PICKER, SHOTS, axe_violations, exceptions, open_page, press_right, record_requests,
                        requests_elsewhere, screenshot, sidebar_model, streamlit_english, wait_idle)
 
 PAGES = [(p.url_path, p.url_path.lower() or "home") for p in available_pages()]
@@ -79,8 +79,7 @@ def test_quiz_reveal_in_the_browser(page, app_url):
     quiz.nth(4).wait_for(timeout=60_000)  # drawn below the page's charts
     assert quiz.count() == 5
     for k in range(quiz.count()):  # every pair is placed before the reveal is offered
-        quiz.nth(k).focus()
-        page.keyboard.press("ArrowRight")
+        press_right(page, quiz.nth(k))
         left = quiz.count() - k - 1  # the caption counts the pairs still at the start: wait for it to count this one
         if left:
             page.locator("[data-testid='stCaptionContainer']", has_text=f"{left} of {quiz.count()} still at the start"

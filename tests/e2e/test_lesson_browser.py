@@ -4,10 +4,9 @@ in every language are written under artifacts/lesson/)."""
 
 import re
 
-
 from andrea_viz.lesson import STEPS
 
-from .conftest import ROOT, exceptions
+from .conftest import ROOT, exceptions, press_right
 
 SHOTS = ROOT / "artifacts" / "lesson"
 PREDICT = [s.key for s in STEPS].index("predict") + 1
@@ -41,8 +40,7 @@ def place_every_pair(page) -> None:
     page.locator(".st-key-lesson-quiz-4").get_by_role("slider").wait_for(timeout=30_000)
     sliders = page.locator("[class*='st-key-lesson-quiz-']").get_by_role("slider").all()
     for n, s in enumerate(sliders, 1):
-        s.focus()
-        page.keyboard.press("ArrowRight")
+        press_right(page, s)
         left = len(sliders) - n
         if left:
             page.locator("[data-testid='stCaptionContainer']", has_text=f"{left} of {len(sliders)}").wait_for(timeout=30_000)

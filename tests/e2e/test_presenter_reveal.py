@@ -7,7 +7,7 @@ import pytest
 from andrea_viz import lexicon
 from andrea_viz.i18n import LANGUAGES, translate
 
-from .conftest import SHOTS, exceptions, wait_idle
+from .conftest import SHOTS, exceptions, press_right, wait_idle
 from .test_presenter import LEAST_PX, OVERFLOW_JS, PLOTS_DRAWN_JS, SMALL_TEXT_JS
 
 SLIDERS = "[data-testid='stSlider'] input[type='range']"
@@ -30,8 +30,7 @@ def test_the_revealed_cosines_and_the_checked_exercise_fit_a_projector(browser, 
         sliders = page.locator(SLIDERS)
         assert sliders.count() == len(lexicon.lesson_pairs(lang))
         for i in range(sliders.count()):  # each pair placed: one step right, by keyboard
-            sliders.nth(i).focus()
-            page.keyboard.press("ArrowRight")
+            press_right(page, sliders.nth(i))
             wait_idle(page)
         page.locator(".st-key-lesson-reveal button:not([disabled])").click(timeout=60_000)
         page.wait_for_selector(REVEAL_CHART, timeout=60_000)
