@@ -80,3 +80,6 @@ st.dataframe(ui.localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, st
 st.caption(_("ANDREA uses learned positions (from microGPT ← nanoGPT ← GPT-2): no special math in attention, its CUDA "
              "engine (microgpt_cuda.cu) treats both lookups the same way with no sin/cos kernel, and the context is "
              "fixed at T = {T:,}.", T=CONTEXT))
+if emb.position_kind == "learned" and emb.context and emb.context != CONTEXT:  # ANDREA-120M's T is not this model's
+    st.caption(_("{model}, on screen, has a learned table of {T:,} rows, so its context is fixed at T = {T:,}.",
+                 model=md(emb.name), T=emb.context))

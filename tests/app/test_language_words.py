@@ -9,7 +9,8 @@ from streamlit.testing.v1 import AppTest
 from andrea_viz import lexicon
 from andrea_viz.builtin import load_builtin
 from andrea_viz.geometry import cosine, dot, norm, resolve
-from andrea_viz.i18n import Msg, translate
+from andrea_viz.i18n import Msg, render, translate
+from andrea_viz.safe_text import md
 from andrea_viz.lesson import STEPS, pair_changes, start_of, trained_of
 from andrea_viz.ui.state import LANGUAGE, MODEL
 
@@ -78,6 +79,24 @@ def test_positions_and_projection_start_on_the_languages_word(lang):
     intro = at.markdown[0].value  # the order-blindness sentence, in the reader's language as the Lesson's step 8 has it
     assert f"*{lexicon.order_sentence(lang)}*" in intro and f"*{lexicon.order_scrambled(lang)}*" in intro
     assert "the cat sat" not in intro and "$x_t = " in intro
+
+
+CONTEXT_LINE = "{model}, on screen, has a learned table of {T:,} rows, so its context is fixed at T = {T:,}."
+
+
+@pytest.mark.parametrize("lang,model,rows", [("nl", None, 32), ("zh-TW", None, 32), ("en", "minilm-l6", 512),
+                                             ("pt-BR", "andrea-120m-init", None)])
+def test_positions_says_the_context_of_the_model_on_screen_beside_andreas(lang, model, rows):
+    """The page's last caption gives ANDREA-120M's T = 1,024; a model on screen with a learned table of another length
+    gets its own line (andrea-micro-nl's 32 rows, MiniLM's 512), and ANDREA-120M's own table none."""
+    at = default_start("6_Positions.py", lang, model)
+    name = md(model or f"andrea-micro-{lang}")
+    captions = [c.value for c in at.caption]
+    assert any(render("T = {T:,}", {"T": 1024}, lang) in c for c in captions)  # ANDREA's, in every case
+    if rows is None:
+        assert not any(c.startswith(name) for c in captions), captions
+    else:
+        assert render(CONTEXT_LINE, {"model": name, "T": rows}, lang) in captions
 
 
 @pytest.mark.parametrize("lang", OTHER)
