@@ -18,6 +18,12 @@ atexit.register(shutil.rmtree, _MAP_CACHE, True)
 # background), so that no page test meets a build under way; tests/e2e/test_kernel_build_browser.py checks the
 # background build on a server of its own.
 os.environ["ANDREA_VIZ_KERNEL_BUILD"] = "inline"
+# Under pytest-xdist (the README's `-n 2`) each worker, and each app server or child process it starts, computes on
+# one thread: two workers already fill two cores, and OpenMP's threads spin while they wait for a core another
+# process holds (a 600-step training took 85.7 s with two threads beside two busy processes, 35.4 s with one).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import andrea_viz  # noqa: E402 (after the cache folder is chosen)
 
