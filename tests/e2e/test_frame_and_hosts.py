@@ -2,7 +2,7 @@
 site gets a blocked frame; a page of another site that opened the app and posts render messages to the canvas map's
 frame changes nothing there; a render message with absurd arrays, even from the app's own page, is refused before
 anything is allocated; and neither map renderer, while it loads, asks any host but the app's own for anything (every
-page as it opens: test_browser.py::test_page_loads_without_exception)."""
+page on a walk through the app: test_browser.py::test_every_page_in_each_language)."""
 
 from __future__ import annotations
 
@@ -180,8 +180,8 @@ def test_the_map_frame_refuses_absurd_render_messages_from_its_own_page(page, ap
     assert exceptions(page) == []
 
 
-# every page as it opens is checked in test_browser.py::test_page_loads_without_exception; here the two map renderers
-# that a page's default does not draw
+# every page on a walk through the app is checked in test_browser.py::test_every_page_in_each_language; here the two
+# map renderers that a page's default does not draw
 RENDERER_URLS = ["Projection?renderer=deck", "Projection?renderer=canvas"]
 
 
