@@ -144,6 +144,12 @@ def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
     for annotation in lay.get("annotations", []):
         annotation.setdefault("font", {})
     _bump_fonts(lay, size)
+    legend = lay["legend"]
+    if legend.get("orientation") == "h" and (legend.get("y") or 0) < 0 and any(
+            isinstance(v, dict) and v.get("scaleanchor") for k, v in lay.items() if k.startswith("yaxis")):
+        # a chart whose axes keep one scale (Dot products' arrows) is drawn short on a projector, where a legend hung
+        # under it by a fraction of its height lands on the x axis's 18 px tick labels: it is listed beside it instead
+        legend.update(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top")
     for trace in d.get("data", []):
         _bump_fonts(trace, size)
     big = go.Figure(d, skip_invalid=False)

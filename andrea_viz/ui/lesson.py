@@ -184,7 +184,7 @@ def dot_product() -> None:
     theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
     p = plane_pair(1.0, 1.0, theta)
     c1, c2 = st.columns([1, 1])
-    draw(c1, figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 270))
+    draw(c1, figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 300))
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))

@@ -6,7 +6,7 @@ import pytest
 from andrea_viz import i18n
 from andrea_viz.byte_tokens import shown_token
 from andrea_viz.family import FAMILY, count_shape
-from andrea_viz.plots.similarity import quiz_reveal, turning_animation
+from andrea_viz.plots.similarity import arrows_at, quiz_reveal, turning_animation
 from andrea_viz.plots.sizing import params_treemap, parts_key
 from andrea_viz.plots.style import PRESENT_FONT, for_projector
 from andrea_viz.lesson.quiz import Pair
@@ -86,3 +86,16 @@ def test_the_animation_controls_hang_below_the_axes():
     assert slider.x >= 0.25  # right of the Play/Pause buttons, clear of them
     plot_height = lay.height - lay.margin.t - lay.margin.b
     assert lay.margin.b >= -menu.y * plot_height + 80  # room for the controls under the plot
+
+
+def test_a_square_charts_legend_is_listed_beside_it_on_a_projector():
+    """Dot products' arrows keep one scale on both axes, so on a projector they are drawn short and a legend hung
+    under them by a fraction of their height lands on the x axis's tick labels: it moves beside the chart. A chart
+    of free axes (the quiz's bars) keeps its legend under it, and the figure itself (cached) is left as it was."""
+    arrows = arrows_at(1.0, 1.0, 60.0)
+    big = for_projector(arrows).layout.legend
+    assert (big.orientation, big.x, big.xanchor, big.y, big.yanchor) == ("v", 1.02, "left", 1, "top")
+    assert (arrows.layout.legend.orientation, arrows.layout.legend.y) == ("h", -0.22)
+    pairs = [Pair(a="cat", b="dog", pieces_a=("cat",), pieces_b=("dog",), cosine=0.7, dot=1.2)]
+    bars = for_projector(quiz_reveal(pairs, [0.5])).layout.legend
+    assert (bars.orientation, bars.y) == ("h", -0.2)
