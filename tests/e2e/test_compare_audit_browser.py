@@ -32,13 +32,13 @@ def choose_the_pair(page, url: str, lang: str):
     for n, side in enumerate("AB"):  # A, then B: read from the checkpoint folder; each side's file picker appears
         radio = main.locator("[data-testid='stRadio']").nth(n).get_by_role("radio", name=Msg("checkpoint folder").render(lang))
         files = main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side=side).render(lang))
-        for attempt in range(3):  # a whole-suite run once lost the first click (the picker never came in 180 s)
-            radio.check(force=True)
+        for attempt in range(6):  # whole-suite runs now and then lose the click (the picker never comes): checked
+            radio.check(force=True)  # again after 20 s (a radio already checked stays as it is)
             try:
-                files.wait_for(timeout=60_000)
+                files.wait_for(timeout=20_000)
                 break
             except PlaywrightTimeout:
-                if attempt == 2:
+                if attempt == 5:
                     raise
         wait_idle(page, 180_000)
     files.click()  # B's
