@@ -74,6 +74,21 @@ def press_right(page, slider, tries: int = 3) -> None:
                 raise
 
 
+def act_until(act, done, tries: int = 3, timeout: float = 20_000) -> None:
+    """``act()`` (a click, a choice) and wait for ``done``, a locator of the very element the act must bring. Whole-suite
+    runs now and then lose an input made right after a script run (Compare's radio clicks; the slider presses above),
+    so an act whose element has not come within ``timeout`` ms is made again (an act that had landed changes nothing
+    the second time: a radio already chosen stays chosen); after ``tries`` the timeout is raised."""
+    for attempt in range(tries):
+        act()
+        try:
+            done.wait_for(timeout=timeout)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+
+
 def record_requests(page) -> list[str]:
     """The URLs ``page`` asks for from now on (a list that grows as it loads)."""
     asked: list[str] = []

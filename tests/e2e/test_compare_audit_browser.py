@@ -3,6 +3,8 @@ added rows, made by transformers' own code (tests/audit_pairs.py) in the checkpo
 Compare; the audit section lists each added row with its init method, in each of the app's four languages
 (screenshots of the section under artifacts/screenshots/compare_audit_<lang>.png)."""
 
+import functools
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
@@ -12,7 +14,7 @@ from andrea_viz.i18n import Msg
 from andrea_viz.ui.audit_view import INIT_LABELS
 from tests.audit_pairs import Corpus
 
-from .conftest import SHOTS, exceptions, open_page, serve, streamlit_english, wait_idle
+from .conftest import SHOTS, act_until, exceptions, open_page, serve, streamlit_english, wait_idle
 
 PAIR = "mvn_gpt2_4"
 
@@ -32,14 +34,7 @@ def choose_the_pair(page, url: str, lang: str):
     for n, side in enumerate("AB"):  # A, then B: read from the checkpoint folder; each side's file picker appears
         radio = main.locator("[data-testid='stRadio']").nth(n).get_by_role("radio", name=Msg("checkpoint folder").render(lang))
         files = main.locator("[data-testid='stSelectbox']", has_text=Msg("File for {side}", side=side).render(lang))
-        for attempt in range(6):  # whole-suite runs now and then lose the click (the picker never comes): checked
-            radio.check(force=True)  # again after 20 s (a radio already checked stays as it is)
-            try:
-                files.wait_for(timeout=20_000)
-                break
-            except PlaywrightTimeout:
-                if attempt == 5:
-                    raise
+        act_until(functools.partial(radio.check, force=True), files, tries=6)  # a lost click: checked again after 20 s
         wait_idle(page, 180_000)
     files.click()  # B's
     page.get_by_role("option", name=f"{PAIR}/", exact=True).click()
