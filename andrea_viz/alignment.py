@@ -22,8 +22,8 @@
 
 Large tables: the Procrustes fit is one d_A × d_B product over the training anchors; an anchor map keeps at most
 ``MEMORY`` of them (a seeded sample); tables wider than ``CV_WIDTH`` are cross-validated on one inner split instead of
-``FOLDS`` (each fold costs a d_A × d_B SVD), on at most ``CV_CHECK`` anchors; neighbour sets and the baseline are
-computed on a stated, seeded sample of held-out anchors (``JUDGE_SAMPLE``), in blocks.
+``FOLDS`` (each fold costs a d_A × d_B polar factor, ``polar``), on at most ``CV_CHECK`` anchors; neighbour sets and the
+baseline are computed on a stated, seeded sample of held-out anchors (``JUDGE_SAMPLE``), in blocks.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class Map:
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         x = np.asarray(rows, np.float32) - self.mean_a.astype(np.float32)
-        return np.float32(self.scale) * (x @ self.rotation.astype(np.float32)) + self.mean_b.astype(np.float32)
+        return np.float32(self.scale) * (x @ np.asarray(self.rotation, np.float32)) + self.mean_b.astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,10 @@ class Moments:
         return Moments(self.n + other.n, self.sx + other.sx, self.sy + other.sy, self.xy + other.xy,
                        self.sq + other.sq)
 
+    def centred(self) -> np.ndarray:
+        """xcᵀyc, both sides centred: xᵀy − n·μ_x·μ_yᵀ (no centred copy of either side is made)."""
+        return self.xy - self.n * np.outer(self.sx / max(self.n, 1), self.sy / max(self.n, 1))
+
 
 def moments(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Moments:
     """The moments of rows ``x`` (n, d_A) and ``y`` (n, d_B) (only ``rows`` of both, when given), summed over blocks
@@ -182,24 +186,36 @@ def moments(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Mom
     idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows, np.int64)
     sx, sy = np.zeros(x.shape[1]), np.zeros(y.shape[1])
     xy, sq = np.zeros((x.shape[1], y.shape[1])), 0.0
-    for i in range(0, idx.size, BLOCK * 4):
-        xb = np.asarray(x[idx[i:i + BLOCK * 4]], np.float32)
-        yb = np.asarray(y[idx[i:i + BLOCK * 4]], np.float32)
-        xy += xb.T @ yb
+    step = BLOCK * 4
+    # one buffer each for the gathered rows and the block's product, reused: a fresh 128 MiB array per block is
+    # memory the kernel must fault in again (a third of the products' time at 50,000 × 4,096)
+    bufs = [np.empty((min(step, idx.size), t.shape[1]), np.float32) for t in (x, y)]
+    prod = np.empty((x.shape[1], y.shape[1]), np.float32)
+    for i in range(0, idx.size, step):
+        part = idx[i:i + step]
+        xb, yb = (_gather(t, part, buf[:part.size]) for t, buf in zip((x, y), bufs, strict=True))
+        xy += np.matmul(xb.T, yb, out=prod)
         sx += xb.sum(axis=0, dtype=np.float64)
         sy += yb.sum(axis=0, dtype=np.float64)
         sq += float(np.einsum("ij,ij->", xb, xb, dtype=np.float64))
     return Moments(int(idx.size), sx, sy, xy, sq)
 
 
+def _gather(table: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``table[rows]`` as float32, into ``out`` when the table is float32 already."""
+    if isinstance(table, np.ndarray) and table.dtype == np.float32:
+        return np.take(table, rows, axis=0, out=out)
+    return np.asarray(table[rows], np.float32)
+
+
 def fit_moments(m: Moments) -> Map:
     """The orthogonal Procrustes map with scale of anchors with moments ``m``: both sides centred, R = U·Vᵀ from the
-    thin SVD of the centred xᵀy, scale = (sum of its singular values) / ||x − mean||². No centred copy of either side
-    is made: xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
+    thin SVD of the centred xᵀy (its polar factor, ``polar``), scale = (sum of its singular values) / ||x − mean||².
+    No centred copy of either side is made: xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
     mx, my = m.sx / max(m.n, 1), m.sy / max(m.n, 1)
-    u, s, vt = _thin_svd(m.xy - m.n * np.outer(mx, my))
+    rotation, singular_sum = polar(m.centred())
     total = m.sq - m.n * float(mx @ mx)
-    return Map(rotation=u @ vt, scale=float(s.sum()) / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
+    return Map(rotation=rotation, scale=singular_sum / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
 
 
 def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map:
@@ -208,19 +224,61 @@ def fit_map(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Map
     return fit_moments(moments(x, y, rows))
 
 
-WIDE_SVD = 1_024  # above this many columns on both sides the SVD runs in float32 through torch
+WIDE_SVD = 1_024  # above this many columns on both sides the polar factor is found in float32
+EIGH_COND = 100.0  # the eigh road is taken up to this ratio of largest to smallest singular value: its rotation
+# then stays within 10⁻⁵ of float64's SVD (an error that grows as the ratio's square); above it, torch's SVD
+ORTHONORMAL = 1e-5  # the largest entry of RᵀR − I a float32 rotation may keep
+REFINE_STEPS = 4  # Newton–Schulz steps at most
 
 
-def _thin_svd(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The thin SVD of ``m``: numpy's in float64 for small matrices; for a wide one (both sides above WIDE_SVD) torch's
-    in float32, measured side by side on 2 cores for 4,096 × 4,096: 12.8 s against numpy's 24.8 s in float64 (and
-    23.3 s in float32), the rotation orthonormal to float32's precision."""
+def polar(m: np.ndarray) -> tuple[np.ndarray, float]:
+    """(R, sum of singular values) of ``m`` (d_A × d_B): R = U·Vᵀ from its thin SVD U·S·Vᵀ, the orthonormal factor
+    of its polar decomposition, the rotation Procrustes asks for. Small matrices: numpy's SVD in float64. A wide one
+    (both sides above WIDE_SVD): from the eigendecomposition of its Gram matrix in float32, R = m·V·S⁻¹·Vᵀ refined by
+    Newton–Schulz steps until orthonormal (``polar_by_eigh``), when its singular values are within EIGH_COND of
+    each other; else torch's SVD in float32. Measured side by side on 2 cores for 4,096 × 4,096 (``bench-audit``)."""
     if min(m.shape) <= WIDE_SVD:
-        return np.linalg.svd(m, full_matrices=False)
-    import torch
+        u, s, vt = np.linalg.svd(m, full_matrices=False)
+        return u @ vt, float(s.sum())
+    found = polar_by_eigh(m)
+    return found if found is not None else polar_by_svd(m)
+
+
+def polar_by_svd(m: np.ndarray) -> tuple[np.ndarray, float]:
+    """``polar(m)`` from torch's thin SVD in float32 (the road of a wide ``m`` whose singular values spread)."""
+    import torch  # only here: the app's other pages need no torch to start
 
     u, s, vt = torch.linalg.svd(torch.from_numpy(np.ascontiguousarray(m, np.float32)), full_matrices=False)
-    return u.double().numpy(), s.double().numpy(), vt.double().numpy()
+    return (u @ vt).numpy(), float(s.double().sum())
+
+
+def polar_by_eigh(m: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``polar(m)`` through mᵀm = V·S²·Vᵀ (of the narrower side; a wide m is done as its transpose): R = m·V·S⁻¹·Vᵀ,
+    then R ← R·(I − (RᵀR − I)/2) (Newton–Schulz) until no entry of RᵀR − I exceeds ORTHONORMAL. An error in S
+    alone leaves R's singular vectors right and is removed by those steps (their fixed point is m's own polar
+    factor), so float32 suffices while S is well resolved; None when it is not (singular values further apart than
+    EIGH_COND) or the steps do not reach ORTHONORMAL."""
+    import scipy.linalg  # only here: a wide map is rare and scipy.linalg takes a moment to import
+
+    if m.shape[0] < m.shape[1]:
+        found = polar_by_eigh(m.T)
+        return None if found is None else (np.ascontiguousarray(found[0].T), found[1])
+    m32 = np.ascontiguousarray(m, np.float32)
+    if not np.isfinite(m32).all():
+        return None
+    lam, v = scipy.linalg.eigh(m32.T @ m32, driver="evd", overwrite_a=True, check_finite=False)
+    s = np.sqrt(np.maximum(lam, 0.0))
+    if not np.isfinite(s).all() or s[-1] == 0 or s[0] * EIGH_COND < s[-1]:
+        return None
+    r = ((m32 @ v) / s.astype(np.float32)) @ v.T
+    for step in range(REFINE_STEPS + 1):
+        e = r.T @ r
+        e[np.diag_indices_from(e)] -= 1.0
+        if np.abs(e).max() <= ORTHONORMAL:
+            return r, float(s.sum(dtype=np.float64))
+        if step < REFINE_STEPS:
+            r -= 0.5 * (r @ e)
+    return None
 
 
 def split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -241,7 +299,7 @@ def _memory_cosines(rows: np.ndarray, memory: np.ndarray) -> np.ndarray:
     """(n, m) cosines of ``rows`` (A space) to ``memory`` (unit rows), float32, in blocks."""
     out = np.empty((rows.shape[0], memory.shape[0]), np.float32)
     for s in range(0, rows.shape[0], BLOCK):
-        out[s:s + BLOCK] = unit_rows(np.asarray(rows[s:s + BLOCK], np.float32)).astype(np.float32) @ memory.T
+        out[s:s + BLOCK] = unit_rows(np.asarray(rows[s:s + BLOCK], np.float32)) @ memory.T
     return np.nan_to_num(out, nan=0.0)
 
 
@@ -279,14 +337,14 @@ class AnchorMap:
         ``ranked(cos, k')`` for some k' ≥ k, when already known (nearest only)."""
         if self.kind == "kernel":
             z = np.exp((cos.astype(np.float64) - 1.0) / self.tau) @ self.coef + self.offset
-        else:  # the k best anchors' targets gathered one rank at a time: n·k·d_B, not a dense (n, m) product
-            top, best = ranked or self.ranked(cos, self.k)
+        else:  # the softmax weights of the k best anchors written into an (n, m) matrix, the rest 0: one product
+            top, best = ranked or self.ranked(cos, self.k)  # (gathering one rank at a time was 9 s of 50,000 × 4,096)
             top, best = top[:, :self.k], best[:, :self.k].astype(np.float64)
             e = np.exp((best - best[:, :1]) / self.tau)
             e /= e.sum(1, keepdims=True)
-            z = np.zeros((cos.shape[0], self.coef.shape[1]))
-            for j in range(top.shape[1]):
-                z += e[:, j:j + 1] * self.coef[top[:, j]]
+            w = np.zeros((cos.shape[0], self.coef.shape[0]), np.float32)
+            np.put_along_axis(w, top, e.astype(np.float32), axis=1)  # a row's k positions are distinct
+            z = (w @ self.coef.astype(np.float32)).astype(np.float64)
         return (unit_rows(z[:, :-1]) * np.maximum(z[:, -1:], 0.0)).astype(np.float32)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
@@ -320,7 +378,7 @@ def _memory(x: np.ndarray, y: np.ndarray, rows: np.ndarray, seed: int
     rows = np.asarray(rows, np.int64)
     if rows.size > MEMORY:
         rows = np.sort(np.random.default_rng(seed).choice(rows, MEMORY, replace=False))
-    memory = unit_rows(np.asarray(x[rows], np.float32)).astype(np.float32)
+    memory = unit_rows(np.asarray(x[rows], np.float32))
     cos_mm = np.nan_to_num(memory @ memory.T)
     others = cos_mm.copy()
     np.fill_diagonal(others, -np.inf)
@@ -420,11 +478,11 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
 def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray, k: int = BASELINE_K) -> np.ndarray:
     """tokensurgeon's kind of transplant: each row of ``a_rows`` (A space) guessed in B space as the mean of the B rows
     of its ``k`` nearest known anchors in A, weighted by their cosines (those above 0)."""
-    ua = unit_rows(np.asarray(a_known, np.float32)).astype(np.float32)
+    ua = unit_rows(np.asarray(a_known, np.float32))
     out = np.empty((a_rows.shape[0], b_known.shape[1]), np.float32)
     k = min(k, ua.shape[0])
     for s in range(0, a_rows.shape[0], BLOCK):
-        q = unit_rows(np.asarray(a_rows[s:s + BLOCK], np.float32)).astype(np.float32)
+        q = unit_rows(np.asarray(a_rows[s:s + BLOCK], np.float32))
         sim = q @ ua.T
         top, best = select_k(sim, k, checked=True)  # the kit's selection: its tie rule (smaller id) too
         w = np.maximum(best, 0) + 1e-12
@@ -536,7 +594,7 @@ def place(table_a: np.ndarray, table_b: np.ndarray, m: AnyMap, ids: np.ndarray) 
     q = unit_rows(rows).astype(np.float32)
     best, where = np.full(ids.size, -np.inf, np.float32), np.zeros(ids.size, np.int64)
     for s in range(0, table_b.shape[0], BLOCK):
-        sim = q @ unit_rows(np.asarray(table_b[s:s + BLOCK], np.float32)).astype(np.float32).T
+        sim = q @ unit_rows(np.asarray(table_b[s:s + BLOCK], np.float32)).T
         sim = np.nan_to_num(sim, nan=-np.inf)
         j = np.argmax(sim, axis=1)
         v = sim[np.arange(ids.size), j]

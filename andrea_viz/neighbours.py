@@ -33,12 +33,20 @@ METRICS = ("cosine", "euclidean")
 
 
 # --- the normaliser ------------------------------------------------------------------------------------------
+NORM_BLOCK = 4_096  # rows whose lengths are taken at once
+
+
 def unit_rows(a: np.ndarray) -> np.ndarray:
     """Rows (the last axis) scaled to length 1, in float32 or wider (float64 stays float64): all-zero rows
     stay zero and rows holding NaN or Inf stay non-finite. The one row normaliser of the library."""
     a = np.asarray(a)
     a = a.astype(np.result_type(a.dtype, np.float32), copy=False)
-    n = np.linalg.norm(a, axis=-1, keepdims=True)
+    if a.ndim == 2 and a.shape[0] > NORM_BLOCK:  # numpy's norm squares a whole copy first: a block at a time, the
+        n = np.empty((a.shape[0], 1), a.dtype)  # same sums without a second table in memory
+        for s in range(0, a.shape[0], NORM_BLOCK):
+            n[s:s + NORM_BLOCK] = np.linalg.norm(a[s:s + NORM_BLOCK], axis=-1, keepdims=True)
+    else:
+        n = np.linalg.norm(a, axis=-1, keepdims=True)
     n[n == 0] = 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return a / n

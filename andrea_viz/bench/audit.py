@@ -6,7 +6,9 @@ size.
    N(0, 0.02)): the audit in a fresh process, its wall time and its peak resident set (file pages mapped in
    included) beyond the process before the audit; the issue's target is ≤ 10 s and ≤ 2 GB on 2 cores.
 2. The anchors alignment of 50,000 anchors × 4,096 (B a scaled rotation of A plus noise): fit on 80%, judged on 20%
-   (median cosine, Jaccard@10 and the nearest-anchor baseline on a sample of 1,000); target ≤ 30 s.
+   (median cosine, Jaccard@10 and the nearest-anchor baseline on a sample of 1,000); target ≤ 30 s. Beside it, the
+   two roads to its rotation timed side by side on the training anchors' centred xᵀy: the Gram matrix's eigh and
+   torch's SVD (``alignment.polar``).
 3. Held-out median cosine, the map chosen by cross-validation inside each fit set beside the Procrustes map and the
    nearest-anchor baseline, over 5 seeded splits, against andrea-micro
    (seed 1, the generated English corpus of seed 1): two seeds of one tokenizer (a micro run grown here on that very
@@ -31,7 +33,8 @@ from statistics import median
 
 import numpy as np
 
-from ..alignment import Anchors, align_tables, check_anchors, find_anchors
+from ..alignment import (EIGH_COND, Anchors, align_tables, check_anchors, find_anchors, moments, polar_by_eigh,
+                         polar_by_svd)
 from ..builtin import MICRO, MICRO_DIR, micro_name
 from ..grow import train
 from ..grow.corpus import generate
@@ -130,6 +133,26 @@ def bench_alignment(repeats: int, n: int = ANCHORS, d: int = D) -> None:
     print(f"  alignment of {n:,} anchors × {d:,}: median {median(times):.1f} s over {repeats} runs (map chosen: "
           f"{al.method}; held-out median cosine {al.median_cosine:.3f}, Procrustes {al.median_procrustes:.3f}, "
           f"nearest-anchor baseline {al.median_baseline:.3f}, Jaccard@10 {al.median_jaccard:.2f})", flush=True)
+    bench_polar(moments(a, b, al.train).centred(), repeats)
+
+
+def bench_polar(cross: np.ndarray, repeats: int) -> None:
+    """The two roads to a wide map's rotation, side by side on one centred xᵀy: the Gram matrix's eigh (float32,
+    Newton–Schulz steps) and torch's SVD (float32)."""
+    roads = {"eigh": lambda: polar_by_eigh(cross), "svd": lambda: polar_by_svd(cross)}
+    times: dict[str, list[float]] = {k: [] for k in roads}
+    found = None
+    for _ in range(repeats):
+        for k, road in roads.items():
+            t = time.perf_counter()
+            out = road()
+            times[k].append(time.perf_counter() - t)
+            found = out if k == "eigh" else found
+    e, s = median(times["eigh"]), median(times["svd"])
+    taken = "taken" if found is not None else f"declined: singular values more than {EIGH_COND:g} times apart"
+    print(f"  its rotation, from the {cross.shape[0]:,} × {cross.shape[1]:,} centred xᵀy of the training anchors, "
+          f"side by side over {repeats} runs: the Gram matrix's eigh {e:.1f} s ({taken}), torch's SVD {s:.1f} s, "
+          f"×{s / e:.2f}", flush=True)
 
 
 def fed_in(anchors: Anchors, unseen_a=(), unseen_b=()) -> Anchors:

@@ -75,10 +75,10 @@ def test_the_map_matches_a_slow_reference_and_recovers_a_known_scaled_rotation(d
         np.testing.assert_allclose(m(x), y, atol=1e-3)
 
 
-def test_a_wide_maps_float32_svd_recovers_the_rotation_as_the_float64_reference_does():
+def test_a_wide_maps_float32_polar_factor_recovers_the_rotation_as_the_float64_reference_does():
     from andrea_viz.alignment import WIDE_SVD
 
-    d = WIDE_SVD + 16  # both sides wide: the SVD runs in float32 through torch
+    d = WIDE_SVD + 16  # both sides wide: the polar factor is found in float32
     rng = np.random.default_rng(7)
     x = rng.normal(size=(1_500, d)).astype(np.float32)
     q, _ = np.linalg.qr(rng.normal(size=(d, d)))
@@ -88,6 +88,46 @@ def test_a_wide_maps_float32_svd_recovers_the_rotation_as_the_float64_reference_
     np.testing.assert_allclose(m.rotation, r_ref, atol=2e-4)
     np.testing.assert_allclose(m.scale, s_ref, rtol=1e-5)
     np.testing.assert_allclose(m.rotation.T @ m.rotation, np.eye(d), atol=1e-4)
+
+
+def cross_moment(rows: int, da: int, db: int, spread: float, seed: int) -> np.ndarray:
+    """A centred xᵀy of A's rows (columns scaled over ``spread`` decades, so its singular values spread) against B =
+    a scaled rotation of A plus noise."""
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=(rows, da)) * np.logspace(0, -spread, da)).astype(np.float32)
+    q, _ = np.linalg.qr(rng.normal(size=(max(da, db), max(da, db))))
+    y = 0.7 * x @ q[:da, :db] + rng.normal(scale=0.01 * 10 ** -spread, size=(rows, db))
+    return (x - x.mean(0)).astype(np.float64).T @ (y - y.mean(0))
+
+
+@pytest.mark.parametrize(("da", "db", "spread"), [(1_040, 1_040, 0.0), (1_100, 1_040, 0.0), (1_040, 1_100, 0.0),
+                                                  (1_040, 1_040, 0.7)])
+def test_a_wide_polar_factor_from_the_gram_matrix_is_the_float64_svds(da, db, spread):
+    """The eigh road (float32) against numpy's float64 SVD: the same R = U·Vᵀ and sum of singular values, tall, wide
+    and square; singular values 90 times apart take Newton–Schulz steps to come out orthonormal."""
+    from andrea_viz.alignment import polar_by_eigh
+
+    m = cross_moment(3_000, da, db, spread, seed=da + db)
+    u, s, vt = np.linalg.svd(m, full_matrices=False)
+    found = polar_by_eigh(m)
+    assert found is not None  # singular values within EIGH_COND of each other: this road
+    r, total = found
+    np.testing.assert_allclose(r, u @ vt, atol=1e-5)
+    np.testing.assert_allclose(total, s.sum(), rtol=1e-5)
+
+
+def test_a_wide_polar_factor_whose_singular_values_spread_too_far_comes_from_torchs_svd():
+    """Beyond EIGH_COND float32's Gram matrix cannot resolve the smallest singular values: the eigh road declines and
+    torch's SVD gives a rotation whose fit (trace Rᵀm, the sum of singular values at the optimum) is float64's."""
+    from andrea_viz.alignment import EIGH_COND, polar_by_eigh, polar
+
+    m = cross_moment(3_000, 1_040, 1_040, 3.0, seed=3)
+    s = np.linalg.svd(m, compute_uv=False)
+    assert s[0] / s[-1] > EIGH_COND and polar_by_eigh(m) is None
+    r, total = polar(m)
+    np.testing.assert_allclose(r.T @ r, np.eye(1_040), atol=1e-4)
+    np.testing.assert_allclose(np.sum(r * m), s.sum(), rtol=1e-5)
+    np.testing.assert_allclose(total, s.sum(), rtol=1e-5)
 
 
 @pytest.mark.parametrize(("n", "d"), [(400, 16), (1_600, 1_040)])  # narrow (5 folds); wide (one inner split)

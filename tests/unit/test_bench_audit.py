@@ -14,6 +14,8 @@ def test_bench_audit_runs_small_and_prints_every_figure():
     assert "wrote a 3,000 × 128 bf16 base and a tuned copy with 40 added rows" in out
     assert "init right on 40 / 40 added rows" in out
     assert "alignment of 600 anchors × 128" in out
+    assert "its rotation, from the 128 × 128 centred xᵀy of the training anchors, side by side over 1 runs: the Gram " \
+           "matrix's eigh" in out and "(taken), torch's SVD" in out
     assert "two corpora and two tokenizers (andrea-micro-nl onto andrea-micro):\n    every anchor: 335 anchors" in out
     assert "rows fed in by both runs: " in out  # the anchors whose rows both grown models were fed
     assert "two seeds of one tokenizer, two tokenizers of one corpus: skipped (--grow-steps 0)" in out

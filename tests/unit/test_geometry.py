@@ -134,6 +134,23 @@ def test_unit_rows_keeps_zero_rows_zero_and_float64_wide():
     assert unit_rows(np.array([3, 4], np.float16)).dtype == np.float32
 
 
+def test_unit_rows_of_a_long_table_taken_in_blocks_are_row_by_row_lengths():
+    """Above NORM_BLOCK rows the lengths are taken a block at a time: each row equal, bit for bit, to itself scaled
+    alone; zero rows stay zero, a row holding NaN stays non-finite, in every block."""
+    from andrea_viz.neighbours import NORM_BLOCK
+
+    rng = np.random.default_rng(4)
+    table = rng.standard_normal((2 * NORM_BLOCK + 5, 16)).astype(np.float32)
+    table[[3, NORM_BLOCK + 1]] = 0.0
+    table[2 * NORM_BLOCK + 2, 5] = np.nan
+    u = unit_rows(table)
+    for i in (0, 3, NORM_BLOCK - 1, NORM_BLOCK, NORM_BLOCK + 1, 2 * NORM_BLOCK + 4):
+        np.testing.assert_array_equal(u[i], unit_rows(table[i:i + 1])[0])
+    assert not u[[3, NORM_BLOCK + 1]].any() and not np.isfinite(u[2 * NORM_BLOCK + 2]).all()
+    np.testing.assert_allclose(np.linalg.norm(np.delete(u, [3, NORM_BLOCK + 1, 2 * NORM_BLOCK + 2], 0), axis=1), 1.0,
+                               rtol=1e-6)
+
+
 def test_nearest_in_is_nearest_over_the_chosen_rows_with_or_without_kept_lengths():
     rng = np.random.default_rng(3)
     table = rng.standard_normal((500, 24)).astype(np.float32)
