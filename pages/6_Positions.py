@@ -63,7 +63,7 @@ ui.chart(ui.cached(emb, plots.position_norms_of), key="pos:norms")
 st.subheader(_("RoPE in one picture"))
 st.markdown(_("RoPE adds nothing to the input. It rotates each pair of dimensions of a query by m·θ and of a key by n·θ, "
               "so their dot product depends only on the offset m − n."))
-r1, r2 = st.columns([1, 2])
+r1, r2 = st.columns([2, 3])  # the table's four columns whole beside the picture at 1,280 px
 offset = r1.slider(_("Offset m − n"), -6, 6, 2, help=_("The distance between the query's and the key's positions."))
 theta = ui.number_slider(_("θ (radians per position)"), 0.05, 0.6, 0.3, 0.05, container=r1)
 pairs = plots.rope_pairs(offset)
@@ -75,11 +75,11 @@ r1.caption(_("Same offset, same score, wherever the pair sits."))
 ui.chart(ui.figure(plots.rope_of, offset, float(theta)), where=r2, key="pos:rope")
 
 st.subheader(_("Three ways to add position"))
-st.dataframe(ui.localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(emb)]),
-             hide_index=True, width="stretch")
+st.table(ui.localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)} for row in schemes(emb)]),
+         hide_index=True)  # a table that wraps its words: a grid cut "used by" short at 1,280 px
 st.caption(_("ANDREA uses learned positions (from microGPT ← nanoGPT ← GPT-2): no special math in attention, its CUDA "
              "engine (microgpt_cuda.cu) treats both lookups the same way with no sin/cos kernel, and the context is "
              "fixed at T = {T:,}.", T=CONTEXT))
 if emb.position_kind == "learned" and emb.context and emb.context != CONTEXT:  # ANDREA-120M's T is not this model's
     st.caption(_("{model}, on screen, has a learned table of {T:,} rows, so its context is fixed at T = {T:,}.",
-                 model=md(emb.name), T=emb.context))
+                 model=md(ui.model_label(emb.key)), T=emb.context))

@@ -93,6 +93,11 @@ def plotly_strings(fig: dict) -> list[str]:
         [f.get("layout", {}) for f in fig.get("frames", [])])
 
 
+def tables(at: AppTest) -> list:
+    """Every table on the page: the grids (``st.dataframe``) and the static tables (``st.table``)."""
+    return [*at.get("dataframe"), *at.get("table")]
+
+
 def table_display(el) -> list[list[str]]:
     """A dataframe's cells as the browser shows them: a Styler's display values when the app sent them."""
     arrow = el.proto.arrow_data
@@ -105,7 +110,7 @@ def table_display(el) -> list[list[str]]:
 
 def everything_shown(at: AppTest) -> list[str]:
     """Every string the app puts on the page: texts, widget labels, options, help and placeholders, metric
-    labels, dataframe column names, plotly titles, legends, annotations and buttons. The language picker is
+    labels, tables' column names, plotly titles, legends, annotations and buttons. The language picker is
     left out: it is written in all four languages on purpose (Language · 語言 · Taal · Idioma)."""
     picker = at.sidebar.selectbox(key=LANGUAGE_WIDGET).label
     out = [s for s in texts(at) if s != picker]
@@ -121,7 +126,7 @@ def everything_shown(at: AppTest) -> list[str]:
                 value = getattr(proto, attr, None) or getattr(e, attr, None)
                 if isinstance(value, str):
                     out.append(value)
-    out += [str(c) for d in at.get("dataframe") for c in d.value.columns]
+    out += [str(c) for d in tables(at) for c in d.value.columns]
     out += [s for c in at.get("plotly_chart") for s in plotly_strings(json.loads(c.proto.spec))]
     return [s for s in out if s]
 
@@ -172,7 +177,7 @@ def test_every_page_speaks_the_language(lang, english_titles):
         assert untranslated_shown(at, lang) == [], p.path
         assert english_words_shown(at, lang) == {}, p.path
         if decimal_comma(lang):  # no 0.137 beside 0,0361 (196.608, grouped the Dutch way, is a Dutch number)
-            english_decimals = [c for d in at.get("dataframe") for row in table_display(d) for c in row
+            english_decimals = [c for d in tables(at) for row in table_display(d) for c in row
                                 if re.fullmatch(r"[-+]?\d+\.\d+", c) and read_number(c, lang) is None]
             assert english_decimals == [], (p.path, english_decimals[:5])
         labels = [e.label for e in at.sidebar.get("page_link")]  # the sidebar lists every page on every page

@@ -13,7 +13,7 @@ from andrea_viz.lesson import STEPS
 from andrea_viz.ui.state import LANGUAGE
 
 from .conftest import ROOT, no_exception
-from .test_languages import _strings_under, session, table_display
+from .test_languages import _strings_under, session, table_display, tables
 
 MODEL = "andrea-micro"  # a grown table: its neighbours, cosines and anatomy are real numbers
 PAGES = ["home.py", "pages/1_Lookup_table.py", "pages/3_Dot_products.py", "pages/4_Neighbours.py",
@@ -40,7 +40,7 @@ def numbers_shown(at: AppTest) -> dict[str, list[str]]:
     and ticks and annotations."""
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     return {
-        "tables": [c for d in at.get("dataframe") for row in table_display(d) for c in row],
+        "tables": [c for d in tables(at) for row in table_display(d) for c in row],
         "select sliders": [o for s in at.get("select_slider") for o in s.proto.options],
         "metrics": [m.value for m in at.metric],
         "figures": [s for f in figs for s in _strings_under(f.get("layout", {}))
@@ -57,7 +57,7 @@ def check_page(at: AppTest, lang: str, where: str) -> None:
         assert wrong_marks(texts, lang) == [], (where, kind)
     raw = [c for c in shown["tables"] if re.search(r"\d[.,]\d{7,}", c)]  # a raw float: 0,03254606947302818
     assert raw == [], (where, raw[:3])
-    for d in at.get("dataframe"):  # one precision per column: 0,560 beside 0,378, never 0,56
+    for d in tables(at):  # one precision per column: 0,560 beside 0,378, never 0,56
         for col in zip(*table_display(d), strict=False):
             places = {len(c.rsplit(dec, 1)[1]) for c in col if re.fullmatch(r"[-+]?[\d.,]*\d", c) and dec in c}
             assert len(places) <= 1, (where, col[:6])
