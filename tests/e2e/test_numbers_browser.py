@@ -35,3 +35,20 @@ def test_positions_log_axis_and_rope_in_dutch(page, app_url):
     values = [float(t.replace(".", "").replace(",", ".")) for t in ticks]  # read the Dutch way
     assert values == sorted(set(values)), ticks  # up the axis, each label its own value: never 0,1 … "2", "5" … 1
     assert exceptions(page) == []
+
+
+def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
+    """At 1,280 px the Dutch "Hele model (ANDREA-indeling)" takes two lines: the four counts under the inputs still
+    share one baseline (the row's columns align at their bottoms), each written the Dutch way."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_page(page, f"{app_url}/Sizing?lang=nl")
+    row = page.locator("[data-testid='stHorizontalBlock']", has=page.locator("[data-testid='stMetric']")).first
+    values = row.locator("[data-testid='stMetricValue']")
+    values.nth(3).wait_for(timeout=30_000)
+    labels = [b["height"] for b in row.locator("[data-testid='stMetricLabel']").evaluate_all(
+        "ls => ls.map(l => l.getBoundingClientRect().toJSON())")]
+    assert labels[3] > 1.5 * labels[0], labels  # the last label wraps: the case this checks
+    tops = values.evaluate_all("vs => vs.map(v => v.getBoundingClientRect().top)")
+    assert len(tops) == 4 and max(tops) - min(tops) < 1, tops
+    assert all(re.fullmatch(r"\d{1,3}(\.\d{3})+", v) for v in values.all_inner_texts())
+    assert exceptions(page) == []
