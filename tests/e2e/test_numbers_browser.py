@@ -52,3 +52,27 @@ def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
     assert len(tops) == 4 and max(tops) - min(tops) < 1, tops
     assert all(re.fullmatch(r"\d{1,3}(\.\d{3})+", v) for v in values.all_inner_texts())
     assert exceptions(page) == []
+
+
+BASELINES = """els => els.map(v => {
+  const mark = document.createElement('span');  // an empty inline block sits on its line's baseline
+  mark.style.display = 'inline-block';
+  const line = v.querySelector('div') || v;
+  line.appendChild(mark);
+  const y = mark.getBoundingClientRect().top;
+  mark.remove();
+  return y; })"""
+
+
+def test_the_model_cards_words_stand_on_the_numbers_baseline(page, app_url):
+    """Home's model card in Dutch at 1,280 px: V, d_model and T as numbers, the position kind and the output table as
+    words a size smaller ("geleerd", "ontkoppeld"); all five values on one baseline."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_page(page, f"{app_url}/?lang=nl")
+    words = page.locator(".st-key-card-words [data-testid='stMetricValue']")
+    words.nth(1).wait_for(timeout=30_000)
+    assert words.all_inner_texts() == ["geleerd", "ontkoppeld"]  # the grown Dutch model, Dutch words
+    card = page.locator("[data-testid='stHorizontalBlock']", has=words.first).first
+    lines = card.locator("[data-testid='stMetricValue']").evaluate_all(BASELINES)
+    assert len(lines) == 5 and max(lines) - min(lines) < 1, lines
+    assert exceptions(page) == []
