@@ -175,9 +175,15 @@ class Moments:
         return Moments(self.n + other.n, self.sx + other.sx, self.sy + other.sy, self.xy + other.xy,
                        self.sq + other.sq)
 
+    @property
+    def means(self) -> tuple[np.ndarray, np.ndarray]:
+        """(μ_x, μ_y), the column means of either side."""
+        return self.sx / max(self.n, 1), self.sy / max(self.n, 1)
+
     def centred(self) -> np.ndarray:
         """xcᵀyc, both sides centred: xᵀy − n·μ_x·μ_yᵀ (no centred copy of either side is made)."""
-        return self.xy - self.n * np.outer(self.sx / max(self.n, 1), self.sy / max(self.n, 1))
+        mx, my = self.means
+        return self.xy - self.n * np.outer(mx, my)
 
 
 def moments(x: np.ndarray, y: np.ndarray, rows: np.ndarray | None = None) -> Moments:
@@ -212,7 +218,7 @@ def fit_moments(m: Moments) -> Map:
     """The orthogonal Procrustes map with scale of anchors with moments ``m``: both sides centred, R = U·Vᵀ from the
     thin SVD of the centred xᵀy (its polar factor, ``polar``), scale = (sum of its singular values) / ||x − mean||².
     No centred copy of either side is made: xcᵀyc = xᵀy − n·μ_x·μ_yᵀ and ||xc||² = ||x||² − n·||μ_x||²."""
-    mx, my = m.sx / max(m.n, 1), m.sy / max(m.n, 1)
+    mx, my = m.means
     rotation, singular_sum = polar(m.centred())
     total = m.sq - m.n * float(mx @ mx)
     return Map(rotation=rotation, scale=singular_sum / total if total > 0 else 1.0, mean_a=mx, mean_b=my)
