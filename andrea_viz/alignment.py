@@ -34,11 +34,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import QueryError
-from .geometry import jaccard, nearest, unit_rows
+from .geometry import unit_rows
 from .i18n import N_
 from .lexicon import MORE_PAIRS, WORDS, language_of
 from .model import Embeddings
-from .neighbours import select_k
+from .neighbours import Units, argkmin, jaccard_rows, normalise, select_k
 from .tokenizer import IdTokenizer
 
 FOLDED = ("Ġ", "▁", "##", " ")  # GPT-2's and SentencePiece's word-start signs, WordPiece's continuation sign, a space
@@ -295,8 +295,14 @@ def split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(n,) the cosine of each row of ``x`` with the same row of ``y``, summed in float64 without a widened copy of
+    either (0 where a row is all zero, NaN where one holds NaN or Inf)."""
+    dot = np.einsum("ij,ij->i", x, y, dtype=np.float64)
+    lengths = np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float64) * np.einsum("ij,ij->i", y, y, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.einsum("ij,ij->i", unit_rows(np.asarray(x, np.float64)), unit_rows(np.asarray(y, np.float64)))
+        out = dot / lengths
+    out[lengths == 0] = 0.0
+    return out
 
 
 # --- the anchor maps -------------------------------------------------------------------------------------------------
@@ -481,18 +487,18 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
     return kinds.get(best), scores, whole
 
 
-def baseline_guess(a_rows: np.ndarray, a_known: np.ndarray, b_known: np.ndarray, k: int = BASELINE_K) -> np.ndarray:
-    """tokensurgeon's kind of transplant: each row of ``a_rows`` (A space) guessed in B space as the mean of the B rows
-    of its ``k`` nearest known anchors in A, weighted by their cosines (those above 0)."""
-    ua = unit_rows(np.asarray(a_known, np.float32))
-    out = np.empty((a_rows.shape[0], b_known.shape[1]), np.float32)
-    k = min(k, ua.shape[0])
-    for s in range(0, a_rows.shape[0], BLOCK):
-        q = unit_rows(np.asarray(a_rows[s:s + BLOCK], np.float32))
-        sim = q @ ua.T
-        top, best = select_k(sim, k, checked=True)  # the kit's selection: its tie rule (smaller id) too
-        w = np.maximum(best, 0) + 1e-12
-        out[s:s + q.shape[0]] = np.einsum("nk,nkd->nd", w, np.asarray(b_known, np.float32)[top]) / w.sum(1)[:, None]
+def baseline_guess(units_a: Units, b_rows: np.ndarray, rows: np.ndarray, known: np.ndarray, k: int = BASELINE_K
+                   ) -> np.ndarray:
+    """tokensurgeon's kind of transplant: each of anchors ``rows`` guessed in B space as the mean of the B rows
+    (``b_rows``) of its ``k`` nearest anchors among ``known`` in A (``units_a``: the A rows, normalised), weighted by
+    their cosines (those above 0)."""
+    found = argkmin(units_a, k, rows, among=known)  # the kit's search: its tie and NaN rules too
+    out = np.empty((found.ids.shape[0], b_rows.shape[1]), np.float32)
+    for s in range(0, out.shape[0], BLOCK):
+        top, best = found.ids[s:s + BLOCK], found.scores[s:s + BLOCK]
+        w = np.where(top >= 0, np.maximum(np.nan_to_num(best), 0) + 1e-12, 0).astype(np.float32)
+        out[s:s + top.shape[0]] = np.einsum("nk,nkd->nd", w, np.asarray(b_rows[np.maximum(top, 0)], np.float32)) \
+            / w.sum(1)[:, None]
     return out
 
 
@@ -543,11 +549,10 @@ class Alignment:
         return float(np.nanmedian(self.held_out_cosine[self.judged]))
 
 
-def judge_jaccard(a_rows: np.ndarray, b_rows: np.ndarray, rows: np.ndarray, k: int = JACCARD_K) -> np.ndarray:
+def judge_jaccard(units_a: Units, units_b: Units, rows: np.ndarray, k: int = JACCARD_K) -> np.ndarray:
     """Jaccard@k, for each position in ``rows``, of its k nearest anchors in A (positions, i.e. mapped through the
-    anchors to B) against its k nearest anchors in B."""
-    na, nb = nearest(a_rows, k, rows), nearest(b_rows, k, rows)
-    return np.array([jaccard([i for i in x if i >= 0], [i for i in y if i >= 0]) for x, y in zip(na, nb, strict=True)])
+    anchors to B) against its k nearest anchors in B (``units_a``, ``units_b``: the anchors' rows, normalised)."""
+    return jaccard_rows(argkmin(units_a, k, rows).ids, argkmin(units_b, k, rows).ids)
 
 
 def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, sample: int = JUDGE_SAMPLE
@@ -572,8 +577,9 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     cos = pcos if chosen is proc else held_cos(chosen)
     judged = np.arange(held.size) if held.size <= sample else np.sort(
         np.random.default_rng(seed + 1).choice(held.size, sample, replace=False))
-    jac = judge_jaccard(xa, yb, held[judged], min(JACCARD_K, len(anchors) - 1))
-    guess = baseline_guess(xa[held[judged]], xa[train], yb[train])
+    units_a = normalise(xa)  # once, for the neighbour sets and the baseline
+    jac = judge_jaccard(units_a, normalise(yb), held[judged], min(JACCARD_K, len(anchors) - 1))
+    guess = baseline_guess(units_a, yb, held[judged], train)
     return Alignment(anchors, chosen, train, held, cos, judged, jac, _row_cosines(guess, yb[held[judged]]), seed,
                      proc, pcos, scores)
 

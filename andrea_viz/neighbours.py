@@ -203,7 +203,7 @@ def _backend(backend: str, device: str | None) -> str | None:
 
 def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metric: str = "cosine",
             backend: str = "auto", device: str | None = None, block: int | None = None,
-            progress: Callable[[float], None] | None = None) -> Found:
+            progress: Callable[[float], None] | None = None, among: np.ndarray | None = None) -> Found:
     """For each of ``rows`` (default: every row) of the table X (N, d) its k nearest *other* rows, exact, nearest
     first, ties to the smaller id; a row that holds NaN or Inf is never chosen and gets -1s (``Found``). k is cut
     to N − 1.
@@ -212,7 +212,8 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
     with every row) or ``euclidean`` (the straight-line distance, for the points of a 2-D or 3-D map).
     ``backend``: ``torch`` (on ``device``, default CUDA when torch has it), ``numpy``, or ``auto`` (torch when it
     can be imported). ``block``: query rows per product (default: a block of scores of SCORE_BLOCK_BYTES, or
-    GPU_SCORE_BLOCK_BYTES on a GPU); ``progress(fraction done)`` after each block."""
+    GPU_SCORE_BLOCK_BYTES on a GPU); ``progress(fraction done)`` after each block. ``among``: the only ids that may
+    be chosen (default every row; a row is still never its own neighbour), k then cut to their count."""
     choices("metric", metric, METRICS)
     if isinstance(X, Units):
         units = X
@@ -225,7 +226,10 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
     U, finite = units.rows, units.finite
     N = U.shape[0]
     ids = np.arange(N) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
-    k = max(0, min(int(k), N - 1))
+    # the candidates, ascending (so that ties by column are ties by id), and their rows
+    cols = None if among is None else np.unique(np.asarray(among, dtype=np.int64))
+    C = U if cols is None else U[cols]
+    k = max(0, min(int(k), N - 1 if cols is None else cols.size))
     out_ids = np.full((ids.size, k), -1, np.int64)
     out_scores = np.full((ids.size, k), np.nan, np.float32)
     left_out = np.flatnonzero(~finite)
@@ -233,40 +237,48 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
         return Found(out_ids, out_scores, left_out)
     on = _backend(backend, device)
     on_gpu = on is not None and on != "cpu"
-    step = block or rows_per_block(N, GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
+    step = block or rows_per_block(C.shape[0], GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
     sq = np.einsum("ij,ij->i", U, U) if metric == "euclidean" else None
-    drop = np.flatnonzero(~finite)  # columns never chosen
-    whole = rows is None and step >= N  # one symmetric product: numpy's X @ X.T is half the work (BLAS syrk)
+    sqc = sq if sq is None or cols is None else sq[cols]
+    drop = np.flatnonzero(~(finite if cols is None else finite[cols]))  # columns never chosen
+    where = None  # each id's column (-1: not a candidate), so that a row's own column is found among the chosen
+    if cols is not None:
+        where = np.full(N, -1, np.int64)
+        where[cols] = np.arange(cols.size)
+    whole = rows is None and cols is None and step >= N  # one symmetric product: X @ X.T is half the work (syrk)
     if on is not None:
         import torch
 
         if on_gpu:
             torch.backends.cuda.matmul.allow_tf32 = False
-            Ut = torch.from_numpy(U).to(on)
+            Ut, Ct = torch.from_numpy(U).to(on), torch.from_numpy(np.ascontiguousarray(C)).to(on)
     for a in range(0, ids.size, step):
         r = ids[a : a + step]
         if on_gpu:
             rt = torch.from_numpy(r).to(on)
-            s = Ut[rt] @ Ut.T
+            s = Ut[rt] @ Ct.T
         else:
-            s = U @ U.T if whole else U[r] @ U.T  # (b, N)
+            s = U @ U.T if whole else U[r] @ C.T  # (b, number of candidates)
             if sq is not None:  # −‖x − y‖² = 2 x·y − ‖x‖² − ‖y‖²: larger is nearer, as for cosine
-                s = 2 * s - sq[r, None] - sq[None, :]
+                s = 2 * s - sq[r, None] - sqc[None, :]
             if on is not None:
                 s = torch.from_numpy(s)
         if on_gpu and sq is not None:
-            sqt = torch.from_numpy(sq).to(on)
-            s = 2 * s - sqt[rt, None] - sqt[None, :]
+            s = 2 * s - torch.from_numpy(sq).to(on)[rt, None] - torch.from_numpy(sqc).to(on)[None, :]
         # the products of finite rows are finite: -Inf marks what is never chosen, and nothing else needs a look
+        own = np.arange(r.size) if where is None else np.flatnonzero(where[r] >= 0)  # rows whose own column is there
+        own_col = r[own] if where is None else where[r[own]]
         if on is None:
-            s[np.arange(r.size), r] = -np.inf  # a row is not its own neighbour
+            s[own, own_col] = -np.inf  # a row is not its own neighbour
             s[:, drop] = -np.inf
         else:
-            s[torch.arange(r.size, device=s.device), torch.from_numpy(r).to(s.device)] = -torch.inf
+            s[torch.from_numpy(own).to(s.device), torch.from_numpy(own_col).to(s.device)] = -torch.inf
             s[:, torch.from_numpy(drop).to(s.device)] = -torch.inf
         pos, val = select_k(s, k, checked=True)
         if on is not None:
             pos, val = pos.cpu().numpy(), val.cpu().numpy()
+        if cols is not None:
+            pos = np.where(pos >= 0, cols[np.maximum(pos, 0)], -1)
         pos[~finite[r]], val[~finite[r]] = -1, np.nan  # a row left out has no neighbours
         out_ids[a : a + r.size], out_scores[a : a + r.size] = pos, val
         if progress:

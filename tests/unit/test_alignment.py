@@ -13,6 +13,7 @@ from andrea_viz.alignment import (
     PROCRUSTES,
     AnchorMap,
     Anchors,
+    _row_cosines,
     align,
     align_tables,
     anchor_drift,
@@ -28,6 +29,7 @@ from andrea_viz.alignment import (
 )
 from andrea_viz.errors import QueryError
 from andrea_viz.lexicon import MORE_PAIRS, WORDS
+from andrea_viz.neighbours import normalise
 
 
 def test_word_signs_are_folded_and_case_is_kept():
@@ -238,12 +240,24 @@ def test_the_choice_reads_only_the_fit_set_and_prefers_anchor_maps_where_no_rota
 def test_baseline_guess_matches_a_row_by_row_reference():
     rng = np.random.default_rng(1)
     ka, kb, q = rng.normal(size=(40, 6)), rng.normal(size=(40, 5)), rng.normal(size=(7, 6))
-    fast = baseline_guess(q, ka, kb, k=4)
+    a, b = np.vstack([ka, q]), np.vstack([kb, rng.normal(size=(7, 5))])  # anchors 0-39 known, 40-46 guessed
+    fast = baseline_guess(normalise(a), b, np.arange(40, 47), np.arange(40), k=4)
     for n in range(7):
         cos = [float(q[n] @ ka[j] / np.linalg.norm(q[n]) / np.linalg.norm(ka[j])) for j in range(40)]
         top = sorted(range(40), key=lambda j: -cos[j])[:4]
         w = [max(cos[j], 0) + 1e-12 for j in top]
         np.testing.assert_allclose(fast[n], sum(wi * kb[j] for wi, j in zip(w, top, strict=True)) / sum(w), atol=1e-5)
+
+
+def test_row_cosines_are_each_pairs_cosine_zero_for_a_zero_row_and_nan_for_a_nan_row():
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(6, 5)).astype(np.float32), rng.normal(size=(6, 5)).astype(np.float32)
+    x[2], y[3, 1], x[4, 0] = 0.0, np.nan, np.inf
+    got = _row_cosines(x, y)
+    for i in (0, 1, 5):
+        a, b = x[i].astype(np.float64), y[i].astype(np.float64)
+        assert got[i] == pytest.approx(float(a @ b) / np.sqrt(float(a @ a) * float(b @ b)), abs=1e-12)
+    assert got[2] == 0.0 and np.isnan(got[3]) and np.isnan(got[4])
 
 
 def test_placement_matches_a_row_by_row_reference():

@@ -14,19 +14,19 @@ from andrea_viz.maps.knn import cell_knn_graph, knn_graph
 from andrea_viz.neighbours import argkmin, jaccard, jaccard_rows, normalise, select_k, top_k
 
 
-def slow_argkmin(X: np.ndarray, k: int, metric: str = "cosine", rows=None) -> list[list[int]]:
-    """Row by row in float64: every other finite row scored, sorted (stable) by score then id, the k first; a row
-    holding NaN or Inf gets k times -1 and is never chosen."""
+def slow_argkmin(X: np.ndarray, k: int, metric: str = "cosine", rows=None, among=None) -> list[list[int]]:
+    """Row by row in float64: every other finite row (of ``among``, when given) scored, sorted (stable) by score then
+    id, the k first; a row holding NaN or Inf gets k times -1 and is never chosen."""
     X = np.asarray(X, np.float64)
     finite = [all(math.isfinite(v) for v in row) for row in X]
-    k = min(k, len(X) - 1)
+    k = min(k, len(X) - 1 if among is None else len(set(among)))
     out = []
     for i in (range(len(X)) if rows is None else rows):
         if not finite[i]:
             out.append([-1] * k)
             continue
         scored = []
-        for j in range(len(X)):
+        for j in (range(len(X)) if among is None else sorted(set(among))):
             if j == i or not finite[j]:
                 continue
             if metric == "cosine":
@@ -67,6 +67,26 @@ def test_argkmin_is_the_slow_reference_on_twins_zero_rows_and_nan_rows(backend, 
     np.testing.assert_allclose(found.scores[ok], want[ok], atol=1e-6)  # the cosines said are the true ones
     rows = np.array([2, 20, 11, 119])
     assert argkmin(X, k, rows, backend=backend, block=block).ids.tolist() == slow_argkmin(X, k, rows=rows)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize(("block", "k"), [(None, 5), (3, 5), (None, 60)])
+def test_argkmin_among_some_rows_is_the_slow_reference(backend, block, k):
+    """Candidates given (unsorted, repeated, the NaN row and some query rows among them): only they are chosen, a
+    row is still not its own neighbour, ties still go to the smaller id; k = 60 is more than the 52 candidates."""
+    X = awkward_table()
+    among = np.r_[np.arange(60, 10, -1), 7, 7, 2, 20]  # the twins 2, 7 and 50, the zero rows 11 and 12, NaN row 20
+    rows = np.array([2, 7, 20, 11, 119, 0, 50])
+    found = argkmin(X, k, rows, backend=backend, block=block, among=among)
+    assert found.ids.tolist() == slow_argkmin(X, k, rows=rows, among=among)
+    assert set(found.ids[found.ids >= 0].tolist()) <= set(among.tolist()) - {20}
+    ok = found.ids >= 0
+    U = normalise(X).rows.astype(np.float64)
+    want = np.einsum("nd,nkd->nk", U[rows], U[np.where(ok, found.ids, 0)])
+    np.testing.assert_allclose(found.scores[ok], want[ok], atol=1e-6)
+    Y = np.random.default_rng(3).integers(-4, 5, (40, 2)).astype(np.float32)  # by distance, among every other row
+    assert argkmin(Y, 4, metric="euclidean", backend=backend, among=np.arange(0, 40, 2)).ids.tolist() == \
+        slow_argkmin(Y, 4, "euclidean", among=range(0, 40, 2))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
