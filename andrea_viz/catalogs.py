@@ -36,7 +36,7 @@ SAME_IN_LANGUAGE = {
         '{name}: {summary}',
         '**Tokenizer:** {tokenizer}', '**Tokens:** ',
         'ANDREA-120M: {n} parameters',
-        'Checkpoint', 'Context T', 'Forward pass', 'MLP (fc1, fc2)', 'Model', 'Overlap (Jaccard@{k})', 'Score',
+        'Checkpoint', 'Context T', 'Forward pass', 'Head', 'MLP (fc1, fc2)', 'Model', 'Overlap (Jaccard@{k})', 'Score',
         'Tokenizer', 'Tokens: {chips}', 'UMAP, seed {seed}', 'V={V}, d={d}, T={T}, L={L}, {kind}: {n} parameters', 'attention (wq, wk, wv, wo)',
         'config.json: model_type = {model_type}, architectures = {archs}, tie_word_embeddings = {tie}',
         'cos %{x}<br>%{y:,} tokens', 'dim %{x}: %{y:.4f}', 'm (query)', 'max |one-hot·E − E[id]|',

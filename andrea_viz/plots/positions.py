@@ -66,12 +66,16 @@ def table_heatmap(table: np.ndarray, title: str, max_rows: int = 256, max_cols: 
                              last=float(np.linalg.norm(table[-1]))))
 
 
-def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str) -> go.Figure:
+def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str, subtitle: str = "") -> go.Figure:
+    """The cosine between every two of positions ``pos``; ``subtitle``, on a line of its own under the title (a
+    half-width column cuts one long title), e.g. which positions are shown."""
     fig = go.Figure(go.Heatmap(z=cos, x=pos, y=pos, colorscale=DIVERGING, zmin=-1, zmax=1,
                                colorbar={"title": {"text": "cos"}},
                                hovertemplate=_("positions %{y} and %{x}: cos %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("position"), y=_("position"), height=430)
     fig.update_layout(yaxis={"autorange": "reversed", "scaleanchor": "x"})
+    if subtitle:
+        fig.update_layout(title={"subtitle": {"text": subtitle, "font": {"size": 13}}}, margin={"t": 75})
     n = len(pos)
     said = _("The cosine between every two of {n:,} positions, from {first:,} to {last:,}: 1 on the diagonal, the lowest "
              "{lo:+.3f}.", n=n, first=int(pos[0]), last=int(pos[-1]), lo=float(np.min(cos)))
@@ -108,8 +112,9 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
         lengths.insert(0, np.linalg.norm(learned, axis=1))
         fig.add_scatter(y=lengths[0], mode="lines", name=_("learned"), line={"color": RED})
     fig.add_scatter(y=lengths[-1], mode="lines", name=_("sinusoidal"), line={"color": BLUE})
-    layout(fig, _("Length of each position row (log scale: the sinusoidal rows all have length √(d/2))"),
-           x=_("position t"), y="‖position_embedding[t]‖", height=360)
+    layout(fig, _("Length of each position row"), x=_("position t"), y="‖position_embedding[t]‖", height=375)
+    fig.update_layout(title={"subtitle": {"text": _("log scale: the sinusoidal rows all have length √(d/2)"),
+                                          "font": {"size": 13}}}, margin={"t": 75})  # one long title ran past 1,280 px
     positive = np.concatenate(lengths)
     positive = positive[positive > 0]  # a log axis's ticks, written through the language's formatter
     fig.update_layout(legend={"orientation": "h", "y": -0.25},
@@ -136,9 +141,12 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
                             line={"color": c, "width": 3, "dash": dash},
                             marker={"symbol": ["circle", "arrow"], "size": [4, 14], "angleref": "previous", "color": c})
     lim = 1.2 * max(np.linalg.norm(q), np.linalg.norm(k))
-    layout(fig, _("RoPE: rotate q by m·θ and k by n·θ; q·k depends only on m − n"), height=470)
-    fig.update_layout(xaxis={"range": [-lim, lim], "zeroline": True},
-                      yaxis={"range": [-lim, lim], "zeroline": True, "scaleanchor": "x"}, legend={"font": {"size": 11}})
+    layout(fig, _("RoPE: rotate q by m·θ and k by n·θ"), height=490)
+    # the claim on a line of its own: the picture sits in a column that one long title overruns (cut in Dutch)
+    fig.update_layout(title={"subtitle": {"text": _("q·k depends only on m − n"), "font": {"size": 13}}},
+                      margin={"t": 75}, xaxis={"range": [-lim, lim], "zeroline": True, "title": {"text": _("first dimension of the pair")}},
+                      yaxis={"range": [-lim, lim], "zeroline": True, "scaleanchor": "x",
+                             "title": {"text": _("second dimension of the pair")}}, legend={"font": {"size": 11}})
     rows = {"m": [], "n": [], "m − n": [], "q·k": []}
     for m, n in pairs:
         rows["m"].append(num(m))
@@ -195,9 +203,8 @@ def cosines_of(emb, kind: str) -> go.Figure:
     step = max(1, -(-T // COSINE_POSITIONS))
     cos, pos = emb.memo(("position_cosines", kind, step), lambda: position_cosines(emb, kind, step))
     name = _("learned") if kind == "learned" else _("sinusoidal")
-    title = _("cos between positions ({kind})", kind=name) + (
-        _(", positions 0, {a}, {b}, …", a=step, b=2 * step) if step > 1 else "")
-    return cosine_heatmap(cos, pos, title)
+    return cosine_heatmap(cos, pos, _("cos between positions ({kind})", kind=name),
+                          _("positions 0, {a}, {b}, …", a=step, b=2 * step) if step > 1 else "")
 
 
 def path_of(emb, kind: str) -> go.Figure:

@@ -124,6 +124,23 @@ PLOTS_FIT_THEIR_CONTAINERS = """() => [...document.querySelectorAll('[data-testi
 })"""
 
 
+TITLES_PAST_THEIR_CHART = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => {
+    const svg = p.querySelector('.main-svg');
+    if (!svg) return [];
+    const box = svg.getBoundingClientRect();
+    return [...p.querySelectorAll('.gtitle, .gtitle-subtitle')].filter(t => {
+        const b = t.getBoundingClientRect();
+        return b.width > 0 && (b.right > box.right + 1 || b.left < box.left - 1);
+    }).map(t => t.textContent);
+})"""
+
+
+def titles_past_their_chart(page) -> list[str]:
+    """The chart titles and subtitles on the page that run past their own picture (plotly never wraps nor cuts one:
+    the browser cuts it at the picture's edge)."""
+    return page.evaluate(TITLES_PAST_THEIR_CHART)
+
+
 def screenshot(page, name: str) -> Path:
     """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,8 @@ from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
 from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, exceptions, open_page, press_right,
-                       record_requests, requests_elsewhere, screenshot, sidebar_model, streamlit_english, wait_idle)
+                       record_requests, requests_elsewhere, screenshot, sidebar_model, streamlit_english,
+                       titles_past_their_chart, wait_idle)
 
 # axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
 # Streamlit's element that holds it, why it cannot be fixed here): only these exact ones are allowed. None with
@@ -301,6 +302,7 @@ def check_page(page, path: str, lang: str) -> None:
     assert axe_violations(page, [(rule, sel) for rule, sel, _why in STREAMLIT_AXE]) == []
     name = path.lower() or "home"
     assert screenshot(page, name if lang == "en" else f"{name}_{lang}").stat().st_size > 10_000
+    assert titles_past_their_chart(page) == []  # every chart drawn (the screenshot waits for each to fit)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-TW", "nl", "pt-BR"])
@@ -308,7 +310,9 @@ def test_every_page_in_each_language(page, app_url, lang):
     """A learner's walk through the app in ``lang``: Home opened at its address (a new session starts on the model
     grown in the language), then every page by its link in the sidebar, as a learner goes; each page checked by
     check_page, and no request made to any host but the app's own on the whole walk (test_frame_and_hosts.py checks
-    the map renderers likewise). A page that fails is named and the walk goes on from Home."""
+    the map renderers likewise). A page that fails is named and the walk goes on from Home. At 1,280 px, a laptop's
+    width and the projector's."""
+    page.set_viewport_size({"width": 1280, "height": 900})
     asked = record_requests(page)
     open_page(page, f"{app_url}/?lang={lang}")
     failed = {}

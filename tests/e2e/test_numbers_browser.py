@@ -4,7 +4,8 @@ icon drawn from a colour emoji font."""
 
 import re
 
-from .conftest import exceptions, open_page, screenshot, wait_idle
+from .conftest import (PLOTS_FIT_THEIR_CONTAINERS, exceptions, open_page, screenshot, titles_past_their_chart,
+                       wait_idle)
 
 
 def test_dot_products_slider_values_in_dutch(page, app_url):
@@ -35,6 +36,13 @@ def test_positions_log_axis_and_rope_in_dutch(page, app_url):
     values = [float(t.replace(".", "").replace(",", ".")) for t in ticks]  # read the Dutch way
     assert values == sorted(set(values)), ticks  # up the axis, each label its own value: never 0,1 … "2", "5" … 1
     assert exceptions(page) == []
+    # at 1,280 px each chart's title ends inside its own picture (the RoPE picture, in a column, overran it in Dutch)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    rope = page.locator("[data-testid='stPlotlyChart']", has_text="RoPE: draai q over m·θ en k over n·θ")
+    rope.locator(".gtitle").wait_for(timeout=60_000)
+    page.wait_for_function(PLOTS_FIT_THEIR_CONTAINERS, timeout=30_000)
+    assert titles_past_their_chart(page) == []
+    assert "q·k hangt alleen af van m − n" in rope.inner_text()  # the claim, on its own line
 
 
 def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
@@ -45,6 +53,7 @@ def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
     row = page.locator("[data-testid='stHorizontalBlock']", has=page.locator("[data-testid='stMetric']")).first
     values = row.locator("[data-testid='stMetricValue']")
     values.nth(3).wait_for(timeout=30_000)
+    page.evaluate("() => document.fonts.ready.then(() => true)")  # lines measured in the page's own font
     labels = [b["height"] for b in row.locator("[data-testid='stMetricLabel']").evaluate_all(
         "ls => ls.map(l => l.getBoundingClientRect().toJSON())")]
     assert labels[3] > 1.5 * labels[0], labels  # the last label wraps: the case this checks
