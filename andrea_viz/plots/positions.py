@@ -33,11 +33,11 @@ def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int
         axes["xaxis" + suffix] = {"domain": [0, 1], "anchor": "y" + suffix, "matches": "x" if k else None,
                                   "showticklabels": k == 2, "title": {"text": _("dimension")} if k == 2 else None}
         axes["yaxis" + suffix] = {"domain": ROW_DOMAINS[k], "anchor": "x" + suffix, "range": [-lim, lim],
-                                  "title": {"text": _("value")}}
+                                  "title": {"text": _("value") if k == 1 else None}}  # one title for the three rows
         notes.append({"text": titles[k], "x": 0.5, "y": ROW_DOMAINS[k][1], "xref": "paper", "yref": "paper",
                       "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
     fig = go.Figure(data, go.Layout(bargap=0, annotations=notes, **axes))
-    layout(fig, _("x_t = token_embedding[id_t] + position_embedding[t], element by element"), height=height)
+    layout(fig, _("x_t = token + position, element by element"), height=height)  # the rows' titles name the tables
     return with_words(fig, _("Three rows of {d:,} bars, one per dimension: the token row of “{token}” (length {a:.3f}), "
                              "position row {t} (length {b:.3f}), and their sum x_{t}, added dimension by dimension "
                              "(length {c:.3f}, values from {lo:.3f} to {hi:.3f}).", d=tok.size, token=token, t=t,

@@ -130,13 +130,16 @@ def _bump_fonts(node, size: int) -> None:
             _bump_fonts(item, size)
 
 
-def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
+def for_projector(fig: go.Figure, size: int = PRESENT_FONT, height: int | None = None) -> go.Figure:
     """A copy of a finished figure for presenter mode: the layout's font, every axis's ticks and title, legends,
     annotations, sliders, buttons and traces' text at least ``size`` px; text that would have to shrink below it to
-    fit (a treemap's small slice, a bar's label) is hidden rather than drawn small. The copy keeps the figure's words
-    (plots.words). The figure itself (often cached) stays as it is."""
+    fit (a treemap's small slice, a bar's label) is hidden rather than drawn small, and labels that would overlap at
+    that size are thinned (``_room_for_labels``; ``height``: the height the chart is drawn at, when not the
+    figure's own). The copy keeps the figure's words (plots.words). The figure itself (often cached) stays as it is."""
     d = fig.to_dict()
     lay = d.setdefault("layout", {})
+    if height:
+        lay["height"] = height
     font = lay.setdefault("font", {})
     font["size"] = max(size, font.get("size") or 0)
     lay["uniformtext"] = {"minsize": size, "mode": "hide"}
@@ -156,7 +159,52 @@ def for_projector(fig: go.Figure, size: int = PRESENT_FONT) -> go.Figure:
     # every axis, those the figure left to plotly too: Streamlit's theme sets their ticks and titles under 18 px
     big.for_each_xaxis(lambda axis: _bump_axis(axis, size))
     big.for_each_yaxis(lambda axis: _bump_axis(axis, size))
+    _room_for_labels(big, size)
     return words_kept(big, fig)  # the same figure, said the same way
+
+
+LABEL_PITCH = 1.4  # a tick label at ``size`` px takes this many times its size along a vertical axis
+
+
+def _room_for_labels(fig: go.Figure, size: int) -> None:
+    """Make room for text at ``size`` px: a subtitle and an x axis's title get the margin their two lines need, and
+    each vertical axis keeps only as many tick labels as its height holds (every k-th category of a heatmap's tokens,
+    every k-th of a log axis's listed ticks, at most that many ticks on a linear one); the rest stay in the hover and
+    the chart's words."""
+    lay = fig.layout
+    top = lay.margin.t if lay.margin.t is not None else 100  # plotly's own margins
+    bottom = lay.margin.b if lay.margin.b is not None else 80
+    if lay.title.subtitle.text:
+        top = max(top, int(2 * size * LABEL_PITCH) + 40)
+    if any(a.title.text and a.showticklabels is not False for a in fig.select_xaxes()):
+        bottom = max(bottom, int(2 * size * LABEL_PITCH) + 10)
+    fig.update_layout(margin={"t": top, "b": bottom})
+    plot = (lay.height or 450) - top - bottom
+    categories: dict[str, int] = {}
+    for trace in fig.data:
+        ys = getattr(trace, "y", None)
+        if ys is not None and isinstance(next(iter(ys), None), str):  # a list, an array or a Series
+            name = "yaxis" + (getattr(trace, "yaxis", "y") or "y")[1:]
+            categories[name] = max(categories.get(name, 0), len(ys))
+    for name in [k for k in fig.layout.to_plotly_json() if k.startswith("yaxis")]:
+        axis = fig.layout[name]
+        lo, hi = axis.domain if axis.domain else (0, 1)
+        room = max(1, int(plot * (hi - lo) // (size * LABEL_PITCH)))
+        if axis.type == "log" and axis.tickvals is not None:
+            if len(axis.tickvals) > room:
+                k = -(-len(axis.tickvals) // room)
+                axis.update(tickvals=list(axis.tickvals)[::k],
+                            ticktext=None if axis.ticktext is None else list(axis.ticktext)[::k])
+        elif axis.type == "category" or name in categories:
+            n = categories.get(name, 0)
+            if n > room:
+                axis.update(tickmode="linear", tick0=0, dtick=-(-n // room))
+        elif axis.tickmode != "array":
+            axis.update(nticks=max(2, room))
+    for trace in fig.data:  # a colour scale's ticks, along its own share of the height
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and getattr(trace, "showscale", None) is not False and bar.tickmode != "array":
+            bar.update(nticks=max(2, int((plot * (bar.len or 1) - 2 * size) // (size * LABEL_PITCH))))  # its title
 
 
 def _bump_axis(axis, size: int) -> None:

@@ -84,7 +84,7 @@ def draw(where, fig, **kw) -> None:
     if presenting():
         if "height" in kw:
             kw["height"] -= WORDS_PX
-        chart(for_projector(fig), where=where, **kw)
+        chart(for_projector(fig, height=kw.get("height")), where=where, **kw)
     else:
         chart(fig, where=where, **kw)
 

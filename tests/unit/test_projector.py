@@ -8,7 +8,7 @@ from andrea_viz.byte_tokens import shown_token
 from andrea_viz.family import FAMILY, count_shape
 from andrea_viz.plots.similarity import arrows_at, quiz_reveal, turning_animation
 from andrea_viz.plots.sizing import params_treemap, parts_key
-from andrea_viz.plots.style import PRESENT_FONT, for_projector
+from andrea_viz.plots.style import PRESENT_FONT, for_projector, log_axis
 from andrea_viz.lesson.quiz import Pair
 
 
@@ -99,3 +99,33 @@ def test_a_square_charts_legend_is_listed_beside_it_on_a_projector():
     pairs = [Pair(a="cat", b="dog", pieces_a=("cat",), pieces_b=("dog",), cosine=0.7, dot=1.2)]
     bars = for_projector(quiz_reveal(pairs, [0.5])).layout.legend
     assert (bars.orientation, bars.y) == ("h", -0.2)
+
+
+def test_labels_that_would_overlap_at_18_px_are_thinned_and_a_subtitle_gets_its_two_lines():
+    """The Lesson's x heatmap (13 tokens down the side, 290 px drawn in presenter mode) keeps every k-th token so
+    that each label has 1.4 × 18 px; a log axis's five listed ticks in a short chart keep every k-th; a colour scale
+    gets fewer ticks; the subtitle's margin holds two 18 px lines. A tall chart keeps every label."""
+    import plotly.graph_objects as go
+
+    from andrea_viz.plots.style import LABEL_PITCH, layout
+
+    tokens = [f"{i}: w{i}" for i in range(13)]
+    fig = layout(go.Figure(go.Heatmap(z=[[0.0] * 4] * 13, y=tokens, colorbar={"title": {"text": "cos"}})), "x",
+                 x="dimension")
+    fig.update_layout(title={"subtitle": {"text": "a (13, 64) matrix"}})
+    big = for_projector(fig, height=290)
+    lay = big.layout
+    assert lay.height == 290 and lay.margin.t >= 2 * PRESENT_FONT * LABEL_PITCH + 20
+    plot = 290 - lay.margin.t - lay.margin.b
+    shown = -(-13 // lay.yaxis.dtick)  # labels at 0, dtick, 2·dtick, …
+    assert lay.yaxis.dtick > 1 and shown * PRESENT_FONT * LABEL_PITCH <= plot, (lay.yaxis.dtick, plot)
+    assert big.data[0].colorbar.nticks * PRESENT_FONT * LABEL_PITCH <= plot
+    assert fig.layout.yaxis.dtick is None and fig.layout.height != 290  # the cached figure itself untouched
+    assert for_projector(fig, height=900).layout.yaxis.dtick is None  # room for all 13
+
+    hist = layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 10])), "values", y="density", height=200)
+    hist.update_layout(yaxis=log_axis(0.001, 10))
+    ticks = for_projector(hist).layout.yaxis
+    room = (200 - hist.layout.margin.t - max(hist.layout.margin.b, 0)) // (PRESENT_FONT * LABEL_PITCH)
+    assert 1 <= len(ticks.tickvals) <= max(1, room) and list(ticks.tickvals) == list(log_axis(0.001, 10)["tickvals"])[
+        ::-(-5 // len(ticks.tickvals))] and len(ticks.ticktext) == len(ticks.tickvals)
