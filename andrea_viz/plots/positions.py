@@ -73,7 +73,9 @@ def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str, subtitle: str =
                                colorbar={"title": {"text": "cos"}},
                                hovertemplate=_("positions %{y} and %{x}: cos %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("position"), y=_("position"), height=430)
-    fig.update_layout(yaxis={"autorange": "reversed", "scaleanchor": "x"})
+    # square cells: the picture narrows to keep them (the x axis is not stretched past the positions)
+    fig.update_layout(xaxis={"constrain": "domain"}, yaxis={"autorange": "reversed", "scaleanchor": "x",
+                                                            "constrain": "domain"})
     if subtitle:
         fig.update_layout(title={"subtitle": {"text": subtitle, "font": {"size": 13}}}, margin={"t": 75})
     n = len(pos)

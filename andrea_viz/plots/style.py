@@ -175,15 +175,30 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
     top = lay.margin.t if lay.margin.t is not None else 100  # plotly's own margins
     bottom = lay.margin.b if lay.margin.b is not None else 80
     if lay.title.subtitle.text:
-        top = max(top, int(2 * size * LABEL_PITCH) + 40)
+        top = max(top, int(2 * size * LABEL_PITCH) + 50)
     if any(a.title.text and a.showticklabels is not False for a in fig.select_xaxes()):
         bottom = max(bottom, int(2 * size * LABEL_PITCH) + 10)
+    legend, under = lay.legend, 0
+    if lay.showlegend is not False and legend.orientation == "h" and legend.y is not None:
+        entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+        under = int(max(1, entries) * size * LABEL_PITCH)  # at worst a line per entry (a narrow column wraps them)
+        if legend.yref != "container" and legend.y < 0:
+            # hung under the axes by a fraction of the plot's height it lands on the 18 px tick labels: it is
+            # placed at the chart's bottom edge instead, below the margin that holds the ticks and the axis title
+            legend.update(yref="container", y=0, yanchor="bottom")
+            bottom += under + 10
+            under = 0
+        elif legend.yref != "container" or legend.y >= 0.5:
+            under = 0  # beside or above the plot: none of its height
     fig.update_layout(margin={"t": top, "b": bottom})
-    plot = (lay.height or 450) - top - bottom
+    plot = (lay.height or 450) - top - bottom - under  # a legend at the bottom edge: plotly's margin grows for it
     categories: dict[str, int] = {}
-    for trace in fig.data:
+    for trace in fig.data:  # a heatmap's rows of tokens (a bar chart's few categories each keep their label)
+        if trace.type != "heatmap":
+            continue
         ys = getattr(trace, "y", None)
-        if ys is not None and isinstance(next(iter(ys), None), str):  # a list, an array or a Series
+        # a list, an array or a Series of labels (numbers come back from to_dict as a typed array: a dict)
+        if ys is not None and not isinstance(ys, dict) and isinstance(next(iter(ys), None), str):
             name = "yaxis" + (getattr(trace, "yaxis", "y") or "y")[1:]
             categories[name] = max(categories.get(name, 0), len(ys))
     for name in [k for k in fig.layout.to_plotly_json() if k.startswith("yaxis")]:
@@ -200,7 +215,11 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
             if n > room:
                 axis.update(tickmode="linear", tick0=0, dtick=-(-n // room))
         elif axis.tickmode != "array":
-            axis.update(nticks=max(2, room))
+            if room < 3 and axis.range is not None:  # one label only: the middle of the range (0 when it is in it)
+                lo_v, hi_v = sorted(axis.range)
+                axis.update(tickmode="array", tickvals=[0 if lo_v < 0 < hi_v else (lo_v + hi_v) / 2])
+            else:
+                axis.update(nticks=max(2, room))
     for trace in fig.data:  # a colour scale's ticks, along its own share of the height
         bar = getattr(trace, "colorbar", None)
         if bar is not None and getattr(trace, "showscale", None) is not False and bar.tickmode != "array":

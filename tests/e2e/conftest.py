@@ -141,6 +141,26 @@ def titles_past_their_chart(page) -> list[str]:
     return page.evaluate(TITLES_PAST_THEIR_CHART)
 
 
+LABELS_OVERLAP = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => {
+    const texts = [...p.querySelectorAll('text')]
+        .filter(t => t.textContent.trim() && !/rotate\\(-?[1-9]/.test(t.getAttribute('transform') || ''))
+        .map(t => [t.textContent, t.getBoundingClientRect()]).filter(([, b]) => b.width > 0 && b.height > 0);
+    const out = [];
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+        const a = texts[i][1], b = texts[j][1];
+        if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 2 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 3)
+            out.push(texts[i][0].slice(0, 40) + ' | ' + texts[j][0].slice(0, 40));
+    }
+    return out;
+})"""
+
+
+def overlapping_labels(page) -> list[str]:
+    """Pairs of a chart's texts (ticks, titles, annotations, legend entries; rotated tick labels aside, whose boxes
+    overlap where their letters do not) drawn over each other, as "one | other"."""
+    return page.evaluate(LABELS_OVERLAP)
+
+
 def screenshot(page, name: str) -> Path:
     """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
     SHOTS.mkdir(parents=True, exist_ok=True)

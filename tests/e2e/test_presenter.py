@@ -8,7 +8,7 @@ import pytest
 from andrea_viz.i18n import LANGUAGES, translate
 from andrea_viz.lesson import STEPS
 
-from .conftest import SHOTS, exceptions, titles_past_their_chart, wait_idle
+from .conftest import SHOTS, exceptions, overlapping_labels, titles_past_their_chart, wait_idle
 
 MENU = ".st-key-lesson-menu input[role='combobox']"
 PICKER = ".st-key-lesson-language input[role='combobox']"
@@ -89,6 +89,7 @@ def test_presenter_mode_fits_a_projector(browser, app_url, lang):
             assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
             assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
             assert titles_past_their_chart(page) == [], (k, lang)
+            assert overlapping_labels(page) == [], (k, lang)  # 18 px labels thinned where they would collide
             got = page.evaluate(FITS_SCREEN_JS)
             assert got["scroll"] <= 1 and got["bottom"] <= 720 and got["nav"] and got["sidebar"] == 0, (k, lang, got)
     finally:

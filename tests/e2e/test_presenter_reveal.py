@@ -7,7 +7,7 @@ import pytest
 from andrea_viz import lexicon
 from andrea_viz.i18n import LANGUAGES, translate
 
-from .conftest import SHOTS, exceptions, press_right, wait_idle
+from .conftest import SHOTS, exceptions, overlapping_labels, press_right, wait_idle
 from .test_presenter import LEAST_PX, OVERFLOW_JS, PLOTS_DRAWN_JS, SMALL_TEXT_JS
 
 SLIDERS = "[data-testid='stSlider'] input[type='range']"
@@ -28,6 +28,7 @@ def test_the_revealed_cosines_and_the_checked_exercise_fit_a_projector(browser, 
         _open(page, f"{app_url}/Lesson?present=1&step=7&lang={lang}")
         page.wait_for_selector(".st-key-lesson-reveal button", timeout=60_000)
         sliders = page.locator(SLIDERS)
+        sliders.nth(len(lexicon.lesson_pairs(lang)) - 1).wait_for(timeout=60_000)  # the last pair's slider drawn too
         assert sliders.count() == len(lexicon.lesson_pairs(lang))
         for i in range(sliders.count()):  # each pair placed: one step right, by keyboard
             press_right(page, sliders.nth(i))
@@ -39,6 +40,7 @@ def test_the_revealed_cosines_and_the_checked_exercise_fit_a_projector(browser, 
         assert exceptions(page) == []
         page.screenshot(path=str(SHOTS / f"presenter-{lang}-step07-revealed.png"))
         assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], lang
+        assert overlapping_labels(page) == [], lang
         assert page.evaluate(OVERFLOW_JS) <= 0, lang
 
         _open(page, f"{app_url}/Lesson?present=1&step=4&lang={lang}")

@@ -91,14 +91,16 @@ def test_the_animation_controls_hang_below_the_axes():
 def test_a_square_charts_legend_is_listed_beside_it_on_a_projector():
     """Dot products' arrows keep one scale on both axes, so on a projector they are drawn short and a legend hung
     under them by a fraction of their height lands on the x axis's tick labels: it moves beside the chart. A chart
-    of free axes (the quiz's bars) keeps its legend under it, and the figure itself (cached) is left as it was."""
+    of free axes (the quiz's bars) keeps its legend under it, at the chart's bottom edge below the ticks and the axis
+    title (hung by a fraction it lay on the 18 px tick labels), and the figure itself (cached) is left as it was."""
     arrows = arrows_at(1.0, 1.0, 60.0)
     big = for_projector(arrows).layout.legend
     assert (big.orientation, big.x, big.xanchor, big.y, big.yanchor) == ("v", 1.02, "left", 1, "top")
     assert (arrows.layout.legend.orientation, arrows.layout.legend.y) == ("h", -0.22)
     pairs = [Pair(a="cat", b="dog", pieces_a=("cat",), pieces_b=("dog",), cosine=0.7, dot=1.2)]
     bars = for_projector(quiz_reveal(pairs, [0.5])).layout.legend
-    assert (bars.orientation, bars.y) == ("h", -0.2)
+    assert (bars.orientation, bars.yref, bars.y, bars.yanchor) == ("h", "container", 0, "bottom")
+    assert quiz_reveal(pairs, [0.5]).layout.legend.y == -0.2
 
 
 def test_labels_that_would_overlap_at_18_px_are_thinned_and_a_subtitle_gets_its_two_lines():
