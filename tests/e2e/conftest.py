@@ -200,11 +200,19 @@ def hover(page, at: tuple[float, float]) -> None:
     page.mouse.move(*at, steps=4)
 
 
-def hovered_text(page, at: tuple[float, float], tip) -> str:
-    """Hover ``at`` and return the text of the tooltip ``tip`` once it shows."""
-    hover(page, at)
-    tip.wait_for(timeout=30_000)
-    return tip.inner_text()
+def hovered_text(page, at, tip, tries: int = 6) -> str:
+    """Hover ``at`` (a point, or a function giving it anew, read again each try) and return the text of the tooltip
+    ``tip`` once it shows. A hover that lands before the map can pick (its canvas still settling on a busy machine)
+    is not seen; the hand moves off and back, up to ``tries`` times, 5 s each."""
+    for attempt in range(tries):
+        hover(page, at() if callable(at) else at)
+        try:
+            tip.wait_for(timeout=5_000)
+            return tip.inner_text()
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"  # axe-core 4.14.1 (vendor/README.md)

@@ -67,9 +67,8 @@ def test_deck_map_hover_says_the_token_and_a_click_draws_its_true_nearest(page, 
     wait_idle(page)
     canvas.scroll_into_view_if_needed()
     dog = r.position_of("dog")
-    canvas_box = canvas.bounding_box()  # in the viewport, now that it is scrolled into it
-    at = _screen(canvas_box, r.projection.coords, dog)
-    assert hovered_text(page, at, page.locator(".deck-tooltip", has_text="dog #")).startswith(f"dog #{int(r.sample.ids[dog])}")
+    at = _screen(canvas.bounding_box(), r.projection.coords, dog)  # in the viewport, now that it is scrolled into it
+    assert hovered_text(page, lambda: _screen(canvas.bounding_box(), r.projection.coords, dog), page.locator(".deck-tooltip", has_text="dog #")).startswith(f"dog #{int(r.sample.ids[dog])}")
     page.mouse.click(*at)
     field = page.locator("[data-testid='stTextInput'] input").nth(1)  # "Draw lines to the true 10 nearest of"
     page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stTextInput] input')]"
@@ -101,10 +100,10 @@ def test_tokens_and_labels_that_read_as_deck_gl_directives_are_drawn_and_shown_a
     canvas.wait_for(timeout=120_000)  # once over 60 s in a rerun of the browser suite (passed at 16 s alone)
     wait_idle(page)
     canvas.scroll_into_view_if_needed()
-    box = canvas.bounding_box()
     for token in HOVERED:
         k = r.position_of(token)
-        shown = hovered_text(page, _screen(box, r.projection.coords, k), page.locator(".deck-tooltip", has_text=token))
+        at = lambda k=k: _screen(canvas.bounding_box(), r.projection.coords, k)  # noqa: E731 (where it is now)
+        shown = hovered_text(page, at, page.locator(".deck-tooltip", has_text=token))
         assert shown.startswith(f"{JOINER}{token} #{int(r.sample.ids[k])}\n")  # as typed, behind an invisible joiner
         assert "function" not in shown
     assert errors == [] and exceptions(page) == []
