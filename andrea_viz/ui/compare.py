@@ -41,10 +41,15 @@ def pick(side: str, default: str) -> Embeddings | None:
                     emb = uploads.load_checkpoint(path, None, path.name, confine=path.parent)
                 except CheckpointError:
                     uploads.discard([path.parent])
+                    uploads.drop_bytes(ups)
+                    raise
+                except BaseException:  # a rerun asked for while it is read (B's source chosen meanwhile) stops
+                    uploads.discard([path.parent])  # the script here: the next run reads the files again
                     raise
                 uploads.keep_upload(slot, [path.parent])
                 st.session_state[f"cmp:{side}:name"] = names
                 st.session_state[f"cmp:{side}:key"] = emb.key
+                uploads.drop_bytes(ups)  # last: a run stopped before this line finds the files and reads them again
             return uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))
         root = checkpoint_dir()
         entries = list_checkpoints(root)

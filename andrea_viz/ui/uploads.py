@@ -50,16 +50,24 @@ def spool(uploaded, folder: Path | None = None) -> Path:
 
 
 def _write(uploaded, path: Path) -> None:
-    """Copy an upload to disk chunk by chunk, then have Streamlit's upload store drop its bytes: it would keep
-    them until the session ends (a browser only deletes a file whose chip is removed by hand)."""
+    """Copy an upload to disk chunk by chunk (its bytes stay in Streamlit's upload store until ``drop_bytes``)."""
     with open(path, "wb") as f:
         uploaded.seek(0)
         while chunk := uploaded.read(CHUNK):
             f.write(chunk)
-    ctx = get_script_run_ctx()
-    if ctx is not None and getattr(uploaded, "file_id", None):
-        ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=uploaded.file_id)
     uploaded.close()
+
+
+def drop_bytes(files: list) -> None:
+    """Have Streamlit's upload store drop the bytes of ``files``, uploads copied to disk and read: it would keep
+    them until the session ends (a browser only deletes a file whose chip is removed by hand). Called only once the
+    upload is read and recorded, as the last step: a rerun asked for while it is read (a click anywhere on the
+    page) stops the script at its next Streamlit call, and the next run must find the files still there to read
+    them again, or the chips stay while the page says no file was given."""
+    ctx = get_script_run_ctx()
+    for uploaded in files if ctx is not None else ():
+        if getattr(uploaded, "file_id", None):
+            ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=uploaded.file_id)
 
 
 SIDECARS = {"config.json", "run.json", "trainer_state.json", *TOKENIZER_FILES}
@@ -227,11 +235,14 @@ def upload_form(result_key: str) -> None:
     except OSError as exc:  # the disk refused the copy: a sentence, never "OSError: [Errno 28]"
         discard(folders)
         st.session_state[UPLOAD_ERROR] = write_failed(exc, [*ups, *(toks or [])])
+    except BaseException:  # a rerun asked for while it was read (a click elsewhere) stops the script here: the
+        discard(folders)  # copy goes, the files stay in the uploaders for the next Read
+        raise
     else:
         keep_upload("checkpoint", folders)
         st.session_state[result_key] = emb.key
-    finally:  # the files are on disk and their bytes dropped: the next run draws empty uploaders
-        let_go("ckpt:file")
-        let_go("ckpt:tok")
-        del ups, toks
+    drop_bytes([*ups, *(toks or [])])  # read: the next run draws empty uploaders
+    let_go("ckpt:file")
+    let_go("ckpt:tok")
+    del ups, toks
     st.rerun()  # the new, empty uploaders are drawn only by the next run: a file chosen now would be lost
