@@ -40,11 +40,10 @@ def x_heatmap(emb, ids: tuple[int, ...], t: int | None = None, height: int = 330
     lim = float(np.percentile(np.abs(x), 99.5)) or 1.0
     fig = go.Figure(go.Heatmap(z=x, y=labels, colorscale=DIVERGING, zmin=-lim, zmax=lim, showscale=False,
                                hovertemplate=_("%{y} · dim %{x}: %{z:.3f}") + "<extra></extra>"))
-    layout(fig, _("x = token rows + position rows"), x=_("dimension"), height=height)
+    layout(fig, _("x = token rows + position rows"), x=_("dimension"), height=height,  # the shape on a line of its
+           subtitle=_("a ({T}, {d}) matrix into block 1", T=len(ids), d=emb.d_model))  # own: a half-width column
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "dtick": 1, "tickfont": {"size": 10}},
-                      margin={"l": 90, "t": 70, "b": 45},  # the shape on a line of its own: a half-width column
-                      title={"subtitle": {"text": _("a ({T}, {d}) matrix into block 1", T=len(ids), d=emb.d_model),
-                                          "font": {"size": 13}}})
+                      margin={"l": 90, "t": 70, "b": 45})
     if t is not None:
         fig.add_shape(type="rect", x0=-0.5, x1=emb.d_model - 0.5, y0=t - 0.5, y1=t + 0.5, line={"width": 2})
     said = _("x as a heatmap: one row per position, {T} rows of {d} numbers, each the token's row plus the position's "

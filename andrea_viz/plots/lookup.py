@@ -114,10 +114,10 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
         spread = _("standard deviation {std:.4f}, the init's {init:.4f}", std=stats.std, init=stats.init_std)
     else:
         spread = _("standard deviation {std:.4f} (this family's init is not known)", std=stats.std)
-    layout(fig, _("Values of every entry"), y=_("density"), height=400)  # the ticks 10⁻³ … 10 say the scale is log
-    # the spread on its own line (a half-width column cuts one long title); the title says what x is, so the legend
-    # takes the axis title's place, placed in pixels (a fraction of a short chart lands on the tick labels)
-    fig.update_layout(bargap=0, title={"subtitle": {"text": spread, "font": {"size": 13}}}, margin={"t": 65, "b": 55},
+    layout(fig, _("Values of every entry"), y=_("density"), height=400, subtitle=spread)  # ticks 10⁻³ … 10: log
+    # the title says what x is, so the legend takes the axis title's place, placed in pixels (a fraction of a short
+    # chart lands on the tick labels)
+    fig.update_layout(bargap=0, margin={"t": 65, "b": 55},
                       legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
         top = max(float(stats.density.max()), 1e-3)
@@ -137,12 +137,11 @@ def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
     if expected is not None:
         fig.add_vline(x=expected, line={"color": ORANGE, "width": 3}, annotation_position="top right",
                       annotation={"text": _("at init: {value:.2f}", value=expected), "yanchor": "bottom"})  # above
-    layout(fig, _("Length of every row"), x=_("row length ‖v‖"), y=_("rows"), height=400)  # the bars, not on them
-    # the range on its own line, as the values' histogram beside it has its spread (a half-width column cuts one long
-    # title)
-    fig.update_layout(bargap=0, showlegend=False, margin={"t": 95}, title={"subtitle": {"text": _(
+    # the range on its own line, as the values' histogram beside it has its spread
+    layout(fig, _("Length of every row"), x=_("row length ‖v‖"), y=_("rows"), height=400, subtitle=_(
         "{a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
-        b=float(np.percentile(norms, 99))), "font": {"size": 13}}})
+        b=float(np.percentile(norms, 99))))
+    fig.update_layout(bargap=0, showlegend=False, margin={"t": 95})  # the init's label above the bars, not on them
     said = _("The length of each of the {n:,} rows as a histogram: median {m:.3f}, from {lo:.3f} to {hi:.3f}.", n=norms.size,
              m=float(np.median(norms)), lo=float(norms.min()), hi=float(norms.max()))
     if expected is not None:

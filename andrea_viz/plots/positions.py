@@ -72,12 +72,10 @@ def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str, subtitle: str =
     fig = go.Figure(go.Heatmap(z=cos, x=pos, y=pos, colorscale=DIVERGING, zmin=-1, zmax=1,
                                colorbar={"title": {"text": "cos"}},
                                hovertemplate=_("positions %{y} and %{x}: cos %{z:.3f}") + "<extra></extra>"))
-    layout(fig, title, x=_("position"), y=_("position"), height=430)
+    layout(fig, title, x=_("position"), y=_("position"), height=430, subtitle=subtitle)
     # square cells: the picture narrows to keep them (the x axis is not stretched past the positions)
     fig.update_layout(xaxis={"constrain": "domain"}, yaxis={"autorange": "reversed", "scaleanchor": "x",
                                                             "constrain": "domain"})
-    if subtitle:
-        fig.update_layout(title={"subtitle": {"text": subtitle, "font": {"size": 13}}}, margin={"t": 75})
     n = len(pos)
     said = _("The cosine between every two of {n:,} positions, from {first:,} to {last:,}: 1 on the diagonal, the lowest "
              "{lo:+.3f}.", n=n, first=int(pos[0]), last=int(pos[-1]), lo=float(np.min(cos)))
@@ -114,9 +112,8 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
         lengths.insert(0, np.linalg.norm(learned, axis=1))
         fig.add_scatter(y=lengths[0], mode="lines", name=_("learned"), line={"color": RED})
     fig.add_scatter(y=lengths[-1], mode="lines", name=_("sinusoidal"), line={"color": BLUE})
-    layout(fig, _("Length of each position row"), x=_("position t"), y="‖position_embedding[t]‖", height=375)
-    fig.update_layout(title={"subtitle": {"text": _("log scale: the sinusoidal rows all have length √(d/2)"),
-                                          "font": {"size": 13}}}, margin={"t": 75})  # one long title ran past 1,280 px
+    layout(fig, _("Length of each position row"), x=_("position t"), y="‖position_embedding[t]‖", height=375,
+           subtitle=_("log scale: the sinusoidal rows all have length √(d/2)"))  # one long title ran past 1,280 px
     positive = np.concatenate(lengths)
     positive = positive[positive > 0]  # a log axis's ticks, written through the language's formatter
     fig.update_layout(legend={"orientation": "h", "y": -0.25},
@@ -143,10 +140,9 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
                             line={"color": c, "width": 3, "dash": dash},
                             marker={"symbol": ["circle", "arrow"], "size": [4, 14], "angleref": "previous", "color": c})
     lim = 1.2 * max(np.linalg.norm(q), np.linalg.norm(k))
-    layout(fig, _("RoPE: rotate q by m·θ and k by n·θ"), height=490)
     # the claim on a line of its own: the picture sits in a column that one long title overruns (cut in Dutch)
-    fig.update_layout(title={"subtitle": {"text": _("q·k depends only on m − n"), "font": {"size": 13}}},
-                      margin={"t": 75}, xaxis={"range": [-lim, lim], "zeroline": True, "title": {"text": _("first dimension of the pair")}},
+    layout(fig, _("RoPE: rotate q by m·θ and k by n·θ"), height=490, subtitle=_("q·k depends only on m − n"))
+    fig.update_layout(xaxis={"range": [-lim, lim], "zeroline": True, "title": {"text": _("first dimension of the pair")}},
                       yaxis={"range": [-lim, lim], "zeroline": True, "scaleanchor": "x",
                              "title": {"text": _("second dimension of the pair")}}, legend={"font": {"size": 11}})
     rows = {"m": [], "n": [], "m − n": [], "q·k": []}
