@@ -19,18 +19,13 @@ def _model(source: str) -> Embeddings:
     return load(source)
 
 
-_LOADED: set[str] = set()  # sources this process has loaded once (a spinner is shown the first time only)
-
-
 def get_model(source: str) -> Embeddings:
-    """The model for a built-in name (read-only, shared by all sessions); the first time in this process, with a
-    spinner in the reader's language (Streamlit's own ``show_spinner`` text is fixed when the module is imported)."""
-    if source in _LOADED:
-        return _model(source)
+    """The model for a built-in name (read-only, shared by all sessions), with a spinner in the reader's language
+    (Streamlit's own ``show_spinner`` text is fixed when the module is imported). Every call passes through it:
+    the cache keeps six models, and a seventh evicts one, which is then loaded again; Streamlit draws a spinner only
+    once its block has run 0.5 s, so a model in the cache shows nothing."""
     with st.spinner(tr(N_("Loading the model's tables…"))):
-        emb = _model(source)
-    _LOADED.add(source)
-    return emb
+        return _model(source)
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -126,11 +126,13 @@ def lookup() -> None:
 
 def values_histogram(where, emb, key: str) -> None:
     """A table's values against its init curve. In presenter mode the spread (the chart's subtitle) is written above
-    the chart, where it can wrap: at 18 px it is wider than a third of the screen."""
+    the chart, where it can wrap: at 18 px it is wider than a third of the screen; the title ("Values of every
+    entry", still in the chart's words) gives its height to the curve, under the column's own heading."""
     fig = cached(emb, lookup_plots.values_of, True)
     if presenting():
         where.markdown(md(fig.layout.title.subtitle.text))
-        fig = words_kept(go.Figure(fig).update_layout(title={"subtitle": {"text": None}}, margin={"t": 45}), fig)
+        fig = words_kept(go.Figure(fig).update_layout(title={"text": None, "subtitle": {"text": None}},
+                                                      margin={"t": 10}), fig)
     draw(where, fig, key=key, height=h(420, 250))
 
 
@@ -246,7 +248,12 @@ def predict() -> None:
     if st.session_state.get(REVEALED) and not missing:
         score = score_round(guesses, pairs)
         (st.success if score.points >= 70 else st.warning)(tr(score.message))
-        draw(st, similarity_plots.quiz_reveal(pairs, guesses), key="lesson:reveal-chart", height=h(420, 300))
+        fig = similarity_plots.quiz_reveal(pairs, guesses)
+        if presenting():  # every pair's label needs the height a legend under the axes takes at 18 px: the legend
+            # goes in the title's line, at its right end (the chart spans the screen)
+            fig = words_kept(go.Figure(fig).update_layout(legend={"yref": "container", "y": 1, "yanchor": "top",
+                                                                  "x": 1, "xanchor": "right"}), fig)
+        draw(st, fig, key="lesson:reveal-chart", height=h(420, 300))
 
 
 def positions() -> None:

@@ -42,6 +42,9 @@ def test_the_revealed_cosines_and_the_checked_exercise_fit_a_projector(browser, 
         assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], lang
         assert overlapping_labels(page) == [], lang
         assert page.evaluate(OVERFLOW_JS) <= 0, lang
+        # every pair named beside its bars (plotly drops category labels it has no height for)
+        labels = page.locator(f"{REVEAL_CHART} g.ytick text").all_text_contents()
+        assert len(labels) == len(lexicon.lesson_pairs(lang)), (lang, labels)
 
         _open(page, f"{app_url}/Lesson?present=1&step=4&lang={lang}")
         box = page.get_by_role("textbox", name=translate("Parameters in its token table", lang)).first

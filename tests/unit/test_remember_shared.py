@@ -93,14 +93,28 @@ def test_different_keys_compute_separately(fresh_store):
 
 @pytest.mark.parametrize(("lang", "said"), [("nl", "De tabellen van het model worden geladen…"),
                                             ("en", "Loading the model's tables…")])
-def test_the_first_load_of_a_model_says_so_in_the_readers_language_and_a_later_one_says_nothing(monkeypatch, lang, said):
-    spoken = []
-    monkeypatch.setattr(cache.st, "spinner", lambda text, **_k: spoken.append(text) or contextlib.nullcontext())
-    monkeypatch.setattr(cache, "_LOADED", set())
+def test_a_model_loaded_again_after_the_cache_let_it_go_says_so_in_the_readers_language(monkeypatch, lang, said):
+    """The load runs inside the spinner (entered, the model read, then left), the first time and again once the
+    cache has let the model go (six models kept; a seventh evicts one): it used to say so the first time only."""
+    events = []
+
+    @contextlib.contextmanager
+    def spinner(text, **_k):
+        events.append(("shown", text))
+        yield
+        events.append(("gone", text))
+
+    monkeypatch.setattr(cache.st, "spinner", spinner)
+    real = cache.load
+    monkeypatch.setattr(cache, "load", lambda source: events.append(("load", source)) or real(source))
     set_language(lang)
     try:
+        cache._model.clear()
         first, again = cache.get_model("andrea-micro-nl"), cache.get_model("andrea-micro-nl")
+        cache._model.clear()  # as an eviction does
+        third = cache.get_model("andrea-micro-nl")
     finally:
         set_language("en")
-    assert first is again and first.vocab_size == 563
-    assert spoken == [said]
+    assert first is again and first.vocab_size == 563 and third.vocab_size == 563
+    load = [("shown", said), ("load", "andrea-micro-nl"), ("gone", said)]
+    assert events == load + [("shown", said), ("gone", said)] + load  # the cached call: through it, nothing loaded
