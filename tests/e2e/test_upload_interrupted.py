@@ -9,8 +9,9 @@ for the click to land in it.)"""
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
-from .conftest import exceptions, open_page, wait_idle
+from .conftest import MODEL_PICKER, exceptions, open_page, wait_idle
 
 STATUS = "[data-testid='stExpander'] summary"  # load_checkpoint's st.status: "Reading x…", then "x: format, V × d."
 
@@ -40,4 +41,29 @@ def test_a_click_while_an_upload_is_read_reads_it_again(page, app_url, slow_npz)
     assert page.locator("[data-testid='stFileUploader']", has_text="Checkpoint for B").count() == 1  # the click landed
     summary = page.locator(STATUS, has_text="slow.npz:").inner_text()
     assert "60,000 × 1024" in summary, summary
+    assert exceptions(page) == []
+
+
+def test_a_click_while_the_checkpoint_page_reads_an_upload_leaves_it_to_read_again(page, app_url, slow_npz):
+    """The Checkpoint page reads an upload on its button: a rerun asked for meanwhile (here the sidebar's model
+    changed) stops that read, and the file stays in its uploader, the button ready to read it again (it used to
+    leave an empty uploader: the file gone, nothing read)."""
+    open_page(page, f"{app_url}/Checkpoint")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(slow_npz))
+    read = page.locator("button:enabled", has_text="Read the upload")
+    read.wait_for(timeout=60_000)
+    wait_idle(page)
+    read.click()
+    page.locator(STATUS, has_text="Reading slow.npz").wait_for(timeout=60_000)  # the read under way
+    page.locator(f"{MODEL_PICKER} [data-testid='stSelectbox']").click()  # another model: a rerun asked for
+    page.get_by_role("option", name="ANDREA-micro (trained in this app)").click()
+    expect(page.locator(f"{MODEL_PICKER} input[role='combobox']")).to_have_value("ANDREA-micro (trained in this app)",
+                                                                                 timeout=60_000)
+    wait_idle(page)
+    heading = page.get_by_role("heading", name="What slow.npz holds")
+    assert heading.count() == 0  # the read was stopped (it takes a second or more) ...
+    assert page.locator("[data-testid='stFileChipName']", has_text="slow.npz").count() == 1
+    assert read.count() == 1  # ... its file kept: the run after the click still has it, the button is live
+    read.click()
+    heading.wait_for(timeout=60_000)  # and read on the next press
     assert exceptions(page) == []
