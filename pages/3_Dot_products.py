@@ -89,11 +89,11 @@ guesses = [ui.number_slider(p.label + (_(" (several tokens)") if p.multi_piece e
                                                                     if p.multi_piece else ""))
            for i, p in enumerate(pairs)]
 missing = len(pairs) - len(placed)
-b1, b2, _b = st.columns([1, 1, 4])
-if b1.button(_("Reveal the cosines"), type="primary", disabled=missing > 0):
+row = st.container(horizontal=True)  # each button as wide as its words ("Onthul de cosinussen" was cut in a sixth)
+if row.button(_("Reveal the cosines"), type="primary", disabled=missing > 0):
     st.session_state[revealed] = True
     ui.classroom.give_ordering(pairs, guesses)  # to the teacher, when this tab joined a class
-if b2.button(_("New round"), help=_("Other pairs from a curated list")):
+if row.button(_("New round"), help=_("Other pairs from a curated list")):
     st.session_state["quiz:round"] = round_no + 1
     st.rerun()
 if missing:

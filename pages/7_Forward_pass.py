@@ -77,8 +77,8 @@ with ui.explain_errors():
                  "the model tell them apart."))
 
 st.subheader(_("Backends"))
-st.dataframe(ui.localized([{_("backend"): s.name, _("what"): tr(s.label), _("available"): _("yes") if s.available else _("no"),
-               _("why not"): tr(s.reason)} for s in statuses]), hide_index=True, width="stretch")
+st.table(ui.localized([{_("backend"): s.name, _("what"): tr(s.label), _("available"): _("yes") if s.available else _("no"),
+                        _("why not"): tr(s.reason)} for s in statuses]), hide_index=True)  # a table wraps the reasons
 if T_max and st.button(_("Run a full context: B = 8 sequences × T = {T:,} random ids", T=T_max),
                        help=_("Times every available backend on the same ids")):
     with st.spinner(_("Timing every available backend…")):

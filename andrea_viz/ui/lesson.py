@@ -109,12 +109,15 @@ def lookup() -> None:
     draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
     i = EXAMPLE_IDS[-1]
     if not presenting():
-        q = token_picker(emb, key="lesson:lookup", preferred=lexicon.word(lesson_language(), "cat"))
+        q = token_picker(emb, key="lesson:lookup", preferred=lexicon.word(lesson_language(), "cat"), mean_note=False)
         if q is None:
             return
-        i = q.ids[0]
-        st.markdown(_("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=md(q.text), ids=list(q.ids),
-                      id=i, V=emb.vocab_size, d=emb.d_model))
+        i = q.ids[0]  # a word of several tokens is several lookups, one row each: the first is drawn
+        said = (_("“{text}” → ids {ids}, one row for each → row {id:,}, the first, of the ({V:,}, {d}) table:",
+                  text=md(q.text), ids=list(q.ids), id=i, V=emb.vocab_size, d=emb.d_model) if q.multi_piece else
+                _("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=md(q.text), ids=list(q.ids),
+                  id=i, V=emb.vocab_size, d=emb.d_model))
+        st.markdown(said)
         draw(st, cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)

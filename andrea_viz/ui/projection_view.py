@@ -220,14 +220,14 @@ def projection_caption(emb: Embeddings, method: str, result) -> None:
 def projection_downloads(emb: Embeddings, result) -> None:
     """CSV with trust, and the Embedding Projector's two .tsv files; written when a button is clicked (not on
     every rerun), and a click reruns nothing."""
-    d1, d2, d3 = st.columns(3)
+    row = st.container(horizontal=True)  # each button as wide as its words (a third of the page cut the Dutch one)
     s, coords = result.sample, result.projection.coords
-    d1.download_button(_("Coordinates with trust (CSV)"),
-                       lambda: coordinates_csv(coords, result.tokens, s.ids, s.groups, trust=result.trust),
-                       "projection.csv", "text/csv", on_click="ignore")
-    d2.download_button(_("vectors.tsv (Embedding Projector)"),
-                       lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
-                       "vectors.tsv", "text/tab-separated-values", on_click="ignore")
-    d3.download_button(_("metadata.tsv (Embedding Projector)"), lambda: projector_metadata(result.tokens, s.ids, s.groups),
-                       "metadata.tsv", "text/tab-separated-values", on_click="ignore")
+    row.download_button(_("Coordinates with trust (CSV)"),
+                        lambda: coordinates_csv(coords, result.tokens, s.ids, s.groups, trust=result.trust),
+                        "projection.csv", "text/csv", on_click="ignore")
+    row.download_button(_("vectors.tsv (Embedding Projector)"),
+                        lambda: projector_tsv(emb.token_table[s.ids], result.tokens, s.ids, s.groups)[0],
+                        "vectors.tsv", "text/tab-separated-values", on_click="ignore")
+    row.download_button(_("metadata.tsv (Embedding Projector)"), lambda: projector_metadata(result.tokens, s.ids, s.groups),
+                        "metadata.tsv", "text/tab-separated-values", on_click="ignore")
     st.caption(_("Load both .tsv files at projector.tensorflow.org (Load → vectors, then metadata)."))

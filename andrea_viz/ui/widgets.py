@@ -41,9 +41,11 @@ def default_word(emb: Embeddings, preferred: str = "cat") -> str:
 
 
 def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred: str = "cat",
-                 url_name: str | None = None) -> Query | None:
+                 url_name: str | None = None, mean_note: bool = True) -> Query | None:
     """A text box for a word or ``#id``; shows the pieces it became. None (with a message) when it cannot be
-    resolved. ``url_name``: the word is read from and kept in the URL under that name (``?word=dog``)."""
+    resolved. ``url_name``: the word is read from and kept in the URL under that name (``?word=dog``).
+    ``mean_note``: a word of several tokens is said to stand for the mean of their rows (as it does where the
+    query's vector is used); a page that shows the rows themselves says what it shows instead."""
     widget = f"{key}:{emb.key}"
     default = default_word(emb, preferred)
     if widget not in st.session_state:  # the widget's value lives in the session from here on
@@ -57,7 +59,8 @@ def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred:
     except QueryError as exc:
         show_error(exc)
         return None
-    st.caption(_("Tokens: {chips}", chips=token_chips(q.pieces, q.ids)) + (f" — {tr(q.note, escape=md)}" if q.note else ""))
+    note = q.note if mean_note else None
+    st.caption(_("Tokens: {chips}", chips=token_chips(q.pieces, q.ids)) + (f" — {tr(note, escape=md)}" if note else ""))
     return q
 
 

@@ -76,7 +76,7 @@ def test_forward_pass_page_backends(app):
         at.selectbox(key="fwd:backend").set_value(backend).run()
         no_exception(at)
         assert {x.label: x.value for x in at.metric}["Backend used"] == backend
-    status = at.dataframe[-1].value
+    status = at.table[-1].value
     assert list(status["backend"]) == ["cuda", "cpu", "torch", "numpy"]
     assert all(str(why).count("is False") <= 1 for why in status["why not"]), list(status["why not"])  # not "is False () is False"
     [b for b in at.button if b.label.startswith("Run a full context")][0].click().run()

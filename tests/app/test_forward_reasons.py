@@ -12,7 +12,7 @@ from .conftest import no_exception, open_page
 def test_the_backend_reasons_are_in_the_language(app):
     at = open_page(app("andrea-12m-init", query={"lang": "nl"}), "7_Forward_pass.py")
     no_exception(at)
-    table = at.dataframe[-1].value
+    table = at.table[-1].value
     reasons = dict(zip(table[translate("backend", "nl")], table[translate("why not", "nl")], strict=True))
     english = ("this torch is a CPU build", "no CUDA device is visible", "could not be built", "is not importable")
     assert not [r for r in reasons.values() if any(e in str(r) for e in english)], reasons

@@ -120,3 +120,19 @@ def test_the_presenter_toggle_sets_the_mode_and_the_mode_outlives_its_widget(app
     assert at.session_state[PRESENT] is True and at.toggle(key=PRESENT_WIDGET).value is True
     at.toggle(key=PRESENT_WIDGET).set_value(False).run()
     assert at.session_state[PRESENT] is False and "present" not in at.query_params
+
+
+@pytest.mark.parametrize("lang,word", [("nl", "kat"), ("pt-BR", "gato")])
+def test_the_lookup_step_says_a_word_of_several_tokens_is_one_row_each_and_draws_the_first(lang, word):
+    """ANDREA-120M's shape model spells the lesson's word byte by byte: one lookup per id, the first row drawn. The
+    caption says which row is shown, never that the word's vector is the mean of its rows (true on the pages that
+    use the word's vector, not of a lookup)."""
+    at = open_step("lookup", lang)
+    caption = " ".join(c.value for c in at.caption)
+    assert "Tokens:" in caption or translate("Tokens: {chips}", lang).split("{")[0] in caption
+    mean = translate("“{text}” is {n} tokens ({pieces}): its vector is the mean of their rows", lang)
+    assert mean.split("{pieces}")[1] not in caption  # ": de vector is het gemiddelde van hun rijen" nowhere
+    said = [m.value for m in at.markdown if m.value.startswith(f"“{word}” →")]
+    first = translate("“{text}” → ids {ids}, one row for each → row {id:,}, the first, of the ({V:,}, {d}) table:",
+                      lang).split("{ids}")[1].split("{id:,}")[0]
+    assert len(said) == 1 and first in said[0], said

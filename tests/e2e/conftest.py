@@ -141,6 +141,28 @@ def titles_past_their_chart(page) -> list[str]:
     return page.evaluate(TITLES_PAST_THEIR_CHART)
 
 
+CUT_BUTTONS = """() => {  // a label's laid-out width (a range over its text) against the box Streamlit ellipsises it in
+    return [...document.querySelectorAll('[data-testid=stMain] button')]
+        .filter(b => b.offsetWidth > 0 && b.innerText.trim())
+        .filter(b => [b, ...b.querySelectorAll('*')].some(e => {
+            const style = getComputedStyle(e);
+            if (style.textOverflow !== 'ellipsis' || !e.clientWidth) return e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0;
+            const room = e.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+                - parseFloat(style.borderLeftWidth) - parseFloat(style.borderRightWidth);  // unrounded, as painted
+            const text = document.createRange();
+            text.selectNodeContents(e);
+            return text.getBoundingClientRect().width > room + 0.01;
+        }))
+        .map(b => b.innerText.trim());
+}"""
+
+
+def cut_buttons(page) -> list[str]:
+    """The words of the page's buttons (download buttons too) cut short by their own box: Streamlit ends a label
+    too wide for its column with an ellipsis ("Onthul de cosi…")."""
+    return page.evaluate(CUT_BUTTONS)
+
+
 LABELS_OVERLAP = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => {
     const texts = [...p.querySelectorAll('text')]
         .filter(t => t.textContent.trim() && !/rotate\\(-?[1-9]/.test(t.getAttribute('transform') || ''))

@@ -11,8 +11,8 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, exceptions, open_page, press_right,
-                       record_requests, requests_elsewhere, screenshot, sidebar_model, streamlit_english,
+from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, cut_buttons, exceptions, open_page,
+                       press_right, record_requests, requests_elsewhere, screenshot, sidebar_model, streamlit_english,
                        titles_past_their_chart, wait_idle)
 
 # axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
@@ -303,6 +303,7 @@ def check_page(page, path: str, lang: str) -> None:
     name = path.lower() or "home"
     assert screenshot(page, name if lang == "en" else f"{name}_{lang}").stat().st_size > 10_000
     assert titles_past_their_chart(page) == []  # every chart drawn (the screenshot waits for each to fit)
+    assert cut_buttons(page) == []
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-TW", "nl", "pt-BR"])
