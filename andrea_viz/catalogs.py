@@ -47,6 +47,7 @@ SAME_IN_LANGUAGE = {
         'θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}', '{first} {then}', '{note}. {hint}',
         '{a:,} + {b:,} = {n:,} parameters',
         '{token} (byte)',
+        'drift', 'drift %{x}<br>%{y:,} tokens',  # the Dutch say drift too: one word on Compare
     }),
     "pt-BR": frozenset({
         '{name}: {summary}',

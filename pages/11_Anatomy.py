@@ -28,7 +28,7 @@ with ui.explain_errors():
     (st.info if ref.found else st.warning)(note[:1].upper() + note[1:])
     st.markdown(_("Indicator: **{indicator}**. {why}", indicator=tr(INDICATOR_NAMES[r.indicator]),
                   why=tr(indicator_reason(emb, r.indicator))))
-    c = st.columns(4)
+    c = st.columns(4, vertical_alignment="bottom")  # a label that wraps keeps its value in line
     c[0].metric(_("Reference rows"), num(len(ref.ids)))
     c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))
     c[2].metric(_("Rows at or above it"), num(int(r.flagged.size)))
@@ -77,11 +77,13 @@ st.dataframe(ui.localized([{_("dimension"): k, _("mean"): round(float(stats.mean
              hide_index=True, width="content")
 q = ui.token_picker(emb, key="anatomy:word", url_name="word")
 VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}
-cols = st.columns(3)
-for col, v in zip(cols, ui.cached(emb, views, q.text if q is not None else None, remove), strict=True):
-    with col:
+shown = ui.cached(emb, views, q.text if q is not None else None, remove)
+for col, v in zip(st.columns(3, vertical_alignment="bottom"), shown, strict=True):  # a heading that wraps keeps
+    with col:  # the metrics on one line
         st.subheader(VIEW[v.name])
         st.metric(_("Anisotropy"), num(v.anisotropy, "+.4f"))
+for col, v in zip(st.columns(3), shown, strict=True):
+    with col:
         if v.pairs:
             st.dataframe(ui.localized([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs]), hide_index=True,
                          width="stretch")
@@ -109,12 +111,15 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
         if sample is not None:
             st.info(_("A seeded sample of {n:,} rows (seed 0): each row's 10 nearest are searched among the sample.",
                       n=h.raw.ids.size))
-        cols = st.columns(3)
-        for col, name, hv in zip(cols, ("raw", "centred", "removed"), (h.raw, h.centred, h.removed), strict=True):
+        heads = st.columns(3, vertical_alignment="bottom")  # a heading that wraps keeps the metrics on one line
+        for col, name, hv in zip(heads, ("raw", "centred", "removed"), (h.raw, h.centred, h.removed), strict=True):
             with col:
                 st.subheader(VIEW[name])
                 st.metric(_("Skewness of the counts"), num(hv.skewness, ".2f"),
                           help=_("About 0 when every token is in about 10 lists; large when a few are in very many."))
+        for col, name, hv in zip(st.columns(3), ("raw", "centred", "removed"), (h.raw, h.centred, h.removed),
+                                 strict=True):  # what each view's hubs are, from the top
+            with col:
                 if name != "raw":
                     st.caption(_("{n} of the raw table's 20 largest hubs are still among the 20 largest",
                                  n=h.overlap(hv)))

@@ -163,6 +163,28 @@ def cut_buttons(page) -> list[str]:
     return page.evaluate(CUT_BUTTONS)
 
 
+METRICS_OUT_OF_LINE = """() => [...document.querySelectorAll('[data-testid=stHorizontalBlock]')].flatMap(row => {
+    // the k-th metric of each column of a row of columns (a column may hold two, one under the other)
+    const columns = [...row.querySelectorAll(':scope > [data-testid=stColumn]')].map(c =>
+        [...c.querySelectorAll('[data-testid=stMetricValue]')]
+            .filter(v => v.closest('[data-testid=stHorizontalBlock]') === row && v.offsetHeight > 0));
+    const out = [];
+    for (let k = 0; k < Math.max(0, ...columns.map(c => c.length)); k++) {
+        const values = columns.filter(c => c.length > k).map(c => c[k]);
+        if (values.length < 2) continue;
+        const tops = values.map(v => v.getBoundingClientRect().top);
+        if (Math.max(...tops) - Math.min(...tops) > 1) out.push(values.map(v => v.innerText.trim()).join(' | '));
+    }
+    return out;
+})"""
+
+
+def metrics_out_of_line(page) -> list[str]:
+    """Rows of metrics (one per column) whose values do not stand on one line: a label that wraps in one column
+    (Dutch and Portuguese labels are longer) pushes its value down unless the columns align at their bottoms."""
+    return page.evaluate(METRICS_OUT_OF_LINE)
+
+
 LABELS_OVERLAP = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => {
     const texts = [...p.querySelectorAll('text')]
         .filter(t => t.textContent.trim() && !/rotate\\(-?[1-9]/.test(t.getAttribute('transform') || ''))

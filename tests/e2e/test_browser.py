@@ -11,9 +11,9 @@ from andrea_viz import lexicon
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
-from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, cut_buttons, exceptions, open_page,
-                       press_right, record_requests, requests_elsewhere, screenshot, sidebar_model, streamlit_english,
-                       titles_past_their_chart, wait_idle)
+from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, cut_buttons, exceptions, metrics_out_of_line,
+                       open_page, press_right, record_requests, requests_elsewhere, screenshot, sidebar_model,
+                       streamlit_english, titles_past_their_chart, wait_idle)
 
 # axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
 # Streamlit's element that holds it, why it cannot be fixed here): only these exact ones are allowed. None with
@@ -304,6 +304,7 @@ def check_page(page, path: str, lang: str) -> None:
     assert screenshot(page, name if lang == "en" else f"{name}_{lang}").stat().st_size > 10_000
     assert titles_past_their_chart(page) == []  # every chart drawn (the screenshot waits for each to fit)
     assert cut_buttons(page) == []
+    assert metrics_out_of_line(page) == []
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-TW", "nl", "pt-BR"])
