@@ -60,7 +60,7 @@ with ui.explain_errors():
         r, al = ui.remember(("vocab-drift", a.key, b.key, k), lambda progress: vocab_drift(
             a, b, k=k, progress=progress), label=_("Aligning:"))
         ui.compare.alignment_note(a, b, al)
-    m = st.columns(4, vertical_alignment="bottom")  # a label that wraps keeps its value in line
+    m = ui.metric_columns(4)
     m[0].metric(_("Median drift"), num(r.median_drift, ".4f"))
     m[1].metric(_("Largest drift"), num(r.max_drift, ".4f"))
     m[2].metric(_("Neighbours kept (mean)"), num(r.mean_overlap, ".0%"),

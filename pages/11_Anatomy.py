@@ -28,7 +28,7 @@ with ui.explain_errors():
     (st.info if ref.found else st.warning)(note[:1].upper() + note[1:])
     st.markdown(_("Indicator: **{indicator}**. {why}", indicator=tr(INDICATOR_NAMES[r.indicator]),
                   why=tr(indicator_reason(emb, r.indicator))))
-    c = st.columns(4, vertical_alignment="bottom")  # a label that wraps keeps its value in line
+    c = ui.metric_columns(4)
     c[0].metric(_("Reference rows"), num(len(ref.ids)))
     c[1].metric(_("Threshold"), num(r.threshold, ".3f"), help=tr(r.why))
     c[2].metric(_("Rows at or above it"), num(int(r.flagged.size)))
@@ -78,8 +78,8 @@ st.dataframe(ui.localized([{_("dimension"): k, _("mean"): round(float(stats.mean
 q = ui.token_picker(emb, key="anatomy:word", url_name="word")
 VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}
 shown = ui.cached(emb, views, q.text if q is not None else None, remove)
-for col, v in zip(st.columns(3, vertical_alignment="bottom"), shown, strict=True):  # a heading that wraps keeps
-    with col:  # the metrics on one line
+for col, v in zip(ui.metric_columns(3), shown, strict=True):  # headings and metrics, then the tables below
+    with col:
         st.subheader(VIEW[v.name])
         st.metric(_("Anisotropy"), num(v.anisotropy, "+.4f"))
 for col, v in zip(st.columns(3), shown, strict=True):
@@ -111,7 +111,7 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
         if sample is not None:
             st.info(_("A seeded sample of {n:,} rows (seed 0): each row's 10 nearest are searched among the sample.",
                       n=h.raw.ids.size))
-        heads = st.columns(3, vertical_alignment="bottom")  # a heading that wraps keeps the metrics on one line
+        heads = ui.metric_columns(3)  # headings and metrics, then the tables below
         for col, name, hv in zip(heads, ("raw", "centred", "removed"), (h.raw, h.centred, h.removed), strict=True):
             with col:
                 st.subheader(VIEW[name])

@@ -54,7 +54,7 @@ st.subheader(_("The same row, the long way: one-hot × table"))
 check = ui.cached(emb, one_hot_product, token_id, part="token_table")
 V_tex = num(V).replace(",", "{,}").replace(".", "{.}")
 st.latex(rf"\mathrm{{onehot}}({token_id})\,(1 \times {V_tex}) \cdot E\,({V_tex} \times {d}) = E[{token_id}]")
-c = st.columns(3, vertical_alignment="bottom")  # a label that wraps keeps its value in line
+c = ui.metric_columns(3)
 c[0].metric(_("max |one-hot·E − E[id]|"), num(check.max_abs_diff, "g"),
             help=_("Largest difference between the matrix product and the row lookup, over all d entries."))
 c[1].metric(_("Multiply-adds for the product"), num(check.multiply_adds), help=_("V × d: the product touches every entry."))

@@ -70,7 +70,7 @@ if preset == LOADED:
         st.info(_("{model} has no output head (an encoder): the counts below leave the output table out.",
                   model=md(ui.model_label(emb.key))), icon=":material/info:")
 
-m = st.columns(4, vertical_alignment="bottom")  # a label that wraps (nl, pt-BR) keeps its value in line
+m = ui.metric_columns(4)
 m[0].metric(_("Token table"), num(pc.token), help=product_arithmetic(V, d))
 m[1].metric(_("Position table"), num(pc.position), help=_("{T} × {d}", T=num(T), d=num(d)))
 m[2].metric(_("Token + position"), num(pc.embeddings))

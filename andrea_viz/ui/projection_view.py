@@ -28,6 +28,7 @@ from ..safe_text import md
 from . import map_view, url
 from .cache import remember
 from .charts import chart, words_box
+from .widgets import metric_columns
 
 RENDERERS_2D = ("canvas", "plotly", "deck")
 PICKED = "proj:picked"  # the token whose true 10 nearest get lines (typed, or clicked on the map)
@@ -36,7 +37,7 @@ PICKED = "proj:picked"  # the token whose true 10 nearest get lines (typed, or c
 def projection_metrics(result, axes: tuple[int, ...]) -> None:
     """Points, time (computed or read from the disk cache), mean trust, and PCA's variance shown."""
     proj = result.projection
-    m = st.columns(4, vertical_alignment="bottom")  # a label that wraps keeps its value in line
+    m = metric_columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
     m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
                 help=_("computed once, then kept on the server's disk: this map was read from there")

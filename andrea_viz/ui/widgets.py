@@ -64,6 +64,13 @@ def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred:
     return q
 
 
+
+def metric_columns(spec, where=None) -> list:
+    """Columns for a row of metrics (``spec`` as ``st.columns`` takes it), aligned at their bottoms: a label or heading
+    that wraps in one column (Dutch and Portuguese labels are longer) keeps every value on one line."""
+    return (where or st).columns(spec, vertical_alignment="bottom")
+
+
 def slider_values(lo: float, hi: float, step: float) -> list[float]:
     """The values a number slider offers, lo to hi by step, each rounded so that 0.1 + 0.2 is 0.3."""
     n = int(round((hi - lo) / step))
