@@ -563,8 +563,9 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
         raise QueryError("expected at least {need} anchors to align two tables on, got {n}", need=MIN_ANCHORS,
                          n=len(anchors))
     train, held = split(len(anchors), seed)
-    xa = np.asarray(a[anchors.a], np.float32)  # the anchors' rows, gathered once (rows of a memory map are read here)
-    yb = np.asarray(b[anchors.b], np.float32)
+    # the anchors' rows, gathered once (rows of a memory map are read here) into arrays of this function's own
+    xa = np.ascontiguousarray(a[np.asarray(anchors.a, np.int64)], np.float32)
+    yb = np.ascontiguousarray(b[np.asarray(anchors.b, np.int64)], np.float32)
     best, scores, whole = _choose_map(xa, yb, train, seed)  # reads the training anchors only
     proc = fit_moments(whole)
     chosen = proc if best is None else fit_anchor_map(xa, yb, train, best, seed)
@@ -577,11 +578,13 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     cos = pcos if chosen is proc else held_cos(chosen)
     judged = np.arange(held.size) if held.size <= sample else np.sort(
         np.random.default_rng(seed + 1).choice(held.size, sample, replace=False))
-    units_a = normalise(xa)  # once, for the neighbour sets and the baseline
-    jac = judge_jaccard(units_a, normalise(yb), held[judged], min(JACCARD_K, len(anchors) - 1))
+    # the gathered rows are this function's own and each side is done with its raw values at this point, so each
+    # is scaled in place for the searches: two more tables of fresh memory cost more to touch than to compute
+    units_a = normalise(xa, overwrite=True)  # once, for the neighbour sets and the baseline
     guess = baseline_guess(units_a, yb, held[judged], train)
-    return Alignment(anchors, chosen, train, held, cos, judged, jac, _row_cosines(guess, yb[held[judged]]), seed,
-                     proc, pcos, scores)
+    base_cos = _row_cosines(guess, yb[held[judged]])
+    jac = judge_jaccard(units_a, normalise(yb, overwrite=True), held[judged], min(JACCARD_K, len(anchors) - 1))
+    return Alignment(anchors, chosen, train, held, cos, judged, jac, base_cos, seed, proc, pcos, scores)
 
 
 def align(a: Embeddings, b: Embeddings, seed: int = 0) -> Alignment:

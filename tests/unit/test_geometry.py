@@ -135,20 +135,29 @@ def test_unit_rows_keeps_zero_rows_zero_and_float64_wide():
 
 
 def test_unit_rows_of_a_long_table_taken_in_blocks_are_row_by_row_lengths():
-    """Above NORM_BLOCK rows the lengths are taken a block at a time: each row equal, bit for bit, to itself scaled
-    alone; zero rows stay zero, a row holding NaN stays non-finite, in every block."""
-    from andrea_viz.neighbours import NORM_BLOCK
+    """Above a block of NORM_BLOCK_BYTES the lengths are taken a block at a time: each row equal, bit for bit, to
+    itself scaled alone; zero rows stay zero, a row holding NaN stays non-finite, in every block; scaled in place
+    (``normalise(overwrite=True)``) the same bits, in the caller's own array."""
+    from andrea_viz.neighbours import NORM_BLOCK_BYTES, normalise
 
+    block = NORM_BLOCK_BYTES // (16 * 4)  # rows of 16 float32 in one block
     rng = np.random.default_rng(4)
-    table = rng.standard_normal((2 * NORM_BLOCK + 5, 16)).astype(np.float32)
-    table[[3, NORM_BLOCK + 1]] = 0.0
-    table[2 * NORM_BLOCK + 2, 5] = np.nan
+    table = rng.standard_normal((2 * block + 5, 16)).astype(np.float32)
+    table[[3, block + 1]] = 0.0
+    table[2 * block + 2, 5] = np.nan
     u = unit_rows(table)
-    for i in (0, 3, NORM_BLOCK - 1, NORM_BLOCK, NORM_BLOCK + 1, 2 * NORM_BLOCK + 4):
+    for i in (0, 3, block - 1, block, block + 1, 2 * block + 4):
         np.testing.assert_array_equal(u[i], unit_rows(table[i:i + 1])[0])
-    assert not u[[3, NORM_BLOCK + 1]].any() and not np.isfinite(u[2 * NORM_BLOCK + 2]).all()
-    np.testing.assert_allclose(np.linalg.norm(np.delete(u, [3, NORM_BLOCK + 1, 2 * NORM_BLOCK + 2], 0), axis=1), 1.0,
+    assert not u[[3, block + 1]].any() and not np.isfinite(u[2 * block + 2]).all()
+    np.testing.assert_allclose(np.linalg.norm(np.delete(u, [3, block + 1, 2 * block + 2], 0), axis=1), 1.0,
                                rtol=1e-6)
+    copied, own = normalise(table), table.copy()
+    in_place = normalise(own, overwrite=True)
+    assert in_place.rows is own and copied.rows is not table  # the caller's array scaled, or a copy when not asked
+    np.testing.assert_array_equal(in_place.rows, copied.rows)
+    np.testing.assert_array_equal(in_place.finite, copied.finite)
+    np.testing.assert_array_equal(in_place.zero, copied.zero)
+    assert not in_place.rows[2 * block + 2].any()  # the left-out row zeroed in place too
 
 
 def test_nearest_in_is_nearest_over_the_chosen_rows_with_or_without_kept_lengths():

@@ -70,12 +70,16 @@ def test_argkmin_is_the_slow_reference_on_twins_zero_rows_and_nan_rows(backend, 
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
-@pytest.mark.parametrize(("block", "k"), [(None, 5), (3, 5), (None, 60)])
-def test_argkmin_among_some_rows_is_the_slow_reference(backend, block, k):
+@pytest.mark.parametrize(("block", "k"), [(None, 5), (3, 5), (None, 60), (None, 119)])
+@pytest.mark.parametrize("most", [False, True], ids=["some", "most"])
+def test_argkmin_among_some_rows_is_the_slow_reference(backend, block, k, most):
     """Candidates given (unsorted, repeated, the NaN row and some query rows among them): only they are chosen, a
-    row is still not its own neighbour, ties still go to the smaller id; k = 60 is more than the 52 candidates."""
+    row is still not its own neighbour, ties still go to the smaller id; k = 60 is more than the 52 candidates.
+    ``most``: 82 of the 120 rows, scored against the whole table with the rest dropped rather than gathered."""
     X = awkward_table()
     among = np.r_[np.arange(60, 10, -1), 7, 7, 2, 20]  # the twins 2, 7 and 50, the zero rows 11 and 12, NaN row 20
+    if most:
+        among = np.r_[among, np.arange(119, 89, -1)]
     rows = np.array([2, 7, 20, 11, 119, 0, 50])
     found = argkmin(X, k, rows, backend=backend, block=block, among=among)
     assert found.ids.tolist() == slow_argkmin(X, k, rows=rows, among=among)
