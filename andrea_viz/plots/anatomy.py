@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import _, num
-from .style import BLUE, GREY, ORANGE, RED, layout
+from .style import BLUE, GREY, ORANGE, RED, layout, marked_line
 from .words import with_words
 from ..anatomy.dims import stats_of
 from ..anatomy.report import undertrained_of as compute
@@ -25,10 +25,9 @@ def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | 
     for mask, name, colour in groups:
         fig.add_trace(go.Histogram(x=scores[mask], xbins=bins, name=name, marker={"color": colour, "line": {"width": 0}},
                                    hovertemplate=_("score %{x}<br>%{y:,} rows") + "<extra></extra>"))
-    fig.add_vline(x=threshold, line={"color": ORANGE, "dash": "dash"}, annotation_position="top left",
-                  annotation_text=_("threshold {t:.3f}", t=threshold))
     fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.25})
     layout(fig, title, x=_("score (higher: more under-trained)"), y=_("rows"), height=380)
+    marked_line(fig, threshold, _("threshold {t:.3f}", t=threshold), colour=ORANGE, side="left")
     said = [_("The under-trained score of each of {n:,} rows, as a histogram: from {lo:.3f} to {hi:.3f}; {above:,} rows are "
               "at or above the threshold {t:.3f}.", n=scores.size, lo=float(scores.min()), hi=float(scores.max()),
               above=int((scores >= threshold).sum()), t=threshold)]

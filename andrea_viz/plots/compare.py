@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import BLUE, GREY, ORANGE, PURPLE, layout, log_axis
+from .style import BLUE, ORANGE, PURPLE, layout, log_axis, marked_line
 from .words import with_words
 
 
@@ -17,13 +17,13 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     d = drift[np.isfinite(drift)]
     fig = go.Figure(go.Histogram(x=d, nbinsx=80, marker_color=PURPLE, marker_line_width=0,
                                  hovertemplate=_("drift %{x}<br>%{y:,} tokens") + "<extra></extra>"))
-    fig.add_vline(x=float(np.median(d)), line={"color": GREY, "dash": "dash"},
-                  annotation_text=_("median {m:.3f}", m=float(np.median(d))))
     fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
     how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors, A mapped onto B")
            }.get(aligned) or _("in place (no rotation)")
     layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
            y=_("tokens (log scale)"), height=360)
+    if d.size:
+        marked_line(fig, float(np.median(d)), _("median {m:.3f}", m=float(np.median(d))))
     if not d.size:
         return fig
     return with_words(fig, _("How far each of {n:,} tokens moved from A to B, as 1 − cos, {how}: median {m:.3f}, the largest "

@@ -83,7 +83,7 @@ function f16(h) {  // IEEE half → number
   return s * (1 + m / 1024) * Math.pow(2, e - 15);
 }
 const T = D.T, d = D.d, X = D.text;
-const fix = (v, k) => v.toFixed(k).replace(".", X.decimal);
+const fix = (v, k) => v.toFixed(k).replace(".", X.decimal).replace("-", "\u2212");  // the minus plotly's ticks show
 const fill = (tpl, t, n) => tpl.replace("{t}", () => String(t)).replace("{n:.3f}", () => fix(n, 3))
   .replace("{token}", () => D.token);  // functions: a "$&" in a token is not a replacement pattern
 const input = document.getElementById("t");

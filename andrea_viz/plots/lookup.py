@@ -12,7 +12,7 @@ from ..safe_text import plot
 from ..i18n import _, num
 from ..lookup import block_average, expected_init_norm, value_stats
 from ..lookup import ValueStats, normal_pdf
-from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout, log_axis
+from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout, log_axis, marked_line
 from .words import with_words
 
 
@@ -134,14 +134,13 @@ def norm_histogram(norms: np.ndarray, expected: float | None) -> go.Figure:
     """Length of every row: all close to 1 at an ANDREA init, spread out after training."""
     fig = go.Figure(go.Histogram(x=norms, nbinsx=100, marker={"color": GREY, "line": {"width": 0}}, name=_("rows"),
                                  hovertemplate=_("length %{x}<br>%{y:,} rows") + "<extra></extra>"))
-    if expected is not None:
-        fig.add_vline(x=expected, line={"color": ORANGE, "width": 3}, annotation_position="top right",
-                      annotation={"text": _("at init: {value:.2f}", value=expected), "yanchor": "bottom"})  # above
     # the range on its own line, as the values' histogram beside it has its spread
     layout(fig, _("Length of every row"), x=_("row length ‖v‖"), y=_("rows"), height=400, subtitle=_(
         "{a:.2f} to {b:.2f} (1st to 99th percentile)", a=float(np.percentile(norms, 1)),
         b=float(np.percentile(norms, 99))))
-    fig.update_layout(bargap=0, showlegend=False, margin={"t": 95})  # the init's label above the bars, not on them
+    fig.update_layout(bargap=0, showlegend=False)
+    if expected is not None:
+        marked_line(fig, expected, _("at init: {value:.2f}", value=expected), colour=ORANGE, dash="solid", width=3)
     said = _("The length of each of the {n:,} rows as a histogram: median {m:.3f}, from {lo:.3f} to {hi:.3f}.", n=norms.size,
              m=float(np.median(norms)), lo=float(norms.min()), hi=float(norms.max()))
     if expected is not None:

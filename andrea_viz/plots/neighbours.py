@@ -9,7 +9,7 @@ from ..geometry import Neighbour
 from ..geometry import analogy, input_output_cosines, neighbours
 from ..safe_text import plot
 from ..i18n import N_, _, num, tr
-from .style import GREY, PURPLE, RED, layout
+from .style import PURPLE, RED, layout, marked_line
 from .words import number, plain, with_words
 
 METRIC_AXIS = {"cosine": N_("cosine similarity (higher is closer)"), "dot": N_("dot product (higher is closer)"),
@@ -38,10 +38,9 @@ def neighbour_bars(found: list[Neighbour], query: str, metric: str, title: str |
 def input_output_histogram(cos: np.ndarray) -> go.Figure:
     fig = go.Figure(go.Histogram(x=cos, nbinsx=100, marker={"color": PURPLE, "line": {"width": 0}},
                                  hovertemplate=_("cos %{x}<br>%{y:,} tokens") + "<extra></extra>"))
-    fig.add_vline(x=float(np.median(cos)), line={"color": GREY, "dash": "dash"},
-                  annotation_text=_("median {m:+.3f}", m=float(np.median(cos))))
     layout(fig, _("cos(input row i, output row i) over the whole vocabulary"),
            x=_("cosine between a token's input and output vectors"), y=_("tokens"), height=380)
+    marked_line(fig, float(np.median(cos)), _("median {m:+.3f}", m=float(np.median(cos))))
     return with_words(fig, _("The cosine between each token's input row and its output row, over {n:,} tokens, as a "
                              "histogram: median {m:+.3f}, from {lo:+.3f} to {hi:+.3f}; {pos:,} tokens are above 0.",
                              n=int(cos.size), m=float(np.median(cos)), lo=float(cos.min()), hi=float(cos.max()),

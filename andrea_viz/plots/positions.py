@@ -69,8 +69,8 @@ def table_heatmap(table: np.ndarray, title: str, max_rows: int = 256, max_cols: 
 def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str, subtitle: str = "") -> go.Figure:
     """The cosine between every two of positions ``pos``; ``subtitle``, on a line of its own under the title (a
     half-width column cuts one long title), e.g. which positions are shown."""
-    fig = go.Figure(go.Heatmap(z=cos, x=pos, y=pos, colorscale=DIVERGING, zmin=-1, zmax=1,
-                               colorbar={"title": {"text": "cos"}},
+    fig = go.Figure(go.Heatmap(z=cos, x=pos, y=pos, colorscale=DIVERGING, zmin=-1, zmax=1,  # its ends marked, ±1
+                               colorbar={"title": {"text": "cos"}, "tickvals": [-1, -0.5, 0, 0.5, 1]},
                                hovertemplate=_("positions %{y} and %{x}: cos %{z:.3f}") + "<extra></extra>"))
     layout(fig, title, x=_("position"), y=_("position"), height=430, subtitle=subtitle)
     # square cells: the picture narrows to keep them (the x axis is not stretched past the positions)

@@ -76,7 +76,8 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
         shapes.append({"type": "line", "x0": theta, "x1": theta, "y0": 0, "y1": 1, "xref": "x2", "yref": "y2 domain",
                        "line": {"color": "#999", "dash": "dot"}})
         notes.append({"x": theta, "y": top, "xref": "x2", "yref": "y2", "text": label, "showarrow": False,
-                      "xanchor": "left" if theta == 0 else "right" if theta == 180 else "center"})
+                      "xanchor": "left" if theta == 0 else "right" if theta == 180 else "center",
+                      "bgcolor": "rgba(255, 255, 255, 0.9)"})  # the dotted line runs behind the word, not through it
     frames = []
     for theta in angles:
         p = plane_pair(len_u, len_v, float(theta))
