@@ -131,3 +131,23 @@ def test_labels_that_would_overlap_at_18_px_are_thinned_and_a_subtitle_gets_its_
     room = (200 - hist.layout.margin.t - max(hist.layout.margin.b, 0)) // (PRESENT_FONT * LABEL_PITCH)
     assert 1 <= len(ticks.tickvals) <= max(1, room) and list(ticks.tickvals) == list(log_axis(0.001, 10)["tickvals"])[
         ::-(-5 // len(ticks.tickvals))] and len(ticks.ticktext) == len(ticks.tickvals)
+
+
+def test_a_lines_label_sits_above_the_tallest_bar_and_keeps_its_line_on_a_projector():
+    """The median on Neighbours' histogram of cosines: its label above the plot area (the tallest bars reach the
+    top), on a white ground, in a top margin one line taller; for_projector keeps that line at 18 px over the title
+    and subtitle's own room."""
+    import numpy as np
+
+    from andrea_viz.plots.neighbours import input_output_histogram
+    from andrea_viz.plots.style import ABOVE_PLOT, LABEL_PITCH
+
+    cos = np.random.default_rng(0).normal(0.002, 0.1, 8_449)
+    fig = input_output_histogram(cos)
+    (note,) = [a for a in fig.layout.annotations if "median" in a.text]
+    assert note.text == f"median {np.median(cos):+.3f}" and note.yanchor == "bottom" and note.y >= 1
+    assert note.bgcolor and fig.layout.margin.t == 60 + ABOVE_PLOT
+    big = for_projector(fig).layout
+    assert big.margin.t >= 60 + ABOVE_PLOT + int(PRESENT_FONT * LABEL_PITCH)
+    fig.update_layout(title={"subtitle": {"text": "a subtitle"}})
+    assert for_projector(fig).layout.margin.t >= int(2 * PRESENT_FONT * LABEL_PITCH) + 50 + int(PRESENT_FONT * LABEL_PITCH)
