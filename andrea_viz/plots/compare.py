@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import BLUE, ORANGE, PURPLE, layout, log_axis, marked_line
+from .style import BLUE, ORANGE, PURPLE, kept_apart, layout, log_axis, marked_line
 from .words import with_words
 
 
@@ -36,6 +36,12 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
     fig = go.Figure()
     colors = {"most": ORANGE, "least": BLUE}
     names = {"most": _("moved most"), "least": _("moved least")}
+    # the words written at the arrows' heads, those that moved most first: only those that fit apart (the tokens
+    # that hardly moved sit in one knot at the middle); every one stays in the hover
+    heads = [i for g in ("most", "least") for i, x in enumerate(groups) if x == g]
+    both = np.vstack([np.asarray(a_xy, np.float64)[:, :2], np.asarray(b_xy, np.float64)[:, :2]])
+    written = {heads[k] for k in kept_apart([(b_xy[i, 0], b_xy[i, 1], tokens[i]) for i in heads], both,
+                                            area=(700.0, 440.0), font=10, equal=True)}
     for g in ("most", "least"):
         idx = [i for i, x in enumerate(groups) if x == g]
         if not idx:
@@ -47,9 +53,10 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
         fig.add_scatter(x=xs, y=ys, mode="lines", line={"color": colors[g], "width": 1}, opacity=0.6, hoverinfo="skip",
                         showlegend=False)
         fig.add_scatter(x=b_xy[idx, 0], y=b_xy[idx, 1], mode="markers+text", name=names[g],
-                        text=[plot(tokens[i]) for i in idx], textposition="top center", textfont={"size": 10},
+                        text=[plot(tokens[i]) if i in written else "" for i in idx], textposition="top center",
+                        textfont={"size": 10}, customdata=[plot(tokens[i]) for i in idx],
                         marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "previous"},
-                        hovertemplate="%{text}<extra>" + names[g] + "</extra>")
+                        hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
         fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
                         "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")
     fig.update_yaxes(scaleanchor="x")

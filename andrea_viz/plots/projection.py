@@ -12,7 +12,7 @@ from ..maps.methods import METHODS
 from ..maps.sample import group_label, Sample
 from ..maps.scene import Scene, build_scene
 from ..safe_text import plot, plot_array
-from .style import entry_colours, plotly_separators, layout
+from .style import apart, entry_colours, kept_apart, layout, plotly_separators
 from .words import MAX_ROWS, plain, with_words
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
@@ -78,6 +78,12 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
     else:
         colours = entry_colours(len(scene.word_groups))
         query = len(colours) - 1
+        drawn = words  # each word beside its point, the query's first: on a 2-D map only those that fit apart
+        if dims == 2:
+            marked = np.flatnonzero(scene.entry != 0)
+            marked = marked[np.argsort(scene.entry[marked] != query, kind="stable")]
+            keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=10)
+            drawn = np.where(np.isin(np.arange(len(words)), marked[keep]), words, "")
         for j, colour in enumerate(colours):
             m = scene.entry == j
             if not m.any():
@@ -87,7 +93,7 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
                       "symbol": "diamond" if q and dims == 3 else "star" if q else "circle",
                       "line": {"width": 1, "color": "black"} if q else {"width": 0}}
             label = scene.name(j, escape=plot)
-            add("auto" if other else "svg", m, name=label, text=None if other else words[m], hovertext=hover(m, label),
+            add("auto" if other else "svg", m, name=label, text=None if other else drawn[m], hovertext=hover(m, label),
                 customdata=scene.ids[m], hovertemplate="%{hovertext}<extra></extra>", marker=marker,
                 mode="markers" if other else "markers+text", textposition="top center",
                 textfont={"size": 12 if q else 10})
@@ -145,25 +151,6 @@ def map_words(scene: Scene, title: str) -> tuple[str, dict[str, list]]:
     kept = [_("not in the scored sample") if np.isnan(trust[j]) else num(float(trust[j]), ".0%") for j in rows]
     return " ".join(said), {_("token"): [tokens[j] for j in rows], "id": [num(int(scene.ids[j])) for j in rows],
                             _("group"): [group_label(str(groups[j])) for j in rows], _("neighbours kept"): kept}
-
-
-LABEL_PX = (820.0, 560.0)  # about the plotting area of a 700 px high map on a wide page
-CHAR_PX, LINE_PX = 6.5, 16.0  # a label character's width and a label's height at 11 px
-
-
-def apart(labels: list[tuple[float, float, str]], coords: np.ndarray) -> list[tuple[float, float, str]]:
-    """The labels, largest region first, without those whose box would overlap one already kept at the map's
-    first zoom (boxes estimated from the text's length); zooming in does not bring the others back."""
-    span = np.ptp(coords[:, :2], axis=0)
-    sx, sy = LABEL_PX[0] / max(float(span[0]), 1e-9), LABEL_PX[1] / max(float(span[1]), 1e-9)
-    kept, boxes = [], []
-    for x, y, text in labels:
-        w, cx, cy = len(text) * CHAR_PX, x * sx, y * sy + 10
-        box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - LINE_PX / 2, cy + LINE_PX / 2)
-        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes):
-            kept.append((x, y, text))
-            boxes.append(box)
-    return kept
 
 
 def clicked_id(points: list) -> int | None:

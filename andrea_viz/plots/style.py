@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import unicodedata
+
+import numpy as np
 
 import plotly.graph_objects as go
 
@@ -96,6 +99,44 @@ def marked_line(fig: go.Figure, x: float, text: str, colour: str = GREY, dash: s
                   annotation={"text": text, "yanchor": "bottom", "bgcolor": "rgba(255, 255, 255, 0.9)"})
     fig.update_layout(margin={"t": (fig.layout.margin.t or 60) + ABOVE_PLOT})
     return fig
+
+
+MAP_AREA = (540.0, 540.0)  # about the plotting area of a 700 px high map beside its legend on a 1,280 px page
+CHAR_PX, LINE_PX = 6.5, 16.0  # a label character's width (twice that for a wide one: 貓, ｋ) and its height at 11 px
+
+
+def _text_width(text: str, char: float) -> float:
+    """A label's width in px, ``char`` px a character and twice that for an East Asian wide or full-width one."""
+    return sum(2 * char if unicodedata.east_asian_width(c) in "WF" else char for c in text)
+
+
+def apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area: tuple[float, float] = MAP_AREA,
+          font: float = 11, equal: bool = False) -> list[tuple[float, float, str]]:
+    """The labels, in the order given (the most wanted first), without those whose box would overlap one already kept
+    at the chart's first zoom (``kept_apart``)."""
+    return [labels[i] for i in kept_apart(labels, coords, area, font, equal)]
+
+
+def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area: tuple[float, float] = MAP_AREA,
+               font: float = 11, equal: bool = False) -> list[int]:
+    """Positions of the labels (x, y, text), in the order given (the most wanted first), whose box overlaps none kept
+    before it at the chart's first zoom: each drawn centred just above its point (plotly's "top center"), its box
+    estimated from the text's length at ``font`` px, on a plotting area of ``area`` px spanning ``coords``' range
+    (the same scale on both axes when ``equal``). Zooming in does not bring the others back; their words stay in
+    the hover."""
+    span = np.ptp(np.asarray(coords, np.float64)[:, :2], axis=0) if len(coords) else np.ones(2)
+    sx, sy = area[0] / max(float(span[0]), 1e-9), area[1] / max(float(span[1]), 1e-9)
+    if equal:
+        sx = sy = min(sx, sy)
+    char, line = CHAR_PX * font / 11, LINE_PX * font / 11
+    kept, boxes = [], []
+    for k, (x, y, text) in enumerate(labels):
+        w, cx, cy = _text_width(text, char), x * sx, y * sy + 10
+        box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - line / 2 - 1, cy + line / 2 + 1)
+        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes):
+            kept.append(k)
+            boxes.append(box)
+    return kept
 
 
 def plotly_separators() -> str:

@@ -218,8 +218,33 @@ def test_project_cli_labels_each_point(cli, tmp_path):
 
 
 def test_labels_that_would_overlap_a_larger_regions_label_are_left_off():
-    from andrea_viz.plots.projection import apart
+    from andrea_viz.plots.style import apart
 
     coords = np.array([[0.0, 0.0], [10.0, 10.0]])
     shown = apart([(5, 5, "word class: animals · cat dog"), (5.2, 5.0, "digits · 1 2 3"), (5, 9, "far away")], coords)
     assert [t for _, _, t in shown] == ["word class: animals · cat dog", "far away"]
+
+
+def test_wide_characters_take_twice_the_room_and_a_knot_of_arrows_keeps_one_word():
+    """Chinese words are drawn twice as wide as Latin letters: two of them side by side overlap where two Latin words
+    of as many letters fit. The tokens that hardly moved between A and B sit in one knot on Compare's arrows: one of
+    them keeps its word at the arrow's head, and every one keeps it in the hover."""
+    from andrea_viz.plots.compare import arrows_map
+    from andrea_viz.plots.style import CHAR_PX, MAP_AREA, kept_apart
+
+    coords = np.array([[0.0, 0.0], [MAP_AREA[0], MAP_AREA[1]]])  # one data unit a pixel
+    gap = 3 * CHAR_PX + 6  # three Latin letters and their padding apart, centre to centre
+    latin = [(100.0, 100.0, "abc"), (100.0 + gap, 100.0, "def")]
+    wide = [(100.0, 100.0, "星期一"), (100.0 + gap, 100.0, "星期二")]
+    assert kept_apart(latin, coords) == [0, 1] and kept_apart(wide, coords) == [0]
+
+    rng = np.random.default_rng(0)
+    far = rng.normal(0, 3, (5, 2))
+    a_xy = np.vstack([far * 0.1, np.zeros((10, 2))])
+    b_xy = np.vstack([far, rng.normal(0, 1e-3, (10, 2))])
+    tokens = [f"far{i}" for i in range(5)] + [f"<0x{i:02X}>" for i in range(10)]
+    fig = arrows_map(a_xy, b_xy, tokens, ["most"] * 5 + ["least"] * 10, np.array([0.5, 0.2]))
+    heads = [t for t in fig.data if t.mode == "markers+text"]
+    least = next(t for t in heads if t.name == "moved least")
+    assert sum(bool(x) for x in least.text) == 1 and len(least.customdata) == 10
+    assert "%{customdata}" in least.hovertemplate
