@@ -286,8 +286,16 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
                 axis.update(nticks=max(2, room))
     for trace in fig.data:  # a colour scale's ticks, along its own share of the height
         bar = getattr(trace, "colorbar", None)
-        if bar is not None and getattr(trace, "showscale", None) is not False and bar.tickmode != "array":
-            bar.update(nticks=max(2, int((plot * (bar.len or 1) - 2 * size) // (size * LABEL_PITCH))))  # its title
+        if bar is None or getattr(trace, "showscale", None) is False:
+            continue
+        room = max(2, int((plot * (bar.len or 1) - 2 * size) // (size * LABEL_PITCH)))  # its title above them
+        if bar.tickvals is not None:  # listed ticks (a cosine's ±1): every k-th, both ends kept
+            if len(bar.tickvals) > room:
+                k = -(-(len(bar.tickvals) - 1) // (room - 1))
+                bar.update(tickvals=list(bar.tickvals)[::k],
+                           ticktext=None if bar.ticktext is None else list(bar.ticktext)[::k])
+        elif bar.tickmode != "array":
+            bar.update(nticks=room)
 
 
 def _bump_axis(axis, size: int) -> None:

@@ -17,7 +17,7 @@ from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
 from ..lesson.handout import PAGES as HANDOUT_PAGES
 from ..lesson.handout import handout_html
-from ..i18n import _, language, num, set_language, tex, tr
+from ..i18n import N_, _, language, num, render, set_language, tex, tr
 from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
                       row_updates, start_of, trained_of)
 from ..lookup import one_hot_product
@@ -104,6 +104,12 @@ def reset_quiz() -> None:
         del st.session_state[k]
 
 
+LOOKUP_SAID = {  # step 1's sentence over the row drawn: a word of one token, or of several (one row each)
+    False: N_("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:"),
+    True: N_("“{text}” → ids {ids}, one row for each → row {id:,}, the first, of the ({V:,}, {d}) table:"),
+}
+
+
 def lookup() -> None:
     emb = get_model(SHAPES)
     draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
@@ -113,11 +119,8 @@ def lookup() -> None:
         if q is None:
             return
         i = q.ids[0]  # a word of several tokens is several lookups, one row each: the first is drawn
-        said = (_("“{text}” → ids {ids}, one row for each → row {id:,}, the first, of the ({V:,}, {d}) table:",
-                  text=md(q.text), ids=list(q.ids), id=i, V=emb.vocab_size, d=emb.d_model) if q.multi_piece else
-                _("“{text}” → ids {ids} → row {id:,} of the ({V:,}, {d}) table:", text=md(q.text), ids=list(q.ids),
-                  id=i, V=emb.vocab_size, d=emb.d_model))
-        st.markdown(said)
+        st.markdown(render(LOOKUP_SAID[q.multi_piece], {"text": md(q.text), "ids": list(q.ids), "id": i,
+                                                        "V": emb.vocab_size, "d": emb.d_model}))
         draw(st, cached(emb, lookup_plots.row_of, i), key="lesson:row")
     check = cached(emb, one_hot_product, i, part="token_table")
     c = st.columns(3)

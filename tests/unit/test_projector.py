@@ -151,3 +151,18 @@ def test_a_lines_label_sits_above_the_tallest_bar_and_keeps_its_line_on_a_projec
     assert big.margin.t >= 60 + ABOVE_PLOT + int(PRESENT_FONT * LABEL_PITCH)
     fig.update_layout(title={"subtitle": {"text": "a subtitle"}})
     assert for_projector(fig).layout.margin.t >= int(2 * PRESENT_FONT * LABEL_PITCH) + 50 + int(PRESENT_FONT * LABEL_PITCH)
+
+
+def test_a_colour_bars_listed_ticks_are_thinned_on_a_projector_keeping_both_ends():
+    """Positions' cosine heatmaps list their colour bar's ticks (−1 to 1 by halves, so that ±1 are always marked):
+    on a projector's short chart at 18 px they would overlap, so every k-th is kept, both ends among them."""
+    import numpy as np
+
+    from andrea_viz.plots.positions import cosine_heatmap
+
+    pos = np.arange(0, 32, 4)
+    fig = cosine_heatmap(np.eye(pos.size), pos, "cos")
+    assert list(fig.data[0].colorbar.tickvals) == [-1, -0.5, 0, 0.5, 1]
+    small = for_projector(fig, height=250).data[0].colorbar  # 130 px of plot: room for three labels at 18 px
+    assert list(small.tickvals) in ([-1, 0, 1], [-1, 1])
+    assert list(for_projector(fig, height=900).data[0].colorbar.tickvals) == [-1, -0.5, 0, 0.5, 1]  # room for all
