@@ -16,10 +16,11 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
-from .i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR
+from .i18n import CONTEXT, DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-KEYWORDS = {"_", "N_", "Msg", "CheckpointError", "QueryError"}
+KEYWORDS = {"_": None, "N_": None, "Msg": None, "CheckpointError": None, "QueryError": None,
+            "pN_": ((1, "c"), 2)}  # Babel's spec: the first argument a msgctxt, the second the msgid
 SOURCES = ("andrea_viz", "pages", "home.py")
 # msgids written the same in every language (names, formulas, symbols, units): each catalogue holds them as
 # they are, and Chinese, whose every other message differs from the English, may keep these alone
@@ -79,10 +80,16 @@ def extract(root: Path = ROOT) -> dict[str, list[FoundMsgid]]:
     call's arguments is not seen, so none is written so)."""
     method_map = [(f"{s}/**.py" if (root / s).is_dir() else s, "python") for s in SOURCES]
     out: dict[str, list[FoundMsgid]] = {}
-    for file, line, msgid, _comments, _context in extract_from_dir(root, method_map, keywords=dict.fromkeys(KEYWORDS)):
+    for file, line, msgid, _comments, context in extract_from_dir(root, method_map, keywords=KEYWORDS):
         if msgid:
-            out.setdefault(msgid, []).append(FoundMsgid(msgid, file.replace("\\", "/"), line))
+            key = f"{context}{CONTEXT}{msgid}" if context else msgid
+            out.setdefault(key, []).append(FoundMsgid(key, file.replace("\\", "/"), line))
     return out
+
+
+def key_of(message) -> str:
+    """A catalogue message's key, as ``i18n.catalogue`` and ``extract`` hold it: its msgctxt and msgid joined."""
+    return f"{message.context}{CONTEXT}{message.id}" if message.context else message.id
 
 
 def po_path(lang: str) -> Path:
@@ -112,8 +119,10 @@ def update(translations: dict[str, dict[str, str]] | None = None) -> dict[str, t
     -> text) are written in. Returns lang -> (msgids, translated)."""
     found = extract()
     template = Catalog(domain=DOMAIN)
-    for msgid in found:
-        template.add(msgid, flags=["python-brace-format"] if "{" in msgid and "%{" not in msgid else [])
+    for key in found:
+        context, _sep, msgid = key.rpartition(CONTEXT)
+        template.add(msgid, context=context or None,
+                     flags=["python-brace-format"] if "{" in msgid and "%{" not in msgid else [])
     report = {}
     for lang in LANGUAGES:
         if lang == DEFAULT_LANGUAGE:
@@ -126,7 +135,7 @@ def update(translations: dict[str, dict[str, str]] | None = None) -> dict[str, t
         given = (translations or {}).get(lang, {})
         for m in catalog:
             if m.id:
-                m.string = given.get(m.id) or m.string or (m.id if m.id in SAME_IN_EVERY_LANGUAGE else "")
+                m.string = given.get(key_of(m)) or m.string or (m.id if m.id in SAME_IN_EVERY_LANGUAGE else "")
         write(lang, catalog)
         report[lang] = (len(found), sum(1 for m in catalog if m.id and m.string))
     return report

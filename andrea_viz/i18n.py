@@ -53,6 +53,21 @@ def N_(msgid: str) -> str:
     return msgid
 
 
+CONTEXT = "\x04"  # gettext's mark between a msgctxt and its msgid, in one key
+
+
+def pN_(context: str, msgid: str) -> str:
+    """Mark a msgid that a language writes two ways with a ``context`` (gettext's msgctxt): "untied" said of the
+    output table is "desvinculada" in Portuguese, said of a model "desvinculado". Translated where drawn, as N_'s;
+    English shows the msgid alone (``english``)."""
+    return f"{context}{CONTEXT}{msgid}"
+
+
+def english(msgid: str) -> str:
+    """A msgid's English words: the msgid, less its context (``pN_``)."""
+    return msgid.rpartition(CONTEXT)[2]
+
+
 @cache
 def catalogue(lang: str) -> dict[str, str]:
     """msgid -> translation for one language (empty for English and for a missing catalogue)."""
@@ -65,7 +80,8 @@ def catalogue(lang: str) -> dict[str, str]:
 
     with open(path, "rb") as f:
         cat = read_po(f)
-    return {m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string}
+    return {(f"{m.context}{CONTEXT}{m.id}" if m.context else m.id): m.string for m in cat
+            if m.id and isinstance(m.id, str) and m.string}
 
 
 @cache
@@ -195,7 +211,7 @@ def short_duration(seconds: float) -> str:
 
 def translate(msgid: str, lang: str | None = None) -> str:
     lang = lang or language()
-    return catalogue(lang).get(msgid, msgid)
+    return catalogue(lang).get(msgid) or english(msgid)
 
 
 def render(msgid: str, params: dict[str, Any], lang: str | None = None) -> str:
@@ -206,7 +222,7 @@ def render(msgid: str, params: dict[str, Any], lang: str | None = None) -> str:
     try:
         return _Formatter(lang).vformat(text, (), params)
     except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
-        return _Formatter(lang).vformat(msgid, (), params)
+        return _Formatter(lang).vformat(english(msgid), (), params)
 
 
 def _(msgid: str, **params: Any) -> str:

@@ -18,7 +18,7 @@ from ..checkpoints import said_as
 from ..checkpoints.folder import checkpoint_dir, inside
 from ..checkpoints.tables import NoTableError
 from ..errors import CheckpointError
-from ..i18n import LANGUAGES, N_, _, num, tr, tr_md
+from ..i18n import LANGUAGES, N_, _, num, pN_, tr, tr_md
 from ..model import Embeddings
 from ..safe_text import in_code, md
 from ..registry import page_of
@@ -73,7 +73,8 @@ def _copy_back() -> None:
 
 POSITION_KIND_LABELS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"), "alibi": N_("ALiBi"),
                         "relative": N_("relative (T5)"), "none": N_("none")}
-OUTPUT_KIND_LABELS = {"untied": N_("untied"), "tied": N_("tied"), "none": N_("none")}
+OUTPUT_KIND_LABELS = {"untied": pN_("output table", "untied"), "tied": pN_("output table", "tied"),  # a table's word:
+                      "none": pN_("output table", "none")}  # pt-BR's "desvinculada", where a model is "desvinculado"
 FOLDER_PREFIX = "folder:"  # ?model=folder:<path relative to the checkpoint folder>
 FOLDER_SOURCES = "_folder_sources"  # session_state: model key -> (its path relative to the checkpoint folder,
 #                                       the address value of its tables named by hand, or None)

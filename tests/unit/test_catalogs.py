@@ -9,7 +9,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from andrea_viz import i18n
-from andrea_viz.catalogs import SAME_IN_EVERY_LANGUAGE, SAME_IN_LANGUAGE, extract, po_path, read_catalog
+from andrea_viz.catalogs import SAME_IN_EVERY_LANGUAGE, SAME_IN_LANGUAGE, extract, key_of, po_path, read_catalog
 from andrea_viz.i18n import LANGUAGES, Msg, format_number, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ def msgids() -> set[str]:
 @pytest.mark.parametrize("lang", OTHER)
 def test_each_catalogue_holds_exactly_the_msgids_of_the_code(lang, msgids):
     assert po_path(lang).is_file()
-    held = {m.id for m in read_catalog(lang) if m.id}
+    held = {key_of(m) for m in read_catalog(lang) if m.id}
     assert sorted(msgids - held) == [], "new msgids: run python -m andrea_viz catalogs and translate them"
     assert sorted(held - msgids) == [], "msgids no longer used: run python -m andrea_viz catalogs"
 
@@ -41,7 +41,7 @@ def test_every_msgid_is_translated(lang, msgids):
 def test_each_translation_differs_from_the_english_except_allowed_names(lang, msgids):
     cat = i18n.catalogue(lang)
     allowed = SAME_IN_EVERY_LANGUAGE | SAME_IN_LANGUAGE.get(lang, frozenset())
-    assert sorted(m for m in msgids if cat.get(m) == m and m not in allowed) == []
+    assert sorted(m for m in msgids if cat.get(m) == i18n.english(m) and m not in allowed) == []
     assert allowed <= msgids, "an allowed msgid the code no longer uses"
     assert "zh-TW" not in SAME_IN_LANGUAGE  # Chinese keeps only names and symbols
 
@@ -91,6 +91,21 @@ def test_a_broken_translation_falls_back_to_the_english(monkeypatch):
     monkeypatch.setitem(i18n.catalogue("nl"), "Row {id:,}: what the embedding layer hands on", "Rij {nummer}")
     assert render("Row {id:,}: what the embedding layer hands on", {"id": 4937}, "nl") == \
         "Row 4.937: what the embedding layer hands on"
+
+
+def test_a_word_a_language_writes_two_ways_is_found_by_its_context():
+    """"untied" said of the output table is feminine in Portuguese (a tabela), said of a model masculine; the
+    catalogue holds both, apart by their msgctxt, and English shows the words alone (also when a translation is
+    missing or broken)."""
+    from andrea_viz.i18n import english, pN_, translate
+    from andrea_viz.ui.models import OUTPUT_KIND_LABELS
+
+    table = OUTPUT_KIND_LABELS["untied"]
+    assert table == pN_("output table", "untied") and english(table) == "untied"
+    assert translate(table, "pt-BR") == "desvinculada" and translate("untied", "pt-BR") == "desvinculado"
+    assert translate(table, "en") == "untied" and translate(pN_("no such context", "untied"), "pt-BR") == "untied"
+    assert render(pN_("output table", "{n} tables"), {"n": 2}, "nl") == "2 tables"
+    assert {m.context for m in read_catalog("pt-BR") if m.id == "untied"} == {None, "output table"}
 
 
 UI_CALLS = {"title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "button",
