@@ -232,7 +232,7 @@ def model_card(emb: Embeddings) -> None:
     c[2].metric(_("Context T"), _("none") if emb.context is None else num(emb.context),
                 help=_("rows of the position table (position kind: {kind})", kind=tr(POSITION_KIND_LABELS[emb.position_kind])))
     words = c[3].container(key="card-words").columns(2)
-    words[0].metric(_("Positions"), tr(POSITION_KIND_LABELS[emb.position_kind]))
+    words[0].metric(_("Position table"), tr(POSITION_KIND_LABELS[emb.position_kind]))
     words[1].metric(_("Output table"), tr(OUTPUT_KIND_LABELS[emb.output_kind]),
                 help=_("untied: a separate (V, d) output projection; tied: the token table is reused; none: the model "
                        "has no output head"))

@@ -32,7 +32,7 @@ def test_every_page_renders(checkpoint_root, name):
     at.run()
     no_exception(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Positions"] == {"pythia": "RoPE", "t5": "relative (T5)", "llama-bf16": "RoPE"}[name]
+    assert metrics["Position table"] == {"pythia": "RoPE", "t5": "relative (T5)", "llama-bf16": "RoPE"}[name]
     assert metrics["Output table"] == {"pythia": "untied", "t5": "tied", "llama-bf16": "untied"}[name]
     for page in PAGES[1:]:
         at.switch_page(page.path).run()
