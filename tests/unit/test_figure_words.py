@@ -218,6 +218,25 @@ def test_the_lessons_rows_say_the_ids_and_the_range(micro):
     assert w["en"].table["id"] == ["3", "17", "532"]
 
 
+def test_the_lessons_ids_are_written_as_its_title_lists_them_in_every_language(load_model):
+    """Ids in a list carry no thousands mark: "The ids 256, 1,842, 7,301" read as five numbers; the heatmap's rows
+    say "row 1842" as the title's [256, 1842, 7301] does, in each language."""
+    from andrea_viz.lesson import EXAMPLE_IDS
+
+    emb = load_model("andrea-120m-init")
+    assert any(i >= 1_000 for i in EXAMPLE_IDS)
+    listed = ", ".join(map(str, EXAMPLE_IDS))
+    for lang, row in (("en", "row"), ("nl", "rij"), ("pt-BR", "linha")):
+        set_language(lang)
+        try:
+            fig = lesson.rows_heatmap(emb, EXAMPLE_IDS)
+        finally:
+            set_language("en")
+        assert list(fig.data[0].y) == [f"{row} {i}" for i in EXAMPLE_IDS], lang
+        assert f"[{listed}]" in fig.layout.title.text, lang
+        assert listed in said(lambda: lesson.rows_heatmap(emb, EXAMPLE_IDS), lang).summary, lang
+
+
 def test_the_lessons_x_says_its_shape_and_the_outlined_position(micro):
     ids = (532, 5, 7, 9)
     x = [[float(a) + float(b) for a, b in zip(micro.token_table[i], micro.position_table[t], strict=True)]
