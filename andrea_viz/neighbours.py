@@ -63,14 +63,6 @@ def unit_rows(a: np.ndarray, overwrite: bool = False) -> np.ndarray:
         return a / n
 
 
-def _scale_rows(a: np.ndarray) -> np.ndarray:
-    """A float32 2-D array's rows scaled to length 1 in place (``unit_rows``'s rule), a block at a time."""
-    step = max(1, NORM_BLOCK_BYTES // max(1, a.shape[1] * a.itemsize))
-    for s in range(0, a.shape[0], step):
-        unit_rows(a[s:s + step], overwrite=True)
-    return a
-
-
 @dataclass(frozen=True)
 class Units:
     """A table's rows as a search uses them."""
@@ -92,7 +84,7 @@ def normalise(X: np.ndarray, overwrite: bool = False) -> Units:
     X = np.asarray(X)
     finite = np.isfinite(X).all(axis=1) if X.ndim == 2 and X.shape[1] else np.ones(X.shape[0], bool)
     in_place = overwrite and X.ndim == 2 and X.dtype == np.float32 and X.flags.c_contiguous and X.flags.writeable
-    rows = _scale_rows(X) if in_place else np.ascontiguousarray(unit_rows(X), dtype=np.float32)
+    rows = unit_rows(X, overwrite=True) if in_place else np.ascontiguousarray(unit_rows(X), dtype=np.float32)
     if not finite.all():
         rows = rows if in_place or (rows.flags.writeable and rows is not X) else rows.copy()
         rows[~finite] = 0.0

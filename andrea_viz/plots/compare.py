@@ -22,10 +22,9 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
            }.get(aligned) or _("in place (no rotation)")
     layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
            y=_("tokens (log scale)"), height=360)
-    if d.size:
-        marked_line(fig, float(np.median(d)), _("median {m:.3f}", m=float(np.median(d))))
     if not d.size:
         return fig
+    marked_line(fig, float(np.median(d)), _("median {m:.3f}", m=float(np.median(d))))
     return with_words(fig, _("How far each of {n:,} tokens moved from A to B, as 1 − cos, {how}: median {m:.3f}, the largest "
                              "{hi:.3f}, the smallest {lo:.3f}; tokens that moved more than 0.5: {far:,}.", n=d.size, how=how,
                              m=float(np.median(d)), hi=float(d.max()), lo=float(d.min()), far=int((d > 0.5).sum())))

@@ -87,6 +87,7 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
 
 
 ABOVE_PLOT = 20  # px of top margin for a line's label set above the plot area (``marked_line``)
+LINE_LABEL = "line label"  # the name marked_line gives its label, by which for_projector finds it
 
 
 def marked_line(fig: go.Figure, x: float, text: str, colour: str = GREY, dash: str = "dash", width: int | None = None,
@@ -96,7 +97,8 @@ def marked_line(fig: go.Figure, x: float, text: str, colour: str = GREY, dash: s
     this after ``layout``."""
     line = {"color": colour, "dash": dash, **({"width": width} if width else {})}
     fig.add_vline(x=x, line=line, annotation_position=f"top {side}",
-                  annotation={"text": text, "yanchor": "bottom", "bgcolor": "rgba(255, 255, 255, 0.9)"})
+                  annotation={"text": text, "yanchor": "bottom", "bgcolor": "rgba(255, 255, 255, 0.9)",
+                              "name": LINE_LABEL})
     fig.update_layout(margin={"t": (fig.layout.margin.t or 60) + ABOVE_PLOT})
     return fig
 
@@ -237,8 +239,7 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
     bottom = lay.margin.b if lay.margin.b is not None else 80
     if lay.title.subtitle.text:
         top = max(top, int(2 * size * LABEL_PITCH) + 50)
-    if any(a.yanchor == "bottom" and (a.y or 0) >= 1 and str(a.yref).endswith(("domain", "paper")) and
-           str(a.text or "").strip() for a in lay.annotations if a.xref != "paper"):  # a line's label (marked_line)
+    if any(a.name == LINE_LABEL for a in lay.annotations):  # a line's label above the plot (marked_line)
         top += int(size * LABEL_PITCH)
     if any(a.title.text and a.showticklabels is not False for a in fig.select_xaxes()):
         bottom = max(bottom, int(2 * size * LABEL_PITCH) + 10)

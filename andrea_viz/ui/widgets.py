@@ -64,7 +64,6 @@ def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred:
     return q
 
 
-
 def metric_columns(spec, where=None) -> list:
     """Columns for a row of metrics (``spec`` as ``st.columns`` takes it), aligned at their bottoms: a label or heading
     that wraps in one column (Dutch and Portuguese labels are longer) keeps every value on one line."""
