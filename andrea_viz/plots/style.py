@@ -87,7 +87,8 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
 
 
 ABOVE_PLOT = 20  # px of top margin for a line's label set above the plot area (``marked_line``)
-LINE_LABEL = "line label"  # the name marked_line gives its label, by which for_projector finds it
+LINE_LABEL = "vline"  # the name marked_line gives its label, by which for_projector finds it (no word of a msgid:
+# the language checks read every name in a figure as words on screen)
 
 
 def marked_line(fig: go.Figure, x: float, text: str, colour: str = GREY, dash: str = "dash", width: int | None = None,
