@@ -298,10 +298,10 @@ def wait_for_compile_process(on_wait) -> bool:
 
 
 def _spawn() -> subprocess.Popen:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the folder andrea_viz is imported from (this file is maps/compile.py)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p)}
     return subprocess.Popen([sys.executable, "-c", COMPILE_COMMAND], cwd=root, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)  # its errors in the server's log
 
 
 def run_compile_process() -> int:
