@@ -267,13 +267,15 @@ def compiled_on_disk() -> bool:
 
 
 def start_compile_process() -> subprocess.Popen | None:
-    """Start a process that runs ``run_compile_process`` (niceness WARM_NICE) unless the code is on disk already or
-    the cache is off. Returns the process, or None."""
+    """Start a process that runs ``run_compile_process`` (niceness WARM_NICE) unless the code is on disk already,
+    another live process is compiling it into the folder (it would only compile in memory beside it), or the cache is
+    off. Returns the process, or None."""
     with _lock:
         running = _state["process"]
         if running is not None and running.poll() is None:
             return running
-        if numba_folder() is None or compiled_on_disk():
+        folder = numba_folder()
+        if folder is None or compiled_on_disk() or _another_compiling(folder):  # another server's compile writes it
             return None
         _state["process"] = _spawn()
         reap_when_done(_state["process"], "andrea-umap-compile-reaper")  # waited for when it ends: no <defunct> left

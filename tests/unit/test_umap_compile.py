@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,29 @@ def test_only_files_the_manifest_lists_with_their_bytes_are_trusted(tmp_path):
     (tmp_path / "b.nbc").unlink()
     (tmp_path / "a.nbi").write_bytes(b"indey")
     assert not _trusted(tmp_path)  # listed, other bytes
+
+
+def test_no_second_compile_starts_while_another_process_compiles_into_the_folder(tmp_path, monkeypatch):
+    """Two servers on one machine: the second finds the first's compile under way (its pid in the folder's lock) and
+    starts none of its own; once that process has gone, a stale lock stops nothing."""
+    monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(umap_compile._state, "process", None)
+    monkeypatch.setattr(umap_compile, "_spawn", lambda: subprocess.Popen([sys.executable, "-c", "pass"]))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        folder = numba_folder()
+        folder.mkdir(parents=True)
+        (folder / umap_compile.LOCK).write_text(str(other.pid))
+        assert umap_compile.start_compile_process() is None
+    finally:
+        other.kill()
+        other.wait()
+    started = umap_compile.start_compile_process()
+    assert started is not None
+    end = time.monotonic() + 60
+    while started.returncode is None and time.monotonic() < end:  # set by the reaping thread's wait
+        time.sleep(0.05)
+    assert started.returncode == 0
 
 
 def test_the_cache_off_keeps_no_code_and_starts_no_process(monkeypatch):
