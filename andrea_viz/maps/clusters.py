@@ -36,6 +36,7 @@ from ..model import Embeddings
 from . import regions, umap_run
 
 CLUSTER_K = 15  # neighbours of each token in the graph HDBSCAN runs on
+GATHER_BLOCK_BYTES = 8 * 2**20  # the neighbours' rows gathered at once to take their cosines
 LABEL_SHARE = 0.8  # a trait names a cluster when at least this share of its tokens have it
 MEDOIDS = 10  # tokens listed per cluster
 LABEL_MEDOIDS = 3  # of which the label shows this many
@@ -180,7 +181,10 @@ def neighbour_graph(X: np.ndarray, k: int = CLUSTER_K, near: np.ndarray | None =
     k = min(k, n - 1)
     nb = nearest(X, k) if near is None else np.asarray(near)[:, :k]  # (N, k), -1 for none
     has = nb >= 0
-    cos = np.einsum("id,ikd->ik", U, U[np.where(has, nb, 0)])
+    cos = np.full(nb.shape, np.nan, dtype=U.dtype)
+    step = max(1, GATHER_BLOCK_BYTES // (U.itemsize * max(1, k * U.shape[1])))  # rows whose neighbours' rows fit
+    for i in range(0, n, step):  # gathered a block at a time: all at once is (N, k, d), 0.7 GB for MiniLM
+        cos[i:i + step] = np.einsum("id,ikd->ik", U[i:i + step], U[np.where(has[i:i + step], nb[i:i + step], 0)])
     dist = np.sqrt(np.clip(2.0 - 2.0 * cos, 0.0, None)).astype(np.float64)
     dist = np.maximum(dist, 1e-9)  # equal rows (unused slots) are near, not absent
     rows = np.repeat(np.arange(n), k).reshape(n, k)

@@ -112,7 +112,12 @@ def test_the_medoid_is_the_row_with_the_least_total_cosine_distance():
     assert np.array_equal(medoid_order(X), slow)
 
 
-def test_the_neighbour_graph_holds_true_chord_distances_and_is_one_piece():
+@pytest.mark.parametrize("block_bytes", [None, 1, 7 * 5 * 6 * 4])  # as shipped; one row at a time; 7 rows of 60
+def test_the_neighbour_graph_holds_true_chord_distances_and_is_one_piece(block_bytes, monkeypatch):
+    from andrea_viz.maps import clusters
+
+    if block_bytes is not None:  # the neighbours' rows gathered a block of rows at a time, the last block short
+        monkeypatch.setattr(clusters, "GATHER_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(1)
     X = np.concatenate([rng.standard_normal((30, 6)) + 20, rng.standard_normal((30, 6)) - 20])  # two far groups
     G = neighbour_graph(X, k=5)
