@@ -44,12 +44,13 @@ with ui.explain_errors():
     for rank, i in enumerate(r.order[:n_top], 1):
         i = int(i)
         row = {_("rank"): rank, _("token"): emb.token(i), "id": i, _("score"): round(float(r.scores[i]), 4),
-               _("at or above the threshold"): bool(r.scores[i] >= r.threshold), _("why"): tr(r.describe(i, norms)),
+               _("at or above the threshold"): bool(r.scores[i] >= r.threshold),
                _("reference"): reason.get(ref.reasons.get(i), "")}
         if u.truth is not None:
             if u.truth.counts is not None:
                 row[_("count in the corpus")] = int(u.truth.counts[i])
             row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
+        row[_("why")] = tr(r.describe(i, norms))  # the long sentence last: the short columns stay in view
         rows.append(row)
     st.dataframe(ui.localized(rows), hide_index=True, width="stretch", height=320)
     if u.truth is not None:
