@@ -33,6 +33,9 @@ def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trus
                                      lines_to=lines_to), title)
 
 
+LINES_RANK = 1_001  # the lines' place in the legend: after the groups (plotly's default rank is 1,000)
+
+
 def scene_scatter(scene: Scene, title: str) -> go.Figure:
     """One trace per palette entry ('other' small and grey, WebGL past 1,000 points; word groups with their words;
     the query as a large star), or every point coloured by its trust or a score; the lines from the chosen point to
@@ -108,8 +111,10 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
                 zs += [float(a[2]), float(b[2]), None]
         name = _("true 10 nearest of “{token}”", token=plot(scene.tokens[scene.lines_from]))
         line = {"color": "black", "width": 1.5}
-        fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", line=line, name=name) if dims == 3 else
-                      go.Scatter(x=xs, y=ys, mode="lines", line=line, name=name, hoverinfo="skip"))
+        fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", line=line, name=name, legendrank=LINES_RANK)
+                      if dims == 3 else go.Scatter(x=xs, y=ys, mode="lines", line=line, name=name, hoverinfo="skip",
+                                                   legendrank=LINES_RANK))
+        fig.data = (fig.data[-1], *fig.data[:-1])  # drawn first, under the points and their words; last in the legend
     if dims == 3:
         layout(fig, title, height=700)
         fig.update_layout(scene={"xaxis_title": axis[0], "yaxis_title": axis[1], "zaxis_title": axis[2]})

@@ -147,6 +147,8 @@ def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
                 where[(np.float32(x), np.float32(y))] = int(i)
     lines = next(t for t in fig["data"] if t.get("mode") == "lines")
     assert lines["name"] == "true 10 nearest of “cat”"
+    # drawn first, under the star of cat and the words beside the points; listed last in the legend
+    assert fig["data"][0] is lines and all(t.get("legendrank", 1000) < lines["legendrank"] for t in fig["data"][1:])
     xs, ys = lines["x"], lines["y"]
     segments = [(k, k + 1) for k in range(0, len(xs), 3)]  # start, end, None
     assert len(segments) == 10
