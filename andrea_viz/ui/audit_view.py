@@ -10,7 +10,7 @@ import streamlit as st
 from ..audit import audit_checkpoints, audit_report
 from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
-from ..i18n import N_, _, num, tr_md
+from ..i18n import N_, _, num, pN_, tr_md
 from ..safe_text import md
 from .cache import remember
 from .errors import explain_errors
@@ -20,7 +20,8 @@ INIT_LABELS = {"zeros": N_("all zeros"), "mean": N_("the base table's mean row")
                "mvn": N_("a sample of N(mean, 1e-9·Σ) (transformers' mean_resizing)"),
                "copy": N_("a copy of a base row"), "description_mean": N_("the mean of its description's tokens"),
                "normal": N_("drawn from N(0, σ)"), "unknown": N_("unknown")}
-TIE_LABELS = {"tied": N_("tied"), "untied": N_("untied"), "keeps": N_("keeps it as it is"), "reties": N_("re-ties it"),
+TIE_LABELS = {"tied": pN_("tie state", "tied"), "untied": pN_("tie state", "untied"),  # pt-BR: the tables, plural
+              "keeps": N_("keeps it as it is"), "reties": N_("re-ties it"),
               "drops_head": N_("drops the head"), "warns": N_("warns")}
 
 

@@ -105,7 +105,11 @@ def test_a_word_a_language_writes_two_ways_is_found_by_its_context():
     assert translate(table, "pt-BR") == "desvinculada" and translate("untied", "pt-BR") == "desvinculado"
     assert translate(table, "en") == "untied" and translate(pN_("no such context", "untied"), "pt-BR") == "untied"
     assert render(pN_("output table", "{n} tables"), {"n": 2}, "nl") == "2 tables"
-    assert {m.context for m in read_catalog("pt-BR") if m.id == "untied"} == {None, "output table"}
+    assert {m.context for m in read_catalog("pt-BR") if m.id == "untied"} == {None, "output table", "tie state"}
+    # the audit's tie state speaks of both tables at once: plural in Portuguese, its line read as "tables by config:"
+    from andrea_viz.ui.audit_view import TIE_LABELS
+
+    assert [translate(TIE_LABELS[k], "pt-BR") for k in ("tied", "untied")] == ["vinculadas", "desvinculadas"]
 
 
 UI_CALLS = {"title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "button",
