@@ -89,6 +89,14 @@ def act_until(act, done, tries: int = 3, timeout: float = 20_000) -> None:
                 raise
 
 
+def toggle_on(page, label: str) -> None:
+    """Turn on the toggle ``label`` and wait for its own input to be checked, the click made again if lost (a whole
+    suite lost the teacher's "Follow me" once: no pacing was ever written); then the run it starts ends."""
+    switch = page.locator("[data-testid='stCheckbox']", has_text=label)
+    act_until(lambda: switch.locator("label").click(), switch.locator("input:checked"))
+    wait_idle(page)
+
+
 def record_requests(page) -> list[str]:
     """The URLs ``page`` asks for from now on (a list that grows as it loads)."""
     asked: list[str] = []

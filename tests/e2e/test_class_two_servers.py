@@ -10,7 +10,7 @@ import psycopg
 from andrea_viz.family import FAMILY
 from andrea_viz.testing_harness import running_postgres
 
-from .conftest import exceptions, open_page, serve, wait_idle
+from .conftest import exceptions, open_page, serve, toggle_on, wait_idle
 from .test_classroom import KEY, STEP_IS, _go, _open_teacher
 
 
@@ -48,8 +48,7 @@ def test_a_class_spans_two_servers_on_one_postgresql(browser, tmp_path):
 
                 _go(learner, "Lesson")
                 learner.wait_for_function(STEP_IS, arg="1.", timeout=30_000)
-                teacher.get_by_text("Follow me").click()
-                wait_idle(teacher)
+                toggle_on(teacher, "Follow me")
                 _go(teacher, "Lesson")
                 teacher.locator(".st-key-lesson-next button").click()
                 teacher.wait_for_function(STEP_IS, arg="2.", timeout=30_000)

@@ -18,7 +18,7 @@ from andrea_viz.family import FAMILY
 from andrea_viz.i18n import LANGUAGES, translate
 from andrea_viz.lesson.quiz import make_pair
 
-from .conftest import SHOTS, exceptions, open_page, screenshot, serve, wait_idle
+from .conftest import SHOTS, exceptions, open_page, screenshot, serve, toggle_on, wait_idle
 
 KEY = "browser-test-teacher-key"
 LEARNERS = {"zh-TW": "小明", "nl": "Jan <i>", "pt-BR": "Ana"}
@@ -101,8 +101,7 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
         # follow me: learners on the Lesson page, the teacher's Lesson page at step 4
         for _ctx, page, _lang in learners:
             _go(page, "Lesson")
-        teacher.get_by_text("Follow me").click()
-        wait_idle(teacher)
+        toggle_on(teacher, "Follow me")
         _go(teacher, "Lesson")
         for k in (2, 3, 4):
             teacher.locator(".st-key-lesson-next button").click()
