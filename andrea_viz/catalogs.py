@@ -26,7 +26,7 @@ SOURCES = ("andrea_viz", "pages", "home.py")
 # they are, and Chinese, whose every other message differs from the English, may keep these alone
 SAME_IN_EVERY_LANGUAGE = {
     "RoPE", "ALiBi", "PCA", "× {s:.4g}", "× {s:.4g} (√d, d = {d})", "one-hot · E", "PCA: {axes}", "{T:,} × {d:,} = {n:,}", "{T} × {d}", "{a} × {b}", "{n:.0f} µs",
-    "{n:.2f} GB/s", "{n:.2f} ms", "{s:.2f} s", "{name}: {format}, {V:,} × {d}.", "id {id:,}", "id",
+    "{n:.2f} GB/s", "{n:.2f} ms", "{s:.2f} s", "{name}: {format}, {V:,} × {d}.", "id {id}", "id",
     "position_embedding[{t}]   ‖·‖ = {n:.3f}",
 }
 

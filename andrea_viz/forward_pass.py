@@ -91,7 +91,7 @@ def check_ids(ids: np.ndarray, V: int, T_max: int | None) -> np.ndarray:
             flat = int(np.flatnonzero((a < 0) | (a >= V))[0])
             b, t = divmod(flat, a.shape[1])
             raise QueryError("token id {id} at (batch {b}, position {t}) is out of range: the table has ids 0 to "
-                             "{last:,}", id=int(a.reshape(-1)[flat]), b=b, t=t, last=V - 1)
+                             "{last}", id=int(a.reshape(-1)[flat]), b=b, t=t, last=V - 1)
     return a.astype(np.int64, copy=False)
 
 

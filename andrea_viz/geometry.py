@@ -175,7 +175,7 @@ def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
         m = ID_PATTERN.match(text)
         if m:
             if len(m.group(1)) > 18:  # more digits than any id of any table
-                raise QueryError("token id {id} is out of range: this model has ids 0 to {last:,}",
+                raise QueryError("token id {id} is out of range: this model has ids 0 to {last}",
                                  id=m.group(1)[:20] + "…", last=emb.vocab_size - 1)
             ids = [int(m.group(1))]
         else:
@@ -187,7 +187,7 @@ def resolve_ids(emb: Embeddings, query: str | int) -> tuple[str, list[int]]:
                 raise QueryError("“{text}” is not in this model's vocabulary (it maps to the unknown token)", text=text)
     for i in ids:
         if not 0 <= i < emb.vocab_size:
-            raise QueryError("token id {id} is out of range: this model has ids 0 to {last:,}", id=i, last=emb.vocab_size - 1)
+            raise QueryError("token id {id} is out of range: this model has ids 0 to {last}", id=i, last=emb.vocab_size - 1)
     return text, ids
 
 

@@ -13,7 +13,7 @@ from .model import block_rows, row_blocks
 def row(table: np.ndarray, token_id: int) -> np.ndarray:
     """Row ``token_id`` of a (V, d) table: the whole embedding layer is this index."""
     if not 0 <= token_id < table.shape[0]:
-        raise QueryError("token id {id} is out of range: the table has rows 0 to {last:,}", id=token_id,
+        raise QueryError("token id {id} is out of range: the table has rows 0 to {last}", id=token_id,
                          last=table.shape[0] - 1)
     return table[token_id]
 

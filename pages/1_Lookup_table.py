@@ -17,10 +17,10 @@ st.title(_("The embedding layer is a lookup table"))
 st.markdown(_("The token table of this model has shape **(V, d_model) = ({V:,}, {d:,})**. Token id *i* selects row *i*: "
               "no arithmetic, no activation, just an index.", V=V, d=d))
 
-q = ui.token_picker(emb, key="lookup:token", url_name="word")
+q = ui.token_picker(emb, key="lookup:token", url_name="word", mean_note=False)  # one row is looked up: the first
 token_id = q.ids[0] if q is not None else 0
 if q is not None and len(q.ids) > 1:
-    st.info(_("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id:,}).", text=md(q.text), n=len(q.ids),
+    st.info(_("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id}).", text=md(q.text), n=len(q.ids),
               piece=in_code(q.pieces[0]), id=token_id))
 
 marks = st.toggle(_("Mark the under-trained rows"), value=False, key="lookup:undertrained",
@@ -37,10 +37,10 @@ centre = c2.checkbox(_("Centre the window on the looked-up token"), value=True,
 start_default = min(max(token_id - n_rows // 2, 0), max(V - n_rows, 0))
 start = start_default if centre else int(c2.number_input(
     _("First row of the window"), 0, max(V - n_rows, 0), start_default, step=n_rows, key=f"lookup:start:{emb.key}",
-    help=_("Any row from 0 to {last:,}.", last=max(V - n_rows, 0))))
+    help=_("Any row from 0 to {last}.", last=max(V - n_rows, 0))))
 ui.chart(ui.cached(emb, plots.window_of, start, n_rows, token_id), key="lookup:window")
 
-st.subheader(_("Row {id:,}: what the embedding layer hands on", id=token_id))
+st.subheader(_("Row {id}: what the embedding layer hands on", id=token_id))
 ui.chart(ui.cached(emb, plots.row_of, token_id), key="lookup:row")
 steps = block_input_steps(emb)
 if emb.position_table is not None or not emb.block_input.plain:

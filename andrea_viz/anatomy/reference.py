@@ -187,7 +187,7 @@ def parse_ids(text: str, vocab_size: int, name: str = "the reference file") -> R
                              got=line[:40])
         i = int(line)
         if i >= vocab_size:
-            raise QueryError("{name}, line {n}: id {id:,} is outside the table (ids 0 to {last:,})", name=name, n=n,
+            raise QueryError("{name}, line {n}: id {id} is outside the table (ids 0 to {last})", name=name, n=n,
                              id=i, last=vocab_size - 1)
         ids.add(i)
     if not ids:

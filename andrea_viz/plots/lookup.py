@@ -37,7 +37,7 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
         hovertemplate=_("ids %{y:,}+ · dim %{x}<br>mean %{z:.4f}") + "<extra></extra>"))
     if selected is not None:
         fig.add_hline(y=selected, line={"color": "black", "width": 2, "dash": "dot"},
-                      annotation_text=_("id {id:,}", id=selected), annotation_position="top right")
+                      annotation_text=_("id {id}", id=selected), annotation_position="top right")
     if marked is not None:
         ids, tokens, scores = marked
         fig.add_scatter(x=np.full(ids.size, cols * cb + 0.02 * d), y=ids, mode="markers", name=_("under-trained rows"),
@@ -55,7 +55,7 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
               "run from {lo:.4f} to {hi:.4f}.", V=V, d=d, rows=rows, cols=cols, lo=float(np.nanmin(avg)),
               hi=float(np.nanmax(avg)))]
     if selected is not None:
-        said.append(_("A dotted line marks row {id:,}, the one looked up.", id=selected))
+        said.append(_("A dotted line marks row {id}, the one looked up.", id=selected))
     if marked is not None:
         said.append(_("{n:,} under-trained rows are ticked on the right.", n=int(marked[0].size)))
     return with_words(fig, " ".join(said))
@@ -80,7 +80,7 @@ def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected
     said = _("Rows {a:,} to {b:,} of the table, each with all its {d:,} numbers: values from {lo:.4f} to {hi:.4f}.",
              a=start, b=start + n - 1, d=d, lo=float(window.min()), hi=float(window.max()))
     if selected is not None and start <= selected < start + n:
-        said += " " + _("The framed row is {id:,} (“{token}”), the one looked up.", id=selected,
+        said += " " + _("The framed row is {id} (“{token}”), the one looked up.", id=selected,
                         token=labels[selected - start])
     lengths = np.linalg.norm(window.astype(np.float64), axis=1)
     return with_words(fig, said, {"id": [num(int(i)) for i in ids], _("token"): list(labels),
@@ -92,11 +92,11 @@ def row_bars(values: np.ndarray, token_id: int, token: str, norm: float) -> go.F
     d = values.size
     fig = go.Figure(go.Bar(x=np.arange(d), y=values, marker={"color": np.where(values >= 0, RED, BLUE), "line": {"width": 0}},
                            hovertemplate=_("dim %{x}: %{y:.4f}") + "<extra></extra>"))
-    layout(fig, _("Row {id:,} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=plot(token), d=d, norm=norm),
+    layout(fig, _("Row {id} (“{token}”): {d} numbers, length ‖v‖ = {norm:.4f}", id=token_id, token=plot(token), d=d, norm=norm),
            x=_("dimension"), y=_("value"), height=340)
     fig.update_layout(bargap=0)
     lo, hi = int(np.argmin(values)), int(np.argmax(values))
-    return with_words(fig, _("Row {id:,} (“{token}”) as {d:,} bars, one per dimension: from {lo:.4f} at dimension {i} to "
+    return with_words(fig, _("Row {id} (“{token}”) as {d:,} bars, one per dimension: from {lo:.4f} at dimension {i} to "
                              "{hi:.4f} at dimension {j}; {pos:,} values are positive; its length is {norm:.4f}.",
                              id=token_id, token=token, d=d, lo=float(values[lo]), i=lo, hi=float(values[hi]), j=hi,
                              pos=int((values > 0).sum()), norm=norm))

@@ -29,7 +29,7 @@ class ByteTokenizer:
         self.unknown_id = None
         if self.segments is None:
             self.description = Msg(
-                "ANDREA byte ids 0-{last_byte} and BOS ({bos:,}); the {n:,} segment ids ({first}-{last:,}) are "
+                "ANDREA byte ids 0-{last_byte} and BOS ({bos}); the {n:,} segment ids ({first}-{last}) are "
                 "unnamed: the segment list of an untrained table is not known", last_byte=BYTE_TOKENS - 1,
                 bos=self.bos_id, n=segment_count(vocab), first=FIRST_SEGMENT_ID, last=self.bos_id - 1)
             self._index: dict[str, int] = {}

@@ -53,6 +53,21 @@ def test_lookup_page_drives_its_widgets(app):
     assert figures(at)[3]["layout"]["yaxis"].get("type", "linear") == "linear"  # the value histogram
 
 
+def test_lookup_of_a_word_of_several_tokens_says_the_first_row_is_shown_and_never_the_mean(app):
+    """"cat" on the Dutch grown model is three byte tokens: the page looks up and draws the first row, and says so;
+    the mean of their rows (true where a page uses the word's vector) is not what a lookup does."""
+    from andrea_viz.i18n import translate
+
+    at = app("andrea-micro-nl", {"word": "cat", "lang": "nl"})
+    open_page(at, "1_Lookup_table.py")
+    shown = translate("“{text}” is {n} tokens; the page shows the first, `{piece}` (id {id}).", "nl")
+    assert any(shown.split("{n}")[1].split("`")[0] in i.value for i in at.info)  # "tokens; de pagina toont …"
+    mean = translate("“{text}” is {n} tokens ({pieces}): its vector is the mean of their rows", "nl")
+    assert all(mean.split("{pieces}")[1] not in c.value for c in at.caption)  # ": de vector is het gemiddelde …"
+    row = translate("Row {id}: what the embedding layer hands on", "nl").split("{")[0] + "99:"  # c's row, ungrouped
+    assert any(h.value.startswith(row) for h in at.subheader)
+
+
 def test_lookup_overview_ticks_the_rows_the_anatomy_page_flags(app, load_model):
     """MiniLM's [unusedN] rows (ids 1-998 but for a few) are what the under-trained score flags; the ticks are
     exactly the flagged ids, each with its token and score."""

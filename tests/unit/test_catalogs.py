@@ -31,6 +31,16 @@ def test_each_catalogue_holds_exactly_the_msgids_of_the_code(lang, msgids):
     assert sorted(held - msgids) == [], "msgids no longer used: run python -m andrea_viz catalogs"
 
 
+ID_FIELD = re.compile(r"\{(?:id|last)[:!][^{}]*,[^{}]*\}")  # {id:,} or {last:,}: an identifier written in groups
+
+
+def test_token_ids_and_row_numbers_are_written_without_groups(msgids):
+    """An id names a row; it is not a count: "row 4937" beside the chips' #4937 and the lists' [4937], never "row
+    4,937" (in Dutch "rij 4.937"). Ranges of ids end on an id: "ids 0 to 30521"."""
+    grouped = sorted(m for m in msgids if ID_FIELD.search(m) and ("id" in m.lower() or "row" in m.lower()))
+    assert [m for m in grouped if not m.startswith(("Positions", "{name} has", "rows {first:,}"))] == []  # counts too
+
+
 @pytest.mark.parametrize("lang", OTHER)
 def test_every_msgid_is_translated(lang, msgids):
     cat = i18n.catalogue(lang)
@@ -88,9 +98,9 @@ def test_a_message_is_drawn_in_the_language_asked():
 
 
 def test_a_broken_translation_falls_back_to_the_english(monkeypatch):
-    monkeypatch.setitem(i18n.catalogue("nl"), "Row {id:,}: what the embedding layer hands on", "Rij {nummer}")
-    assert render("Row {id:,}: what the embedding layer hands on", {"id": 4937}, "nl") == \
-        "Row 4.937: what the embedding layer hands on"
+    monkeypatch.setitem(i18n.catalogue("nl"), "Row {id}: what the embedding layer hands on", "Rij {nummer}")
+    assert render("Row {id}: what the embedding layer hands on", {"id": 4937}, "nl") == \
+        "Row 4937: what the embedding layer hands on"
 
 
 def test_a_word_a_language_writes_two_ways_is_found_by_its_context():

@@ -79,7 +79,7 @@ def test_ids_out_of_range_are_refused_in_one_sentence_before_any_backend_runs(lo
     real = forward_pass.BACKENDS[backend]
     monkeypatch.setitem(forward_pass.BACKENDS, backend, dataclasses.replace(
         real, run=lambda *a: runs.append(a) or real.run(*a)))
-    with pytest.raises(QueryError, match=r"token id 4353 at \(batch 0, position 2\) is out of range: .* 0 to 4,352"):
+    with pytest.raises(QueryError, match=r"token id 4353 at \(batch 0, position 2\) is out of range: .* 0 to 4352"):
         forward(emb, [1, 2, 4353], backend)
     with pytest.raises(QueryError, match="token id -1"):
         forward(emb, [[1], [-1]], backend)

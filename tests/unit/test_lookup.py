@@ -78,7 +78,7 @@ def test_value_stats_of_trained_and_untrained_tables_differ(load_model):
 
 
 def test_row_out_of_range_is_a_clear_error(load_model):
-    with pytest.raises(QueryError, match="out of range: the table has rows 0 to 4,352"):
+    with pytest.raises(QueryError, match="out of range: the table has rows 0 to 4352"):
         one_hot_product(load_model("andrea-12m-init").token_table, 4_353)
 
 
