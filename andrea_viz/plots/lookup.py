@@ -34,16 +34,17 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
     fig = go.Figure(go.Heatmap(
         z=avg, x=np.arange(cols) * cb, y=np.arange(rows) * rb, colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0,
         colorbar={"title": {"text": _("mean value")}},
-        hovertemplate=_("ids %{y:,}+ · dim %{x}<br>mean %{z:.4f}") + "<extra></extra>"))
+        hovertemplate=_("ids %{y}+ · dim %{x}<br>mean %{z:.4f}") + "<extra></extra>"))
     if selected is not None:
         fig.add_hline(y=selected, line={"color": "black", "width": 2, "dash": "dot"},
-                      annotation_text=_("id {id}", id=selected), annotation_position="top right")
+                      annotation_text=_("id {id}", id=selected), annotation_position="top right",
+                      annotation={"bgcolor": "rgba(255, 255, 255, 0.9)", "font": {"color": "#222"}})  # over the cells
     if marked is not None:
         ids, tokens, scores = marked
         fig.add_scatter(x=np.full(ids.size, cols * cb + 0.02 * d), y=ids, mode="markers", name=_("under-trained rows"),
                         marker={"symbol": "line-ew", "size": 14, "line": {"color": ORANGE, "width": 2}},
                         customdata=np.stack([ids, scores], axis=1), text=[plot(t) for t in tokens],
-                        hovertemplate=_("id %{customdata[0]:,} (%{text})<br>under-trained score %{customdata[1]:.3f}")
+                        hovertemplate=_("id %{customdata[0]} (%{text})<br>under-trained score %{customdata[1]:.3f}")
                         + "<extra></extra>")
     layout(fig, _("The whole token table, {V:,} × {d:,}, as an overview ({cell})", V=V, d=d, cell=cell),
            x=_("dimension (column of the table)"), y=_("token id (row)"), height=520)

@@ -32,6 +32,8 @@ def test_lookup_page_draws_each_model(app, model):
     at = open_page(app(model), "1_Lookup_table.py")
     assert len(figures(at)) == 5  # overview, window, row bars, values, row lengths
     assert at.metric[0].value == "0"  # max |one-hot·E − E[id]|
+    (mark,) = [a for a in figures(at)[0]["layout"]["annotations"] if a["text"].startswith("id ")]
+    assert mark["bgcolor"].startswith("rgba(255, 255, 255")  # the looked-up row's label readable over the cells
 
 
 def test_lookup_page_drives_its_widgets(app):
