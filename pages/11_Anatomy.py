@@ -122,7 +122,7 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
                                  strict=True):  # what each view's hubs are, from the top
             with col:
                 if name != "raw":
-                    st.caption(_("{n} of the raw table's 20 largest hubs are still among the 20 largest",
+                    st.caption(_("Still among the 20 largest: {n} of the raw table's 20 largest hubs",
                                  n=h.overlap(hv)))
                 st.dataframe(ui.localized([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)]),
                              hide_index=True, width="stretch")

@@ -91,7 +91,7 @@ def marked_overview_of(emb, reference_text: str | None, remove: int) -> go.Figur
     top = stats_of(emb).top(remove)
     if top:
         fig.add_scatter(x=list(top), y=np.full(len(top), -emb.vocab_size / 60), mode="markers",
-                        name=_("without the top {k} dimensions", k=remove),
+                        name=_("the top {k} dimensions", k=remove),  # the triangles mark them (not the table less them)
                         marker={"color": ORANGE, "symbol": "triangle-down", "size": 11},
                         hovertemplate="%{x}<extra></extra>")
     fig.update_layout(title={"text": _("The whole table: rows at or above the threshold (left) and the top {k} "

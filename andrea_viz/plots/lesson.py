@@ -30,7 +30,7 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
     return with_words(fig, _("The ids {ids} pick {n} rows of the ({V:,}, {d}) table, one heatmap row each: {d} numbers per "
                              "row, from {lo:.4f} to {hi:.4f}.", ids=", ".join(str(i) for i in ids), n=len(ids),
                              V=emb.vocab_size, d=emb.d_model, lo=float(rows.min()), hi=float(rows.max())),
-                      {"id": [num(i) for i in ids], _("token"): [shown_token(emb.token(i)) for i in ids],
+                      {"id": [str(i) for i in ids], _("token"): [shown_token(emb.token(i)) for i in ids],
                        _("row length ‖v‖"): [num(float(v), ".4f") for v in lengths]})
 
 

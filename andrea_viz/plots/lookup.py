@@ -68,23 +68,23 @@ def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected
     ids = np.arange(start, start + n)
     lim = _symmetric_range(window)
     fig = go.Figure(go.Heatmap(
-        z=window, y=[f"{num(i)} {plot(t)}" for i, t in zip(ids, labels, strict=True)], x=np.arange(d), colorscale=DIVERGING,
+        z=window, y=[f"{i} {plot(t)}" for i, t in zip(ids, labels, strict=True)], x=np.arange(d), colorscale=DIVERGING,
         zmin=-lim, zmax=lim, zmid=0, colorbar={"title": {"text": _("value")}},
         customdata=np.broadcast_to(ids[:, None], window.shape),
-        hovertemplate=_("row %{customdata:,} (%{y})<br>dim %{x}: %{z:.4f}") + "<extra></extra>"))
+        hovertemplate=_("row %{customdata} (%{y})<br>dim %{x}: %{z:.4f}") + "<extra></extra>"))
     if selected is not None and start <= selected < start + n:
         k = selected - start
         fig.add_shape(type="rect", x0=-0.5, x1=d - 0.5, y0=k - 0.5, y1=k + 0.5, line={"color": "black", "width": 3})
-    layout(fig, _("Detail: rows {a:,}–{b:,}, all {d} columns (the framed row is the one looked up)", a=start,
+    layout(fig, _("Detail: rows {a}–{b}, all {d} columns (the framed row is the one looked up)", a=start,
                   b=start + n - 1, d=d), x=_("dimension"), y=_("token id and token"), height=max(360, min(900, 18 * n + 120)))
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}})
-    said = _("Rows {a:,} to {b:,} of the table, each with all its {d:,} numbers: values from {lo:.4f} to {hi:.4f}.",
+    said = _("Rows {a} to {b} of the table, each with all its {d:,} numbers: values from {lo:.4f} to {hi:.4f}.",
              a=start, b=start + n - 1, d=d, lo=float(window.min()), hi=float(window.max()))
     if selected is not None and start <= selected < start + n:
         said += " " + _("The framed row is {id} (“{token}”), the one looked up.", id=selected,
                         token=labels[selected - start])
     lengths = np.linalg.norm(window.astype(np.float64), axis=1)
-    return with_words(fig, said, {"id": [num(int(i)) for i in ids], _("token"): list(labels),
+    return with_words(fig, said, {"id": [str(int(i)) for i in ids], _("token"): list(labels),
                                   _("row length ‖v‖"): [num(float(v), ".4f") for v in lengths]})
 
 

@@ -31,7 +31,7 @@ def neighbour_bars(found: list[Neighbour], query: str, metric: str, title: str |
     return with_words(fig, _("{title}, nearest first, by {metric}: from {first} at {best} to {last} at {worst}.",
                              title=plain(fig.layout.title.text), metric=axis, first=found[0].token,
                              best=number(found[0].score), last=found[-1].token, worst=number(found[-1].score)),
-                      {_("token"): [n.token for n in found], "id": [num(n.id) for n in found],
+                      {_("token"): [n.token for n in found], "id": [str(n.id) for n in found],
                        axis: [number(n.score) for n in found]})
 
 

@@ -25,7 +25,7 @@ def test_the_neighbour_bars_say_their_ranking_as_a_slow_cosine_loop_finds_it(min
     top = [i for _c, i in sorted(cos)[:10]]
     words = words_of(neighbours_of(minilm, "dog", 10, "cosine", False))
     assert words.table["token"] == [minilm.token(i) for i in top]
-    assert words.table["id"] == [f"{i:,}" for i in top]
+    assert words.table["id"] == [str(i) for i in top]  # ids are names: ungrouped
     best, worst = -sorted(cos)[0][0], -sorted(cos)[9][0]
     assert words.summary == (f"The 10 nearest tokens to “dog”, nearest first, by cosine similarity (higher is closer): "
                              f"from {minilm.token(top[0])} at {best:.3f} to {minilm.token(top[9])} at {worst:.3f}.")
