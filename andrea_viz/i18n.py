@@ -48,6 +48,12 @@ def series(items) -> str:
     return ("；" if language() == "zh-TW" else "; ").join(items)
 
 
+def sentences(parts) -> str:
+    """Sentences said one after another: a space between them, none in zh-TW (its full stop 。 carries its own room;
+    "1。 這張表" showed a stray space)."""
+    return ("" if language() == "zh-TW" else " ").join(parts)
+
+
 def N_(msgid: str) -> str:
     """Mark a msgid for extraction; it is translated where it is drawn."""
     return msgid

@@ -67,7 +67,10 @@ st.markdown(_("The average cosine of two different rows, {c:+.4f} here, is a sum
 ks = [k for k in (1, 3, 10) if k <= emb.d_model]
 c = st.columns(len(ks))
 for col, k in zip(c, ks, strict=True):
-    col.metric(_("Share of the top {k}", k=k), num(stats.share(k), ".1%"))
+    share = stats.share(k)
+    col.metric(_("Share of the top {k}", k=k), "—" if share is None else num(share, ".1%"))
+if stats.share(1) is None:
+    st.caption(_("The average cosine is not above 0 here: the dimensions' parts cancel, so no share of it is shown."))
 remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1), min(3, emb.d_model - 1))
 ui.chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
 with ui.explain_errors():

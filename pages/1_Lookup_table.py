@@ -4,7 +4,7 @@ import streamlit as st
 
 from andrea_viz import ui
 from andrea_viz.forward_pass import block_input_formula, block_input_steps
-from andrea_viz.i18n import _, num, tr
+from andrea_viz.i18n import _, num, sentences, tr
 from andrea_viz.lookup import one_hot_product, value_stats
 from andrea_viz.plots import lookup as plots
 from andrea_viz.safe_text import in_code, md
@@ -80,8 +80,8 @@ else:
              "row starts with length close to 1.", std=init) if family == "ANDREA" else
            _("The {family} family draws every entry from a normal distribution with standard deviation {std:.4f}.",
              family=md(family or "?"), std=init))
-    st.markdown(how + " " + _(
+    st.markdown(sentences([how, _(
         "This table: mean {mean:+.4f}, standard deviation {std:.4f} ({ratio:.2f}× the init's), excess kurtosis {k:.2f} "
         "(0 for a normal distribution). Training moves rows apart: frequent and rare tokens end with different lengths "
         "and the values grow heavy tails, so a trained table leaves the orange marks; an untrained one sits on them.",
-        mean=stats.mean, std=stats.std, ratio=stats.std / init, k=stats.excess_kurtosis))
+        mean=stats.mean, std=stats.std, ratio=stats.std / init, k=stats.excess_kurtosis)]))

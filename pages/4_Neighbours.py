@@ -9,7 +9,6 @@ from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
 from andrea_viz.precision import PRECISIONS, measure
 from andrea_viz.safe_text import md
-from andrea_viz.model_words import lesson_word
 
 emb = ui.page_setup(__file__)
 METRIC_LABELS = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}
@@ -41,10 +40,11 @@ if q is not None:
 
 st.subheader(_("Analogies: A − B + C"))
 a1, a2, a3, a4 = st.columns([1, 1, 1, 1])
-wa = a1.text_input("A", lesson_word(emb, "king"), max_chars=MAX_QUERY_CHARS,  # in the model's language: koning …
-                   help=_("The analogy reads: A is to B as ? is to C"))
-wb = a2.text_input("− B", lesson_word(emb, "man"), max_chars=MAX_QUERY_CHARS)
-wc = a3.text_input("+ C", lesson_word(emb, "woman"), max_chars=MAX_QUERY_CHARS)
+# in the model's language (koning …); rows #256, #257, #258 where it has no tokenizer to spell words with
+first, minus, plus = ui.default_words(emb, ["king", "man", "woman"])
+wa = a1.text_input("A", first, max_chars=MAX_QUERY_CHARS, help=_("The analogy reads: A is to B as ? is to C"))
+wb = a2.text_input("− B", minus, max_chars=MAX_QUERY_CHARS)
+wc = a3.text_input("+ C", plus, max_chars=MAX_QUERY_CHARS)
 ka = a4.slider(_("Answers"), 3, 20, 5)
 with ui.explain_errors():
     inputs, _answers = ui.cached(emb, analogy, wa, wb, wc, ka)

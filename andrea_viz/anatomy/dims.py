@@ -41,10 +41,11 @@ class DimStats:
     def top(self, k: int) -> tuple[int, ...]:
         return tuple(int(i) for i in self.order[:k])
 
-    def share(self, k: int) -> float:
-        """The share of the average cosine carried by the top k dimensions (0 when it is 0)."""
+    def share(self, k: int) -> float | None:
+        """The share of the average cosine carried by the top k dimensions; None when the average is not above 0 (its
+        parts then cancel, and a share of it, −216% on a table whose average is −0.001, says nothing)."""
         total = self.avg_cosine
-        return float(self.contribution[self.order[:k]].sum() / total) if total != 0 else 0.0
+        return float(self.contribution[self.order[:k]].sum() / total) if total > 0 else None
 
 
 def dim_stats(table) -> DimStats:

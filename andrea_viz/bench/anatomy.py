@@ -70,7 +70,8 @@ def run(hubs_on_device: bool = True) -> dict:
           f"{t2 - t1:.2f} s, dimension stats {t3 - t2:.2f} s; together {t3 - t0:.2f} s (target 10 s)", flush=True)
     out["auroc"] = {"norm": undertrained.auroc(norm, positive, keep), "cosine": undertrained.auroc(cos, positive, keep)}
     print(f"   AUROC on the {scored.size} reserved ids not given as reference: norm {out['auroc']['norm']:.4f}, "
-          f"cosine {out['auroc']['cosine']:.4f}; the top dimension ({st.top(1)[0]}) carries {st.share(1):.0%} of the "
+          f"cosine {out['auroc']['cosine']:.4f}; the top dimension ({st.top(1)[0]}) carries "
+          f"{'no share (not above 0)' if st.share(1) is None else format(st.share(1), '.0%')} of the "
           f"average cosine {st.avg_cosine:+.4f}", flush=True)
     emb = load("minilm-l6")
     t = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _, num
+from ..i18n import _, num, sentences
 from .style import BLUE, GREY, ORANGE, RED, layout, marked_line
 from .words import with_words
 from ..anatomy.dims import stats_of
@@ -34,7 +34,7 @@ def scores_histogram(scores: np.ndarray, threshold: float, marked: np.ndarray | 
     if marked is not None:
         said.append(_("{label}: {m:,} rows, {up:,} of them at or above it.", label=marked_label, m=int(marked.sum()),
                       up=int((scores[marked] >= threshold).sum())))
-    return with_words(fig, " ".join(said))
+    return with_words(fig, sentences(said))
 
 
 def undertrained_figure(emb, reference_text: str | None) -> go.Figure:

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..anatomy.report import undertrained_of
 from ..safe_text import plot
-from ..i18n import _, num
+from ..i18n import _, num, sentences
 from ..lookup import block_average, expected_init_norm, value_stats
 from ..lookup import ValueStats, normal_pdf
 from .style import BLUE, DIVERGING, GREY, ORANGE, RED, layout, log_axis, marked_line
@@ -59,7 +59,7 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
         said.append(_("A dotted line marks row {id}, the one looked up.", id=selected))
     if marked is not None:
         said.append(_("{n:,} under-trained rows are ticked on the right.", n=int(marked[0].size)))
-    return with_words(fig, " ".join(said))
+    return with_words(fig, sentences(said))
 
 
 def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected: int | None) -> go.Figure:

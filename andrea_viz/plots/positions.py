@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..safe_text import plot
 from ..forward_pass import before_positions
-from ..i18n import _, format_number, num, tr
+from ..i18n import _, format_number, num, sentences, tr
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
 from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout, log_axis
 from .words import with_words
@@ -125,7 +125,7 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
         said.append(_("The learned rows' lengths run from {lo:.3f} to {hi:.3f}, median {m:.3f}, over {T:,} positions; "
                       "row 0 has {first:.3f}.", lo=float(a.min()), hi=float(a.max()), m=float(np.median(a)), T=a.size,
                       first=float(a[0])))
-    return with_words(fig, " ".join(said))
+    return with_words(fig, sentences(said))
 
 
 def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], theta: float, rotate) -> go.Figure:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _, num
+from ..i18n import _, num, sentences
 from ..maps.clusters import MAP_LABELS
 from ..maps.layout import Projection
 from ..maps.methods import METHODS
@@ -154,7 +154,7 @@ def map_words(scene: Scene, title: str) -> tuple[str, dict[str, list]]:
         rows = [int(j) for j in np.flatnonzero(groups != "other")]
     rows = rows[:MAX_ROWS]
     kept = [_("not in the scored sample") if np.isnan(trust[j]) else num(float(trust[j]), ".0%") for j in rows]
-    return " ".join(said), {_("token"): [tokens[j] for j in rows], "id": [str(int(scene.ids[j])) for j in rows],
+    return sentences(said), {_("token"): [tokens[j] for j in rows], "id": [str(int(scene.ids[j])) for j in rows],
                             _("group"): [group_label(str(groups[j])) for j in rows], _("neighbours kept"): kept}
 
 

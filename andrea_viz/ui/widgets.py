@@ -40,6 +40,16 @@ def default_word(emb: Embeddings, preferred: str = "cat") -> str:
         return f"#{FIRST_SEGMENT_ID}" if emb.vocab_size > FIRST_SEGMENT_ID else "#0"
 
 
+def default_words(emb: Embeddings, preferred: list[str]) -> list[str]:
+    """``default_word`` of each; where the model cannot look up any of them as words (a checkpoint without a
+    tokenizer), distinct rows from the first it would pick (#256, #257, …), not one row for each."""
+    words = [default_word(emb, p) for p in preferred]
+    if all(w.startswith("#") for w in words):
+        first = int(words[0][1:])
+        return [f"#{min(first + i, emb.vocab_size - 1)}" for i in range(len(words))]
+    return words
+
+
 def token_picker(emb: Embeddings, key: str, label: str | None = None, preferred: str = "cat",
                  url_name: str | None = None, mean_note: bool = True) -> Query | None:
     """A text box for a word or ``#id``; shows the pieces it became. None (with a message) when it cannot be

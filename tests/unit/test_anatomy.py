@@ -165,6 +165,14 @@ def test_grow_truth_counts_match_the_ids_never_in_a_batch(load_model):
 
 
 # --- dimensions against a slow reference ---------------------------------------------------------------
+def test_no_share_of_an_average_cosine_that_is_not_above_zero():
+    """Rows in opposite pairs: the average cosine of two different rows is below 0, its dimensions' parts cancel, and
+    a share of it (the Llama-like table's −216%) would say nothing: there is none."""
+    t = _table(10, 6, 4)
+    st = dims.dim_stats(np.concatenate([t, -t]))
+    assert st.avg_cosine < 0 and st.share(1) is None and st.share(3) is None
+
+
 def test_dimension_parts_of_the_average_cosine_sum_over_every_pair():
     t = _table(30, 6, 4)
     t[:, 2] += 3.0  # a rogue dimension: a large shared mean

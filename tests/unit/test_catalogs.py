@@ -164,3 +164,18 @@ def test_nothing_shadows_the_translation_function():
                     node.target.id == "_":
                 found.append(f"{path.relative_to(ROOT)}:{node.target.lineno}")
     assert found == []
+
+
+def test_sentences_said_one_after_another_have_no_space_after_a_chinese_full_stop(minilm):
+    """The lookup overview's words are several messages: in zh-TW no space follows 。 (it showed "1。 這張表")."""
+    from andrea_viz.i18n import sentences, set_language
+    from andrea_viz.plots.lookup import overview_of
+
+    assert sentences(["One.", "Two."]) == "One. Two."
+    set_language("zh-TW")
+    try:
+        assert sentences(["一。", "二。"]) == "一。二。"
+        said = overview_of(minilm, 4937)._andrea_words.summary
+    finally:
+        set_language("en")
+    assert "。" in said and "。 " not in said

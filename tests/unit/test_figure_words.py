@@ -233,6 +233,7 @@ def test_the_lessons_ids_are_written_as_its_title_lists_them_in_every_language(l
         finally:
             set_language("en")
         assert list(fig.data[0].y) == [f"{row} {i}" for i in EXAMPLE_IDS], lang
+        assert list(fig.layout.yaxis.tickvals) == list(fig.data[0].y), lang  # every row named, on a projector too
         assert f"[{listed}]" in fig.layout.title.text, lang
         assert listed in said(lambda: lesson.rows_heatmap(emb, EXAMPLE_IDS), lang).summary, lang
 
