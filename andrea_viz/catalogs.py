@@ -16,7 +16,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
-from .i18n import CONTEXT, DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR
+from .i18n import CONTEXT, DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALE_DIR, context_key
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYWORDS = {"_": None, "N_": None, "Msg": None, "CheckpointError": None, "QueryError": None,
@@ -82,14 +82,14 @@ def extract(root: Path = ROOT) -> dict[str, list[FoundMsgid]]:
     out: dict[str, list[FoundMsgid]] = {}
     for file, line, msgid, _comments, context in extract_from_dir(root, method_map, keywords=KEYWORDS):
         if msgid:
-            key = f"{context}{CONTEXT}{msgid}" if context else msgid
+            key = context_key(context, msgid)
             out.setdefault(key, []).append(FoundMsgid(key, file.replace("\\", "/"), line))
     return out
 
 
 def key_of(message) -> str:
     """A catalogue message's key, as ``i18n.catalogue`` and ``extract`` hold it: its msgctxt and msgid joined."""
-    return f"{message.context}{CONTEXT}{message.id}" if message.context else message.id
+    return context_key(message.context, message.id)
 
 
 def po_path(lang: str) -> Path:

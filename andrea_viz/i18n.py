@@ -62,11 +62,16 @@ def N_(msgid: str) -> str:
 CONTEXT = "\x04"  # gettext's mark between a msgctxt and its msgid, in one key
 
 
+def context_key(context: str | None, msgid: str) -> str:
+    """The one key a message is held by (here and in ``catalogs``): its msgctxt and msgid joined, or the msgid alone."""
+    return f"{context}{CONTEXT}{msgid}" if context else msgid
+
+
 def pN_(context: str, msgid: str) -> str:
     """Mark a msgid that a language writes two ways with a ``context`` (gettext's msgctxt): "untied" said of the
     output table is "desvinculada" in Portuguese, said of a model "desvinculado". Translated where drawn, as N_'s;
     English shows the msgid alone (``english``)."""
-    return f"{context}{CONTEXT}{msgid}"
+    return context_key(context, msgid)
 
 
 def english(msgid: str) -> str:
@@ -86,8 +91,7 @@ def catalogue(lang: str) -> dict[str, str]:
 
     with open(path, "rb") as f:
         cat = read_po(f)
-    return {(f"{m.context}{CONTEXT}{m.id}" if m.context else m.id): m.string for m in cat
-            if m.id and isinstance(m.id, str) and m.string}
+    return {context_key(m.context, m.id): m.string for m in cat if m.id and isinstance(m.id, str) and m.string}
 
 
 @cache

@@ -81,8 +81,8 @@ def table_window(window: np.ndarray, start: int, labels: Sequence[str], selected
     said = _("Rows {a} to {b} of the table, each with all its {d:,} numbers: values from {lo:.4f} to {hi:.4f}.",
              a=start, b=start + n - 1, d=d, lo=float(window.min()), hi=float(window.max()))
     if selected is not None and start <= selected < start + n:
-        said += " " + _("The framed row is {id} (“{token}”), the one looked up.", id=selected,
-                        token=labels[selected - start])
+        said = sentences([said, _("The framed row is {id} (“{token}”), the one looked up.", id=selected,
+                                  token=labels[selected - start])])
     lengths = np.linalg.norm(window.astype(np.float64), axis=1)
     return with_words(fig, said, {"id": [str(int(i)) for i in ids], _("token"): list(labels),
                                   _("row length ‖v‖"): [num(float(v), ".4f") for v in lengths]})

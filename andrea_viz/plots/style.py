@@ -272,10 +272,7 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
         lo, hi = axis.domain if axis.domain else (0, 1)
         room = max(1, int(plot * (hi - lo) // (size * LABEL_PITCH)))
         if axis.type == "log" and axis.tickvals is not None:
-            if len(axis.tickvals) > room:
-                k = -(-len(axis.tickvals) // room)
-                axis.update(tickvals=list(axis.tickvals)[::k],
-                            ticktext=None if axis.ticktext is None else list(axis.ticktext)[::k])
+            _thin_listed(axis, -(-len(axis.tickvals) // room), room)
         elif axis.type == "category" or name in categories:
             n = categories.get(name, 0)
             if n > room:
@@ -292,12 +289,15 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
             continue
         room = max(2, int((plot * (bar.len or 1) - 2 * size) // (size * LABEL_PITCH)))  # its title above them
         if bar.tickvals is not None:  # listed ticks (a cosine's ±1): every k-th, both ends kept
-            if len(bar.tickvals) > room:
-                k = -(-(len(bar.tickvals) - 1) // (room - 1))
-                bar.update(tickvals=list(bar.tickvals)[::k],
-                           ticktext=None if bar.ticktext is None else list(bar.ticktext)[::k])
+            _thin_listed(bar, -(-(len(bar.tickvals) - 1) // (room - 1)), room)
         elif bar.tickmode != "array":
             bar.update(nticks=room)
+
+
+def _thin_listed(obj, k: int, room: int) -> None:
+    """An axis's or a colour bar's listed ticks (and their texts alike), every k-th, where more than ``room`` are listed."""
+    if len(obj.tickvals) > room:
+        obj.update(tickvals=list(obj.tickvals)[::k], ticktext=None if obj.ticktext is None else list(obj.ticktext)[::k])
 
 
 def _bump_axis(axis, size: int) -> None:
