@@ -294,7 +294,7 @@ def split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[:cut]), np.sort(order[cut:])
 
 
-def _row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def row_cosines(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(n,) the cosine of each row of ``x`` with the same row of ``y``, summed in float64 without a widened copy of
     either (0 where a row is all zero, NaN where one holds NaN or Inf)."""
     dot = np.einsum("ij,ij->i", x, y, dtype=np.float64)
@@ -472,14 +472,14 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
         fitted = moments(x, y, fit)
         if whole is None:
             whole = fitted + moments(x, y, np.setdiff1d(train, fit))
-        pooled.setdefault(PROCRUSTES, []).append(_row_cosines(fit_moments(fitted)(xc), yc))
+        pooled.setdefault(PROCRUSTES, []).append(row_cosines(fit_moments(fitted)(xc), yc))
         maps = anchor_maps(x, y, fit, seed)
         cos = _memory_cosines(xc, maps[0].memory)
         ranked = {}  # one selection of the most neighbours per hubness correction, sliced for each k
         for m in maps:
             if m.kind == "nearest" and m.beta not in ranked:
                 ranked[m.beta] = m.ranked(cos, max(NEAREST_KS))
-            pooled.setdefault(m.label, []).append(_row_cosines(m.from_cosines(cos, ranked.get(m.beta)), yc))
+            pooled.setdefault(m.label, []).append(row_cosines(m.from_cosines(cos, ranked.get(m.beta)), yc))
             kinds[m.label] = m
     scores = {k: float(np.nanmedian(np.concatenate(v))) for k, v in pooled.items()}
     order = list(scores)
@@ -571,7 +571,7 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     chosen = proc if best is None else fit_anchor_map(xa, yb, train, best, seed)
 
     def held_cos(m: AnyMap) -> np.ndarray:
-        return np.concatenate([_row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
+        return np.concatenate([row_cosines(m(xa[held[s:s + BLOCK]]), yb[held[s:s + BLOCK]])
                                for s in range(0, held.size, BLOCK)])
 
     pcos = held_cos(proc)
@@ -582,7 +582,7 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     # is scaled in place for the searches: two more tables of fresh memory cost more to touch than to compute
     units_a = normalise(xa, overwrite=True)  # once, for the neighbour sets and the baseline
     guess = baseline_guess(units_a, yb, held[judged], train)
-    base_cos = _row_cosines(guess, yb[held[judged]])
+    base_cos = row_cosines(guess, yb[held[judged]])
     jac = judge_jaccard(units_a, normalise(yb, overwrite=True), held[judged], min(JACCARD_K, len(anchors) - 1))
     return Alignment(anchors, chosen, train, held, cos, judged, jac, base_cos, seed, proc, pcos, scores)
 
@@ -620,4 +620,4 @@ def place(table_a: np.ndarray, table_b: np.ndarray, m: AnyMap, ids: np.ndarray) 
 
 def anchor_drift(table_a: np.ndarray, table_b: np.ndarray, m: AnyMap, anchors: Anchors) -> np.ndarray:
     """(n,) 1 − cos(map(a_i), b_i) of every anchor: how far each shared token sits from where the map puts it."""
-    return 1.0 - _row_cosines(m(np.asarray(table_a[anchors.a], np.float32)), np.asarray(table_b[anchors.b], np.float32))
+    return 1.0 - row_cosines(m(np.asarray(table_a[anchors.a], np.float32)), np.asarray(table_b[anchors.b], np.float32))

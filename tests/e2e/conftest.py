@@ -46,9 +46,13 @@ def page(browser):
     context.close()
 
 
-def wait_idle(page, timeout: float = 90_000) -> None:
-    """Wait until the script has run to the end (Streamlit's own state attribute, not a sleep)."""
+def wait_idle(page, timeout: float = 90_000, network: bool = True) -> None:
+    """Wait until the script has run to the end (Streamlit's own state attribute, not a sleep), then for the network
+    to be quiet unless ``network`` is False: on the Lesson page, whose keys frame keeps Chromium from ever reporting
+    it (each wait there cost the whole 10 s)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout)
+    if not network:
+        return
     try:  # the script's own state is the signal; network quiet is only awaited where a page has one (the Lesson's
         page.wait_for_load_state("networkidle", timeout=10_000)  # keys frame keeps Chromium from ever reporting it)
     except PlaywrightTimeout:

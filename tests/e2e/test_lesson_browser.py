@@ -6,6 +6,7 @@ import re
 
 from andrea_viz.lesson import STEPS
 
+from . import conftest
 from .conftest import ROOT, exceptions, press_right
 
 SHOTS = ROOT / "artifacts" / "lesson"
@@ -14,9 +15,9 @@ REVEAL_CHART = ".st-key-lesson-reveal-chart"
 
 
 def wait_idle(page, timeout: float = 90_000) -> None:
-    """The script has run to the end (Streamlit's own state attribute). Not the shared helper's networkidle:
-    the keys' same-origin frame keeps Chromium from reporting it after a rerun."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout)
+    """The script has run to the end: the shared helper without its wait for a quiet network, which the keys'
+    frame never lets come."""
+    conftest.wait_idle(page, timeout, network=False)
 
 
 def open_lesson(page, url: str) -> None:

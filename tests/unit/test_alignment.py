@@ -13,7 +13,7 @@ from andrea_viz.alignment import (
     PROCRUSTES,
     AnchorMap,
     Anchors,
-    _row_cosines,
+    row_cosines,
     align,
     align_tables,
     anchor_drift,
@@ -253,7 +253,7 @@ def test_row_cosines_are_each_pairs_cosine_zero_for_a_zero_row_and_nan_for_a_nan
     rng = np.random.default_rng(4)
     x, y = rng.normal(size=(6, 5)).astype(np.float32), rng.normal(size=(6, 5)).astype(np.float32)
     x[2], y[3, 1], x[4, 0] = 0.0, np.nan, np.inf
-    got = _row_cosines(x, y)
+    got = row_cosines(x, y)
     for i in (0, 1, 5):
         a, b = x[i].astype(np.float64), y[i].astype(np.float64)
         assert got[i] == pytest.approx(float(a @ b) / np.sqrt(float(a @ a) * float(b @ b)), abs=1e-12)
