@@ -3,7 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import ANISOTROPY_PAIRS, MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbours
+from andrea_viz.geometry import MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbours
 from andrea_viz.i18n import _, num, tr
 from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
@@ -24,11 +24,11 @@ metric = c3.radio(_("Measure"), METRICS, horizontal=True, format_func=METRIC_LAB
                   help=_("cosine: direction only; dot: direction and length; euclidean: straight-line distance"))
 centered = st.toggle(_("Mean-centred cosine"), value=False, disabled=metric != "cosine",
                      help=_("Subtract the table's average row before measuring angles (cosine only)."))
-aniso, aniso_c = ui.cached(emb, anisotropy), ui.cached(emb, anisotropy, ANISOTROPY_PAIRS, 0, True)
+aniso, aniso_c = ui.cached(emb, anisotropy), ui.cached(emb, anisotropy, True)
 st.caption(_(
-    "Anisotropy (mean cosine of {n:,} random pairs): {raw:+.4f} raw, {centred:+.4f} mean-centred. When every vector "
-    "leans the same way, all raw cosines are inflated by that shared direction; subtracting the mean row removes it, "
-    "so the neighbours that remain are similar for their own reasons.", n=ANISOTROPY_PAIRS, raw=aniso, centred=aniso_c))
+    "Anisotropy (the mean cosine of every pair of two different rows): {raw:+.4f} raw, {centred:+.4f} mean-centred. "
+    "When every vector leans the same way, all raw cosines are inflated by that shared direction; subtracting the mean "
+    "row removes it, so the neighbours that remain are similar for their own reasons.", raw=aniso, centred=aniso_c))
 if q is not None:
     with ui.explain_errors():
         centre = centered and metric == "cosine"

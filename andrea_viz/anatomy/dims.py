@@ -15,7 +15,7 @@ from ..model import Embeddings
 from .undertrained import as_tensor
 from ..errors import QueryError
 from .. import lexicon
-from ..geometry import ANISOTROPY_PAIRS, anisotropy, cosine, mean_row, neighbours, resolve
+from ..geometry import anisotropy, cosine, mean_row, neighbours, resolve
 from ..model_words import model_language
 
 BLOCK_ROWS = 1024
@@ -139,6 +139,6 @@ def views(emb: Embeddings, word: str | None, remove: int, k: int = 10) -> list[V
             found = neighbours(model, word, k, "cosine", "input", centred)[1] if word else []
         except QueryError:
             found = []
-        out.append(View(name, anisotropy(model, ANISOTROPY_PAIRS, 0, centred), found,
+        out.append(View(name, anisotropy(model, centred), found,
                         word_pair_cosines(model, pairs, centred)))
     return out

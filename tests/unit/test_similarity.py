@@ -34,14 +34,37 @@ def test_analogy_agrees_with_brute_force_and_excludes_inputs(minilm):
     assert not excluded & {n.id for n in found}
 
 
-def test_anisotropy_matches_a_loop_over_pairs(load_model):
-    emb = load_model("andrea-12m-init")
-    rng = np.random.default_rng(0)
-    i, j = rng.integers(0, emb.vocab_size, 500), rng.integers(0, emb.vocab_size, 500)
-    cos = [float(emb.token_table[a] @ emb.token_table[b]) / (np.linalg.norm(emb.token_table[a]) * np.linalg.norm(emb.token_table[b]))
-           for a, b in zip(i, j, strict=True) if a != b]
-    assert anisotropy(emb, n_pairs=500, seed=0) == pytest.approx(float(np.mean(cos)), abs=1e-6)
-    assert abs(anisotropy(emb)) < 0.005  # random directions: almost perpendicular
+def _pairs_reference(table: np.ndarray) -> float:
+    """The mean cosine over every ordered pair of two different finite rows, one row against all the others at a
+    time (a zero row's cosines 0)."""
+    t = table[np.isfinite(table).all(axis=1)].astype(np.float64)
+    lengths = np.linalg.norm(t, axis=1)
+    total = 0.0
+    for i in range(t.shape[0]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = (t @ t[i]) / (lengths * lengths[i])
+        cos[~np.isfinite(cos)] = 0.0
+        total += float(cos.sum() - cos[i])
+    return total / (t.shape[0] * (t.shape[0] - 1))
+
+
+def test_anisotropy_is_the_mean_over_every_pair_and_the_anatomy_pages_average_cosine(load_model):
+    from dataclasses import replace
+
+    from andrea_viz.anatomy.dims import dim_stats
+
+    emb = load_model("andrea-micro")
+    table = np.array(emb.token_table)
+    assert anisotropy(emb) == pytest.approx(_pairs_reference(table), abs=1e-9)
+    centred = table - table.mean(axis=0, dtype=np.float64)
+    assert anisotropy(emb, centered=True) == pytest.approx(_pairs_reference(centred), abs=1e-9)
+    # the figure the Anatomy page gives above its own anisotropy card ("the average cosine … here"): one number
+    assert anisotropy(emb) == pytest.approx(dim_stats(emb.token_table).avg_cosine, abs=1e-7)
+    # a zero row counts with cosine 0, a row with a NaN is left out
+    table[3], table[7, 2] = 0.0, np.nan
+    odd = replace(emb, token_table=table, key="andrea-micro|zero-and-nan")
+    assert anisotropy(odd) == pytest.approx(_pairs_reference(table), abs=1e-9)
+    assert abs(anisotropy(load_model("andrea-12m-init"))) < 0.005  # random directions: almost perpendicular
 
 
 def test_mean_centred_rows_have_zero_mean_direction(minilm):
