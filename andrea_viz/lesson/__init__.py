@@ -230,6 +230,9 @@ class PairChange:
         values = {"a": self.a, "b": self.b, "before": self.before, "after": self.after, "moved": moved}
         if self.related:
             return Msg("{a} / {b}: cosine {before:+.3f} → {after:+.3f}, {moved}.", **values)
+        if abs(self.after) <= NEAR_RIGHT_ANGLE and self.after > self.before:  # closer, yet still far apart: said so
+            return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, a little closer but still nearly at a right angle: far "
+                       "apart, as the lesson says.", **values)
         if abs(self.after) <= NEAR_RIGHT_ANGLE:
             return Msg("{a} / {b}: {before:+.3f} → {after:+.3f}, {moved}: nearly at a right angle, far apart as the "
                        "lesson says.", **values)

@@ -110,4 +110,7 @@ def test_step_2s_pairs_over_training_against_a_slow_cosine_and_said_as_they_are(
         said = tr(c.verdict)
         assert f"{c.before:+.3f} → {c.after:+.3f}" in said
         assert ("closer" in said) == (c.after > c.before)
-        assert ("far apart as the lesson says" in said) == (not c.related and abs(c.after) <= NEAR_RIGHT_ANGLE)
+        far = not c.related and abs(c.after) <= NEAR_RIGHT_ANGLE
+        assert ("as the lesson says" in said) == far
+        # a pair that moved closer and is still far apart says both, joined by "but still", never "closer: … far"
+        assert ("but still nearly at a right angle" in said) == (far and c.after > c.before)
