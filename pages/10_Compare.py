@@ -83,9 +83,9 @@ with ui.explain_errors():
 
     t1, t2 = st.columns(2)
     t1.markdown("**" + _("Moved most") + "**")
-    t1.dataframe(ui.localized(rows(most)), hide_index=True, width="stretch")
+    ui.dataframe(rows(most), where=t1, width="stretch")
     t2.markdown("**" + _("Moved least") + "**")
-    t2.dataframe(ui.localized(rows(least)), hide_index=True, width="stretch")
+    ui.dataframe(rows(least), where=t2, width="stretch")
 
     ids = np.concatenate([most, least])
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align if same else "anchors", tuple(ids.tolist())),
@@ -108,7 +108,7 @@ with ui.explain_errors():
                 found = ui.remember(("cmp-placed", a.key, b.key, word, k), lambda progress: placed_neighbours(
                     a, b, al, word, k), label=None)
                 col.markdown("**" + _("B, nearest to the word of A mapped into B") + "**")
-            col.dataframe(ui.localized([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found]),
-                          hide_index=True, width="stretch")
+            ui.dataframe([{_("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)} for n in found], where=col,
+                         width="stretch")
 
 ui.audit_view.section()  # B audited as a fine-tune of A, when both are folders of the checkpoint folder

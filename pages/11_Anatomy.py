@@ -52,7 +52,7 @@ with ui.explain_errors():
             row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
         row[_("why")] = tr(r.describe(i, norms))  # the long sentence last: the short columns stay in view
         rows.append(row)
-    st.dataframe(ui.localized(rows), hide_index=True, width="stretch", height=320)
+    ui.dataframe(rows, width="stretch", height=320)
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))
@@ -75,10 +75,10 @@ remove = st.slider(_("Remove the top k dimensions"), 0, min(20, emb.d_model - 1)
 ui.chart(ui.cached(emb, plots.dimension_parts_of, remove), key="anatomy:dims")
 with ui.explain_errors():
     ui.chart(ui.cached(emb, plots.marked_overview_of, ref_text, remove), key="anatomy:overview")
-st.dataframe(ui.localized([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
+ui.dataframe([{_("dimension"): k, _("mean"): round(float(stats.mean[k]), 4), _("standard deviation"):
                round(float(stats.std[k]), 4), _("excess kurtosis"): round(float(stats.kurtosis[k]), 2),
-               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)]),
-             hide_index=True, width="content")
+               _("part of the average cosine"): round(float(stats.contribution[k]), 6)} for k in stats.top(10)],
+             width="content")
 q = ui.token_picker(emb, key="anatomy:word", url_name="word")
 VIEW = {"raw": _("raw"), "centred": _("mean-centred"), "removed": _("without the top {k}", k=remove)}
 shown = ui.cached(emb, views, q.text if q is not None else None, remove)
@@ -89,11 +89,9 @@ for col, v in zip(ui.metric_columns(3), shown, strict=True):  # headings and met
 for col, v in zip(st.columns(3), shown, strict=True):
     with col:
         if v.pairs:
-            st.dataframe(ui.localized([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs]), hide_index=True,
-                         width="stretch")
+            ui.dataframe([{_("pair"): f"{a} / {b}", "cos": round(x, 3)} for a, b, x in v.pairs], width="stretch")
         if v.neighbours:
-            st.dataframe(ui.localized([{_("token"): n.token, "cos": round(n.score, 3)} for n in v.neighbours]), hide_index=True,
-                         width="stretch")
+            ui.dataframe([{_("token"): n.token, "cos": round(n.score, 3)} for n in v.neighbours], width="stretch")
 
 # --- 3. hubs ----------------------------------------------------------------------------------------------------
 st.header(_("Hubs"))
@@ -127,5 +125,5 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
                 if name != "raw":
                     st.caption(_("Still among the 20 largest: {n} of the raw table's 20 largest hubs",
                                  n=h.overlap(hv)))
-                st.dataframe(ui.localized([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)]),
-                             hide_index=True, width="stretch")
+                ui.dataframe([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)],
+                             width="stretch")

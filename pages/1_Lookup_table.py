@@ -59,9 +59,9 @@ c[0].metric(_("max |one-hot·E − E[id]|"), num(check.max_abs_diff, "g"),
             help=_("Largest difference between the matrix product and the row lookup, over all d entries."))
 c[1].metric(_("Multiply-adds for the product"), num(check.multiply_adds), help=_("V × d: the product touches every entry."))
 c[2].metric(_("Numbers the lookup reads"), num(d), help=_("d: the lookup copies one row."))
-st.dataframe(ui.localized({_("dimension"): list(range(6)), _("one-hot · E"): [float(x) for x in check.product[:6]],
-              "E[id]": [float(x) for x in check.row[:6]]}, decimals={_("one-hot · E"): 6, "E[id]": 6}),
-             hide_index=True, width="content")  # both columns to 6 places, so equal rows read equal
+ui.dataframe({_("dimension"): list(range(6)), _("one-hot · E"): [float(x) for x in check.product[:6]],
+              "E[id]": [float(x) for x in check.row[:6]]}, decimals={_("one-hot · E"): 6, "E[id]": 6},
+             width="content")  # both columns to 6 places, so equal rows read equal
 
 st.subheader(_("Trained or untrained? Every entry, every row"))
 init = emb.card.init_std

@@ -106,7 +106,7 @@ for part, n in parts.items():
     if nominal:
         row[_("share of nominal {size}", size=num(nominal / 1e6, "g") + "M")] = num(of_nominal[part], ".2%")
     rows.append(row)
-st.dataframe(ui.localized(rows), hide_index=True, width="stretch")
+ui.dataframe(rows, width="stretch")
 if nominal:
     st.caption(_("The lesson quotes shares of the nominal {size}M in the model's name; the count from the layout above "
                  "is {total}. Both columns are shown: the lesson's “5.4%” and “6%” for ANDREA-120M are the nominal "

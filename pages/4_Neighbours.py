@@ -34,8 +34,8 @@ if q is not None:
         centre = centered and metric == "cosine"
         _q, found = ui.cached(emb, neighbours, q.text, k, metric, "input", centre)
         t1, t2 = st.columns([2, 3])
-        t1.dataframe(ui.localized([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
-                      for r, n in enumerate(found, 1)]), hide_index=True, width="stretch")
+        ui.dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, METRIC_LABELS[metric]: round(n.score, 4)}
+                      for r, n in enumerate(found, 1)], where=t1, width="stretch")
         ui.chart(ui.cached(emb, plots.neighbours_of, q.text, k, metric, centre), where=t2, key="nb:bars")
 
 st.subheader(_("Analogies: A − B + C"))
@@ -88,5 +88,5 @@ if (emb.key, chosen) in wanted:
         for label, (full, low) in r.pairs.items():
             st.caption(_("cos({pair}): {full:+.3f} at float32, {low:+.3f} at {name}", pair=label.replace("/", ", "),
                          full=full, low=low, name=chosen))
-        st.dataframe(ui.localized([{_("token"): emb.token(int(i)), "id": int(i), "Jaccard": round(float(r.jaccard[i]), 2)}
-                      for i in r.worst(20)]), hide_index=True, width="content")
+        ui.dataframe([{_("token"): emb.token(int(i)), "id": int(i), "Jaccard": round(float(r.jaccard[i]), 2)}
+                      for i in r.worst(20)], width="content")

@@ -68,9 +68,9 @@ offset = r1.slider(_("Offset m − n"), -6, 6, 2, help=_("The distance between t
 theta = ui.number_slider(_("θ (radians per position)"), 0.05, 0.6, 0.3, 0.05, container=r1)
 pairs = plots.rope_pairs(offset)
 scores = rope_scores(plots.ROPE_Q, plots.ROPE_K, pairs, theta)
-r1.dataframe(ui.localized([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): float(s)}
-              for (m, n), s in zip(pairs, scores, strict=True)], decimals={_("q·k after rotation"): plots.ROPE_DECIMALS}),
-             hide_index=True)  # the legend's precision
+ui.dataframe([{_("m (query)"): m, _("n (key)"): n, "m − n": m - n, _("q·k after rotation"): float(s)}
+              for (m, n), s in zip(pairs, scores, strict=True)],
+             decimals={_("q·k after rotation"): plots.ROPE_DECIMALS}, where=r1)  # the legend's precision
 r1.caption(_("Same offset, same score, wherever the pair sits."))
 ui.chart(ui.figure(plots.rope_of, offset, float(theta)), where=r2, key="pos:rope")
 

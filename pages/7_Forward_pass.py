@@ -83,6 +83,6 @@ if T_max and st.button(_("Run a full context: B = 8 sequences × T = {T:,} rando
                        help=_("Times every available backend on the same ids")):
     with st.spinner(_("Timing every available backend…")):
         rows = time_backends(emb, B=8)
-    st.dataframe(ui.localized([{_("backend"): r["backend"], _("best of 3"): short_duration(r["seconds"]),
-                   "GB/s": None if r["gbps"] is None else round(r["gbps"], 1)} for r in rows]), hide_index=True)
+    ui.dataframe([{_("backend"): r["backend"], _("best of 3"): short_duration(r["seconds"]),
+                   "GB/s": None if r["gbps"] is None else round(r["gbps"], 1)} for r in rows])
     st.caption(_("For the median of many runs against torch eager and torch.compile: `python -m andrea_viz bench`."))

@@ -27,6 +27,7 @@ from . import url
 from .charts import chart
 from .errors import show_error
 from .fragments import fragment
+from .tables import dataframe
 
 JOINED = "class:joined"  # session_state: (code, member id, nickname) of the class this tab joined
 TEACHING = "class:teaching"  # session_state: the code of the class this tab teaches
@@ -341,8 +342,8 @@ def live_view(code: str, anonymous: bool) -> None:
         counts = A.tally(rows, q)
         col.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
         if counts:
-            col.dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
-                           for c in A.SIZING_CATEGORIES], hide_index=True)
+            dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
+                       for c in A.SIZING_CATEGORIES], col)
             for ans, cat, n in A.common_wrong(rows, q):
                 col.markdown(_("**{answer}**: {meaning} (learners: {n})", answer=num(int(ans)) if ans.isdigit()
                                else md(ans), n=n, meaning=tr(A.meaning(cat))))
@@ -359,8 +360,7 @@ def live_view(code: str, anonymous: bool) -> None:
     choices = sorted({a.question for a in rows if a.question.startswith("lesson:")})
     for col, q in zip(st.columns(max(1, len(choices))), choices, strict=False):
         col.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
-        col.dataframe([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()],
-                      hide_index=True)
+        dataframe([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()], col)
     st.caption(_("Updated at {t}.", t=time.strftime("%H:%M:%S")))
 
 

@@ -41,7 +41,7 @@ from ..safe_text import md
 from .errors import explain_errors
 from .models import model_label, run_language
 from .widgets import number_slider, token_chips, token_picker
-from .tables import localized
+from .tables import dataframe, localized
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
@@ -89,13 +89,13 @@ def draw(where, fig, **kw) -> None:
         chart(fig, where=where, **kw)
 
 
-def table(where, data, **kw) -> None:
-    """A table drawn in ``where``: in presenter mode as HTML (st.table), whose text the presenter style sets at 18 px,
-    where st.dataframe draws on a canvas at its own small size."""
+def table(where, rows, **kw) -> None:
+    """``rows`` as a table in ``where``, numbers the language's way: in presenter mode as HTML (st.table), whose text
+    the presenter style sets at 18 px, where st.dataframe draws on a canvas at its own small size."""
     if presenting():
-        where.table(data, hide_index=True)
+        where.table(localized(rows), hide_index=True)
     else:
-        where.dataframe(data, hide_index=True, **kw)
+        dataframe(rows, where, **kw)
 
 
 def reset_quiz() -> None:
@@ -160,8 +160,8 @@ def floats() -> None:
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
     with explain_errors():
         changes = pair_changes(get_model(run0), trained_emb, lang)  # four pairs: cheap, nothing to cache
-        table(c3, localized([{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
-                              _("cosine after training"): round(c.after, 3)} for c in changes]), width="content")
+        table(c3, [{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
+                              _("cosine after training"): round(c.after, 3)} for c in changes], width="content")
         said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
                                 [tr(c.verdict, escape=md) for c in changes if not c.related])
         c3.markdown(said if presenting() else "**" + _("The unrelated pairs over training:") + "** " + said)
@@ -176,8 +176,8 @@ def floats() -> None:
 def cost() -> None:
     s = ANDREA_120M
     pc = count_shape(s)
-    table(st, localized([{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
-                         {_("quantity"): _("parameters"), _("value"): num(pc.token)}]), width="content")
+    table(st, [{_("quantity"): "V", _("value"): num(s.V)}, {_("quantity"): "d_model", _("value"): num(s.d)},
+                         {_("quantity"): _("parameters"), _("value"): num(pc.token)}], width="content")
     st.markdown(_("{arithmetic}: about {share_n:.1%} of the nominal {size} in ANDREA-120M's name, and {share_c:.1%} of "
                   "the {total} that its layout computes.", arithmetic=product_arithmetic(s.V, s.d),
                   share_n=pc.token / s.nominal, size=num(s.nominal / 1e6, "g") + "M", share_c=pc.token / pc.total,
@@ -207,7 +207,7 @@ def dot_product() -> None:
                          "|u|": round(norm(cat.vector), 3), "|v|": round(norm(q.vector), 3),  # a narrow column cuts
                          "u·v": round(dot(cat.vector, q.vector), 3),  # the name (the caption above says it), never
                          _("cosine"): round(cosine(cat.vector, q.vector), 3), _("model on screen"): name})  # a number
-    table(c2, localized(rows), width="stretch")  # beside the arrows: one screen in presenter mode
+    table(c2, rows, width="stretch")  # beside the arrows: one screen in presenter mode
     note = c1 if presenting() else c2  # in presenter mode under the arrows: the step stays on one screen
     note.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
                    "the direction."))
@@ -274,8 +274,8 @@ def positions() -> None:
         m[0].metric(_("Without positions: same rows after sorting?"), _("yes") if check.same_rows_without_positions
                     else _("no"))
         m[1].metric(_("With positions: largest difference after sorting"), num(check.max_diff_with_positions, ".4f"))
-    table(st, localized([{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)}
-                         for row in schemes(get_model(SHAPES))]), width="stretch")
+    table(st, [{tr(c): tr(v) for c, v in zip(SCHEME_COLUMNS, row, strict=True)}
+                         for row in schemes(get_model(SHAPES))], width="stretch")
 
 
 def learned() -> None:

@@ -30,7 +30,7 @@ from .kernel_build import start_builds_once
 from .nav import sidebar_menu
 from .uploads import user_models
 from .uploads import load_checkpoint
-from .tables import localized
+from .tables import dataframe
 
 # The tab's icon, shipped with the app: Streamlit sends a local SVG as a data: URL, where a ":material/...:" page icon
 # made every browser fetch it from fonts.gstatic.com (the sidebar's Material icons come from Streamlit's own font).
@@ -252,7 +252,7 @@ def model_card(emb: Embeddings) -> None:
     if emb.card.total_params:
         rows.append({_("table"): _("the whole model"), _("shape"): _("{n} layers", n=emb.card.layers)
                      if emb.card.layers else "", _("parameters"): num(emb.card.total_params)})
-    st.dataframe(localized(rows), hide_index=True, width="content")
+    dataframe(rows, width="content")
     with st.expander(_("Where these tables came from"), expanded=False):
         st.markdown(_("**Format:** {format}", format=tr_md(emb.provenance.format)))
         if emb.provenance.file:

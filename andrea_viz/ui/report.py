@@ -8,7 +8,7 @@ from ..i18n import _, num, tr, tr_md
 from ..model import Embeddings
 from ..safe_text import md
 from .models import OUTPUT_KIND_LABELS, POSITION_KIND_LABELS
-from .tables import localized
+from .tables import dataframe
 
 
 def checkpoint_report(emb: Embeddings) -> None:
@@ -21,12 +21,11 @@ def checkpoint_report(emb: Embeddings) -> None:
     for w in p.warnings:
         st.warning(tr(w, escape=md), icon=":material/warning:")
     st.markdown("**" + _("Taken as the model's tables") + "**")
-    st.dataframe(localized([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles]), hide_index=True,
-                 width="stretch")
+    dataframe([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles], width="stretch")
     if p.assumptions:
         st.markdown("**" + _("Assumed") + "**\n" + "\n".join(f"- {tr(a, escape=md)}" for a in p.assumptions))
     if p.notes:
         st.markdown("**" + _("Noted") + "**\n" + "\n".join(f"- {tr(n, escape=md)}" for n in p.notes))
     with st.expander(_("Every tensor in the file ({n:,})", n=len(p.tensors))):
-        st.dataframe(localized([{_("tensor"): n, _("shape"): " × ".join(num(s) for s in shape) or _("scalar"), _("dtype"): dt}
-                      for n, shape, dt in p.tensors]), hide_index=True, width="stretch")
+        dataframe([{_("tensor"): n, _("shape"): " × ".join(num(s) for s in shape) or _("scalar"), _("dtype"): dt}
+                      for n, shape, dt in p.tensors], width="stretch")

@@ -1,5 +1,5 @@
 """Tables (``st.dataframe``) with their numbers written the current language's way, each float column at one
-fixed precision.
+fixed precision, and each text column as wide as its longest cell.
 
 Streamlit draws a float column in the browser as 0.137 whatever the language, and as many digits as the float
 holds (0.03254606947302818); a pandas Styler's display values are what it shows instead, written by
@@ -9,6 +9,7 @@ decimals (0.560 beside 0.378, not 0.56), while the column stays numeric (sorting
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import pandas as pd
@@ -16,6 +17,10 @@ import pandas as pd
 from ..i18n import format_number
 
 MAX_DECIMALS = 6  # a column of raw floats (a product, a mean) is written to 6 decimals
+# the grid's 14 px text: a Chinese character (or any full-width one) is about 14 px wide, other characters about 8
+# (a generous average of Source Sans); the grid's own sizing measured such cells short and cut them
+# ("注意力（wq、wk、wv、" on Sizing in zh-TW, "januari → januar…" on Compare in Dutch)
+WIDE_PX, NARROW_PX, CELL_PAD_PX, MAX_COLUMN_PX = 15, 8, 28, 560
 
 
 def decimals_of(value: float, most: int = MAX_DECIMALS) -> int:
@@ -53,3 +58,30 @@ def localized(rows: Any, decimals: dict[str, int] | None = None) -> Any:
         k = decimals.get(c, column_decimals(df[c]))
         styler = styler.format(lambda v, k=k: cell(v, k), subset=[c])
     return styler
+
+
+def text_px(text: str) -> int:
+    """About how many pixels ``text`` takes in the grid's 14 px font (full-width characters count double)."""
+    return sum(WIDE_PX if unicodedata.east_asian_width(ch) in ("W", "F") else NARROW_PX for ch in text)
+
+
+def fitted_widths(df: pd.DataFrame) -> dict[str, int]:
+    """column -> pixels for each text column: its longest cell or its header, whichever is wider, with the cell's
+    padding, at most MAX_COLUMN_PX (a longer cell is cut there and shown whole when hovered)."""
+    out = {}
+    for c in df.columns:
+        if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c]):
+            longest = max((text_px(str(v)) for v in df[c] if v is not None), default=0)
+            out[str(c)] = min(MAX_COLUMN_PX, max(longest, text_px(str(c))) + CELL_PAD_PX)
+    return out
+
+
+def dataframe(rows: Any, where: Any = None, decimals: dict[str, int] | None = None, **kw) -> None:
+    """``rows`` drawn by ``st.dataframe`` in ``where`` (default the page): numbers the language's way
+    (``localized``), text columns as wide as their longest cell (``fitted_widths``), no index unless asked."""
+    import streamlit as st
+
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    config = {c: st.column_config.Column(width=px) for c, px in fitted_widths(df).items()}
+    kw.setdefault("hide_index", True)
+    (where or st).dataframe(localized(df, decimals), column_config={**config, **kw.pop("column_config", {})}, **kw)

@@ -19,7 +19,7 @@ from ..safe_text import md
 from ..timeline import Timeline
 from ..model_words import class_words, default_pairs, tracked_word
 from .errors import show_error
-from .tables import localized
+from .tables import dataframe
 from .charts import chart
 
 MAP_CLASSES = 6  # classes drawn at first; more crowd the picture
@@ -90,8 +90,8 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
                          key=f"{key}:word")
     try:
         query, found = neighbours(emb, word, k=10)
-        st.dataframe(localized([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
-                      for r, n in enumerate(found, 1)]), hide_index=True, width="content")
+        dataframe([{_("rank"): r, _("token"): n.token, "id": n.id, _("cosine"): round(n.score, 4)}
+                      for r, n in enumerate(found, 1)], width="content")
     except QueryError as exc:
         show_error(exc)
 

@@ -189,3 +189,23 @@ def test_no_emoji_that_needs_a_colour_font():
 
 def test_the_emoji_check_sees_an_emoji():
     assert EMOJI.search('icon="✅"') and EMOJI.search("⚠️") and not EMOJI.search("✓ ✗ ❚❚ ▶ × − →")
+
+
+def test_a_text_column_is_as_wide_as_its_longest_cell_counting_chinese_characters_double():
+    """The grid cut "注意力（wq、wk、wv、wo）" on Sizing in zh-TW and "januari → januari" on Compare in Dutch: each text
+    column now gets its width from its longest cell, a full-width character at least 14 px (the font's size)."""
+    import pandas as pd
+
+    from andrea_viz.ui.tables import CELL_PAD_PX, MAX_COLUMN_PX, fitted_widths
+
+    cjk = "注意力（wq、wk、wv、wo）"
+    df = pd.DataFrame({"部分": ["詞元表", cjk], "參數": [6_488_832, 28_311_552], "share": [0.0657, 0.2868],
+                       "token": ["januari → januari", "x"], "why": ["a" * 200, "b"]})
+    w = fitted_widths(df)
+    assert set(w) == {"部分", "token", "why"}  # numbers are sized by the grid itself
+    wide = sum(1 for ch in cjk if ord(ch) > 0x2E80)  # the CJK characters, the full-width brackets and commas
+    assert wide == 8 and w["部分"] >= 14 * wide + 7 * (len(cjk) - wide) + CELL_PAD_PX
+    assert w["token"] >= 7 * len("januari → januari") + CELL_PAD_PX
+    assert w["why"] == MAX_COLUMN_PX  # a long sentence stops at the cap (shown whole when hovered)
+    assert fitted_widths(pd.DataFrame({"a very long header of a short column": ["x"]}))[
+        "a very long header of a short column"] >= 7 * 36  # the header counts too
