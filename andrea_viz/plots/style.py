@@ -62,6 +62,9 @@ def entry_colours(word_groups: int) -> list[str]:
     return [OTHER_GREY, *(PALETTE[j % len(PALETTE)] for j in range(word_groups)), RED]
 
 
+TITLE_PAD = 14  # px above a chart's title, pinned to the top of the picture
+
+
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420,
            subtitle: str = "") -> go.Figure:
     """The shared look, set in one update (each separate update walks the figure again). No plotly
@@ -69,7 +72,10 @@ def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = Non
     second line under the title, smaller, with the top margin its two lines need (a half-width column at 1,280 px
     cuts one long title at the picture's edge)."""
     props = {
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}},
+        # pinned to the top of the picture: Plotly's own place, the middle of the top margin, moves with the margin,
+        # so two charts side by side had their titles at two heights and a line's label (``marked_line``) met a subtitle
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}, "y": 1.0, "yref": "container",
+                  "yanchor": "top", "pad": {"t": TITLE_PAD}},
         "height": height,
         "margin": {"l": 70, "r": 30, "t": 75 if subtitle else 60, "b": 60},
         "font": {"size": 13},
