@@ -49,6 +49,16 @@ def arrows(p: PlanePair) -> go.Figure:
 CONTROLS_Y = -0.3  # paper units: Play/Pause and the angle slider hang below the x axes' tick labels and titles
 
 
+BUTTON_CHAR_PX, CONTROLS_GAP_PX, PLOT_PX = 9.0, 30.0, 750.0  # a button label's character; the gap before the
+# slider; the plot's width on a 1,280 px page, in which the slider's start is a fraction
+
+
+def slider_start(labels: str) -> float:
+    """Where the angle slider starts, as a fraction of the plot's width: past the Play and Pause buttons, whose width
+    grows with their labels' language ("▶ Afspelen ❚❚ Pauzeren" reached the handle at 0° from 0.25), 0.25 at least."""
+    return round(max(0.25, (BUTTON_CHAR_PX * len(labels) + CONTROLS_GAP_PX) / PLOT_PX), 3)
+
+
 def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> go.Figure:
     """v turns from 0° to 180° (plotly frames with a Play button, run in the browser); on the right,
     u·v and cos θ against the angle with the three cases marked. Two panels by explicit domains."""
@@ -88,6 +98,8 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
     lim = 1.15 * max(len_u, len_v)
     m = 1.2 * max(1.0, len_u * len_v)
     opts = {"frame": {"duration": 120, "redraw": True}, "transition": {"duration": 0}, "fromcurrent": True}
+    play, pause = _("▶ Play"), _("❚❚ Pause")
+    start = slider_start(play + pause)
     fig = go.Figure(data, go.Layout(
         **_square_axes(lim, domain=(0, 0.45)),
         xaxis2={"domain": [0.57, 1.0], "anchor": "y2", "range": [-5, 185], "dtick": 30,
@@ -96,10 +108,10 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
         shapes=shapes, annotations=notes,
         updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": CONTROLS_Y, "xanchor": "left",
                       "yanchor": "top", "pad": {"t": 0, "r": 10},
-                      "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, opts]},
-                                  {"label": _("❚❚ Pause"), "method": "animate",
+                      "buttons": [{"label": play, "method": "animate", "args": [None, opts]},
+                                  {"label": pause, "method": "animate",
                                    "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": 0, "x": 0.25, "len": 0.75, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
+        sliders=[{"active": 0, "x": start, "len": 1.0 - start, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
                   "currentvalue": {"prefix": "θ = ", "suffix": "°", "xanchor": "right"},  # clear of the buttons
                   "steps": [{"label": str(t), "method": "animate",
                              "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}

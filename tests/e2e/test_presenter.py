@@ -51,17 +51,19 @@ SMALL_TEXT_JS = """(least) => {  // every visible, non-empty text node (HTML and
   }
   return small;
 }"""
-BUTTONS_COVER_JS = """() => {  // the updatemenus' buttons against every other SVG text: the pairs that overlap
+BUTTONS_COVER_JS = """() => {  // the updatemenus' buttons against every other SVG text and the slider's grip (its
+  // handle, at 0° when the page opens): the pairs that overlap
   const boxes = [...document.querySelectorAll('.updatemenu-button')].map(b => b.getBoundingClientRect());
   const texts = [...document.querySelectorAll('svg text')].filter(t => t.textContent.trim() && t.checkVisibility()
     && !t.closest('.updatemenu-container'));
+  const grips = [...document.querySelectorAll('.slider-grip-rect')];
   const hits = [];
-  for (const b of boxes) for (const t of texts) {
+  for (const b of boxes) for (const t of [...texts, ...grips]) {
     const r = t.getBoundingClientRect();
     if (r.width > 0 && b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom)
-      hits.push(t.textContent.trim());
+      hits.push(t.textContent.trim() || 'the slider grip');
   }
-  return {buttons: boxes.length, hits};
+  return {buttons: boxes.length, grips: grips.length, hits};
 }"""
 LEAST_PX = 18
 
@@ -96,7 +98,7 @@ def test_presenter_mode_fits_a_projector(browser, app_url, lang):
         page.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "nl"])  # Dutch's buttons are the widest ("▶ Afspelen", "❚❚ Pauzeren")
+@pytest.mark.parametrize("lang", ["en", "nl", "pt-BR"])  # Dutch's and Portuguese buttons are the widest
 def test_play_and_pause_cover_no_text(browser, app_url, lang):
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
@@ -107,7 +109,7 @@ def test_play_and_pause_cover_no_text(browser, app_url, lang):
         page.locator(".updatemenu-container").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"dot-products-animation-controls-{lang}.png"))
         found = page.evaluate(BUTTONS_COVER_JS)
-        assert found["buttons"] == 2 and found["hits"] == [], found
+        assert found["buttons"] == 2 and found["grips"] == 1 and found["hits"] == [], found
     finally:
         page.close()
 
