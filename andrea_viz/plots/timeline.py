@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import GREY, RED, TEXT, group_style, layout, shared_colour
+from .style import GREY, RED, TEXT, group_style, kept_apart, layout, shared_colour
 from .words import with_words
 
 
@@ -63,6 +63,9 @@ def pair_series(steps: Sequence[int], series: dict[tuple[str, str], list[float]]
                        _("at step {s:,}", s=steps[-1]): [num(float(v[-1]), "+.3f") for _p, v in pairs]})
 
 
+CLASS_MAP_AREA = (440.0, 440.0)  # px of the class map's square plotting area (620 high, less its margins)
+
+
 def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], groups: Sequence[str],
               ratio: np.ndarray, chosen: int) -> go.Figure:
     """The class words in one 2-D frame at every snapshot, played as an animation over the steps.
@@ -75,15 +78,22 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
     groups = np.array(groups)
     start = list(steps).index(chosen)
 
+    lim = float(np.abs(coords).max()) * 1.1 or 1.0
+    corners = np.array([[-lim, -lim], [lim, lim]])  # the axes' ranges, one scale on both (scaleanchor)
+
     def traces(k: int) -> list[go.Scatter]:
+        # at each step only the labels that overlap none already placed (in the words' order): the others clumped
+        # into one unreadable blot; every word stays in its point's hover and in the chart's words
+        kept = set(kept_apart([(float(x), float(y), str(t)) for (x, y), t in zip(coords[k], tokens, strict=True)],
+                              corners, CLASS_MAP_AREA, equal=True))
         out = []
         for g in names:
-            m = groups == g
-            out.append(go.Scatter(x=coords[k, m, 0], y=coords[k, m, 1], mode="markers+text", name=plot(g),
-                                  text=[plot(t) for t, keep in zip(tokens, m, strict=True) if keep], textposition="top center",
-                                  textfont={"size": 11, "color": TEXT},
+            at = np.flatnonzero(groups == g)
+            out.append(go.Scatter(x=coords[k, at, 0], y=coords[k, at, 1], mode="markers+text", name=plot(g),
+                                  text=[plot(tokens[i]) if i in kept else "" for i in at], textposition="top center",
+                                  customdata=[plot(tokens[i]) for i in at], textfont={"size": 11, "color": TEXT},
                                   marker={"size": 9, "color": styles[g][0], "symbol": styles[g][1]},
-                                  hovertemplate="%{text}<extra>" + plot(g) + "</extra>"))
+                                  hovertemplate="%{customdata}<extra>" + plot(g) + "</extra>"))
         for g in named:  # one trace per frame as well, so that the name moves with its class
             c = coords[k, groups == g].mean(axis=0)
             out.append(go.Scatter(x=[c[0]], y=[c[1]], mode="text", text=[f"<b>{plot(g)}</b>"], showlegend=False,
@@ -91,7 +101,6 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
         return out
 
     fig = go.Figure(traces(start), frames=[go.Frame(name=str(s), data=traces(k)) for k, s in enumerate(steps)])
-    lim = float(np.abs(coords).max()) * 1.1 or 1.0
     fig.update_xaxes(range=[-lim, lim])
     fig.update_yaxes(range=[-lim, lim], scaleanchor="x")
     opts = {"frame": {"duration": 600, "redraw": True}, "transition": {"duration": 300}, "fromcurrent": True}

@@ -319,6 +319,31 @@ def test_the_class_map_says_each_class_and_tables_the_words_where_they_are():
     assert w["nl"].table["PC1"] == ["0,50", "1,50", "-2,00"]
 
 
+
+def test_the_class_maps_labels_at_each_step_overlap_none_and_every_word_keeps_its_hover():
+    """Grow's class map drew every word's label, and a trained run's classes clumped into blots of text: at each step
+    only labels whose boxes overlap none already placed are written, by the map labels' own rule (kept_apart)."""
+    from andrea_viz.plots.style import kept_apart
+    from andrea_viz.plots.timeline import CLASS_MAP_AREA
+
+    rng = np.random.default_rng(0)
+    words = [f"word{i}" for i in range(24)]
+    spread = rng.uniform(-3, 3, size=(24, 2))  # step 0: far apart
+    clump = np.vstack([rng.normal(0, 0.05, size=(12, 2)), rng.uniform(-3, 3, size=(12, 2))])  # the last: 12 in a blot
+    coords = np.stack([spread, clump])
+    fig = timeline.class_map(coords, [0, 600], words, ["a"] * 12 + ["b"] * 12, np.array([0.5, 0.25]), 600)
+    for frame, at in zip(fig.frames, coords, strict=True):
+        points = [t for t in frame.data if t.mode == "markers+text"]
+        shown = {str(c): str(t) for tr in points for t, c in zip(tr.text, tr.customdata, strict=True)}
+        assert sorted(shown) == sorted(words)  # every word in a hover
+        lim = float(np.abs(coords).max()) * 1.1
+        want = {words[i] for i in kept_apart([(x, y, w) for (x, y), w in zip(at, words, strict=True)],
+                                             np.array([[-lim, -lim], [lim, lim]]), CLASS_MAP_AREA, equal=True)}
+        assert {w for w, t in shown.items() if t} == want
+    last = {str(t) for tr in fig.frames[1].data if tr.mode == "markers+text" for t in tr.text if t}
+    assert len(last & set(words[:12])) <= 3 and len({str(t) for tr in fig.frames[0].data if tr.mode == "markers+text"
+                                                      for t in tr.text if t}) >= 16
+
 # --- Compare ---
 def test_the_drift_histogram_says_the_median_and_the_largest():
     drift = np.array([0.125, 0.75, 0.25, np.nan, 0.5])
