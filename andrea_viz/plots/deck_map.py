@@ -20,18 +20,19 @@ records' keys are this module's own. The tooltip shows the token as typed (the j
 
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
 import pydeck as pdk
 from pydeck.bindings.json_tools import default_serialize
 
-from ..i18n import _
+from ..i18n import _, num
 from ..maps.clusters import MAP_LABELS
 from ..maps.layout import Projection
 from ..maps.sample import Sample
 from ..maps.scene import Scene, build_scene
-from .style import OTHER_GREY, QUERY_RGB, entry_colours, hex_rgb, score_rgb
+from .style import OTHER_GREY, QUERY_RGB, entry_colours, hex_rgb, score_rgb, swatch
 
 GREY = [*hex_rgb(OTHER_GREY), 110]
 JOINER = "\u2060"  # WORD JOINER: invisible, no width, and not "@"
@@ -113,3 +114,24 @@ def scene_deck(scene: Scene) -> CompactDeck:
                     initial_view_state=pdk.ViewState(target=[float((lo[0] + hi[0]) / 2), float((lo[1] + hi[1]) / 2), 0],
                                                      zoom=zoom),
                     tooltip={"text": "{t} #{i}\n" + kept + ": {k}%"}, map_provider=None, map_style=None)
+
+
+def deck_legend(scene: Scene) -> str:
+    """The deck.gl map's key, in HTML for ``st.html`` under the map (deck.gl draws none): by group, a swatch and
+    the name of each colour the map shows (the grey of no group, each word group, the query), names escaped (a
+    group's name holds the typed word); by a score, its name and a strip from red to green with the words at its
+    two ends."""
+    if scene.by_score:
+        name = _("neighbours kept") if scene.scale is None else scene.scale
+        low, high = scene.ends if scene.ends is not None else (num(0.0, ".0%"), num(1.0, ".0%"))
+        stops = ", ".join(f"rgb({r},{g},{b})" for r, g, b in (score_rgb(v) for v in (0.0, 0.5, 1.0)))
+        strip = (f'<span aria-hidden="true" style="display:inline-block;width:10em;height:0.8em;border-radius:2px;'
+                 f'vertical-align:middle;background:linear-gradient(to right, {stops})"></span>')
+        body = (f"<b>{html.escape(name)}</b>&ensp;{html.escape(low)}&ensp;{strip}&ensp;{html.escape(high)}")
+    else:
+        colours = entry_colours(len(scene.word_groups))
+        shown = sorted(set(scene.entry.tolist()))
+        body = "&emsp;".join(f'<span role="listitem" style="white-space:nowrap">{swatch(colours[j])}&nbsp;'
+                             f"{html.escape(scene.name(j))}</span>" for j in shown)
+        body = f'<span role="list">{body}</span>'
+    return f'<div class="map-legend" style="font-size:0.9rem;line-height:1.9">{body}</div>'

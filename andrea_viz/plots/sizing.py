@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from ..family import ParamCount
 from ..i18n import N_, _, num, series, tr
-from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout
+from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout, swatch
 from .words import with_words
 
 PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
@@ -18,14 +18,6 @@ PART_COLORS = {
     "attention (wq, wk, wv, wo)": BLUE,
     "MLP (fc1, fc2)": GREEN,
 }
-
-
-def swatch(colour: str) -> str:
-    """A square of a slice's own colour for a Markdown table (HTML: draw it with ``unsafe_allow_html``): a box, not
-    a glyph, so it is the slice's colour exactly and is not text whose contrast a checker would weigh; hidden from
-    screen readers, which read the part's name beside it."""
-    return (f'<span aria-hidden="true" style="display:inline-block;width:0.9em;height:0.9em;border-radius:2px;'
-            f'background:{colour};vertical-align:middle"></span>')
 
 
 def parts_key(pc: ParamCount) -> str:

@@ -51,6 +51,14 @@ def hex_rgb(hex_colour: str) -> list[int]:
     return [int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)]
 
 
+def swatch(colour: str) -> str:
+    """A square of a colour for a key in HTML (a Markdown table drawn with ``unsafe_allow_html``, or ``st.html``): a
+    box, not a glyph, so it is the colour exactly and is not text whose contrast a checker would weigh; hidden from
+    screen readers, which read the name beside it."""
+    return (f'<span aria-hidden="true" style="display:inline-block;width:0.9em;height:0.9em;border-radius:2px;'
+            f'background:{colour};vertical-align:middle"></span>')
+
+
 def score_rgb(share: float) -> list[int]:
     """A map point's colour for a score in [0, 1] with 1 good (trust, neighbours kept): red at 0, green at 1."""
     return [int(255 * (1 - share)), int(200 * share), 60]

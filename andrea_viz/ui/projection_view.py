@@ -18,7 +18,7 @@ from ..maps.colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..maps.scene import build_scene
 from ..plots.canvas_map import default_renderer, scene_payload, with_lines
-from ..plots.deck_map import scene_deck
+from ..plots.deck_map import deck_legend, scene_deck
 from ..plots.projection import clicked_id, deck_clicked_id, map_words, scene_scatter
 from ..plots.words import Words
 from ..maps.export import coordinates_csv, projector_metadata, projector_tsv
@@ -191,6 +191,7 @@ def drawn_map(emb: Embeddings, result, params: tuple, *, dims: int, points: int,
                                          lambda progress: scene_deck(scene), label=None),
                                 height=700, on_select="rerun", selection_mode="single-object", key="proj:deckmap")
         clicked = deck_clicked_id(getattr(getattr(event, "selection", None), "objects", None) or {})
+        st.html(deck_legend(scene))  # deck.gl draws no key of its own
     else:
         fig = remember(("proj:fig", emb.key, *params, colour, index, found is not None),
                        lambda progress: scene_scatter(scene, title), label=None)

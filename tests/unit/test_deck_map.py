@@ -94,3 +94,31 @@ def test_no_token_or_label_reaches_deck_gl_as_something_it_interprets():
 def test_inert_changes_only_strings_that_start_with_two_at_signs():
     assert [inert(t) for t in HOSTILE] == [JOINER + t if t.startswith("@@") else t for t in HOSTILE]
     assert inert("@@=x") == "\u2060@@=x" and inert("cat") == "cat" and inert("") == ""
+
+
+def test_the_deck_maps_key_names_each_colour_it_shows_and_escapes_the_typed_word():
+    """deck.gl draws no key: the page draws one under it, one swatch per colour the map shows, in the colours its
+    points have, names escaped (a neighbour group's name holds the word the reader typed)."""
+    import html as html_lib
+
+    from andrea_viz.maps.sample import NEIGHBOUR_OF
+    from andrea_viz.maps.scene import QUERY, build_scene
+    from andrea_viz.plots.deck_map import deck_legend, point_records
+    from andrea_viz.plots.style import entry_colours
+
+    typed = "<img src=x onerror=alert(1)>"
+    groups = ["other"] * 40 + ["animals"] * 5 + [NEIGHBOUR_OF + typed] * 4 + [QUERY]
+    tokens = [f"w{i}" for i in range(50)]
+    proj, sample, trust = _map(50, tokens, groups)
+    scene = build_scene(proj, sample, tokens, trust)
+    key = deck_legend(scene)
+    colours = entry_colours(len(scene.word_groups))
+    assert key.count('role="listitem"') == 4 and "<img" not in key and html_lib.escape(typed) in key
+    for j, colour in enumerate(colours):  # the grey, animals, the typed word's neighbours, the query
+        assert f"background:{colour}" in key and html_lib.escape(scene.name(j)) in key
+    # the points carry those very colours
+    _plain, coloured = point_records(scene)
+    assert {tuple(p["c"][:3]) for p in coloured} == {tuple(int(colours[j][k:k + 2], 16) for k in (1, 3, 5))
+                                                    for j in (1, 2, 3)}
+    by_trust = deck_legend(build_scene(proj, sample, tokens, trust, colour_by_trust=True))
+    assert "linear-gradient" in by_trust and "listitem" not in by_trust and "0%" in by_trust and "100%" in by_trust
