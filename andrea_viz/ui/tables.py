@@ -67,12 +67,15 @@ def text_px(text: str) -> int:
 
 def fitted_widths(df: pd.DataFrame) -> dict[str, int]:
     """column -> pixels for each text column: its longest cell or its header, whichever is wider, with the cell's
-    padding, at most MAX_COLUMN_PX (a longer cell is cut there and shown whole when hovered)."""
+    padding; a column wider than MAX_COLUMN_PX (a sentence) is left to the grid, which cuts it and shows it whole
+    when hovered."""
     out = {}
     for c in df.columns:
         if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c]):
             longest = max((text_px(str(v)) for v in df[c] if v is not None), default=0)
-            out[str(c)] = min(MAX_COLUMN_PX, max(longest, text_px(str(c))) + CELL_PAD_PX)
+            px = max(longest, text_px(str(c))) + CELL_PAD_PX
+            if px <= MAX_COLUMN_PX:
+                out[str(c)] = px
     return out
 
 

@@ -136,6 +136,11 @@ PLOTS_FIT_THEIR_CONTAINERS = """() => [...document.querySelectorAll('[data-testi
 })"""
 
 
+TABLES_DRAWN = """() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')
+    && [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(d => d.checkVisibility())
+        .every(d => [...d.querySelectorAll('canvas')].some(c => c.width > 0 && c.height > 0))"""
+
+
 TITLES_PAST_THEIR_CHART = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => {
     const svg = p.querySelector('.main-svg');
     if (!svg) return [];
@@ -228,6 +233,8 @@ def screenshot(page, name: str) -> Path:
     )
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12_000)})
     page.wait_for_function(PLOTS_FIT_THEIR_CONTAINERS, timeout=30_000)  # plotly re-lays out at the new size
+    # and each visible table is drawn: the grid loads late and paints on a canvas (a grey box in Checkpoint's report)
+    page.wait_for_function(TABLES_DRAWN, timeout=30_000)
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
     return path
