@@ -290,10 +290,16 @@ def _stop(process: subprocess.Popen) -> None:
 
 def wait_for_compile_process(on_wait) -> bool:
     """If this process started the compiling process and it still runs, call ``on_wait()`` and wait for its end
-    (then the code loads from disk rather than compiling a second time here). Returns whether it waited."""
+    (then the code loads from disk rather than compiling a second time here). Returns whether it waited.
+
+    A reader now waits on it, so it no longer runs at the lowest priority: it gets this process's own niceness
+    back where the system allows it (root, or CAP_SYS_NICE; else it stays at WARM_NICE). At niceness 19 on a
+    server busy with a class it could starve while the reader's map waited for it."""
     running = _state["process"]
     if running is None or running.poll() is not None:
         return False
+    with contextlib.suppress(OSError):  # PermissionError where lowering a niceness is not allowed
+        os.setpriority(os.PRIO_PROCESS, running.pid, os.getpriority(os.PRIO_PROCESS, 0))
     on_wait()
     running.wait()
     return True

@@ -108,6 +108,30 @@ def test_no_second_compile_starts_while_another_process_compiles_into_the_folder
     assert started.returncode == 0
 
 
+def test_a_reader_waiting_on_the_compile_gives_it_the_servers_priority_back(monkeypatch):
+    """The compile runs at niceness 19 so pages win the CPU from it; once a reader's map waits on it, it runs at the
+    server's own niceness where the system allows that (as root here: lowering a niceness needs CAP_SYS_NICE)."""
+    child = subprocess.Popen([sys.executable, "-c", "import os, sys, time; os.nice(19); print(1, flush=True); "
+                              "sys.stdin.readline()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "1\n"  # at niceness 19 now
+    monkeypatch.setitem(umap_compile._state, "process", child)
+    seen = []
+
+    def on_wait():
+        seen.append(os.getpriority(os.PRIO_PROCESS, child.pid))
+        child.stdin.write("\n")
+        child.stdin.flush()
+
+    try:
+        assert umap_compile.wait_for_compile_process(on_wait) is True
+    finally:
+        child.kill()
+        child.wait()
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen == [ours if os.geteuid() == 0 else umap_compile.WARM_NICE]
+    assert umap_compile.wait_for_compile_process(on_wait) is False  # it has ended: nothing to wait on
+
+
 def test_the_cache_off_keeps_no_code_and_starts_no_process(monkeypatch):
     monkeypatch.setenv("ANDREA_VIZ_CACHE_DIR", "off")
     assert numba_folder() is None and umap_compile.start_compile_process() is None
