@@ -354,6 +354,8 @@ def live_view(code: str, anonymous: bool) -> None:
         c1, c2 = (right, right) if anonymous else right.columns([3, 2])
         fig = grid_heatmap(grid, labels)
         chart(for_projector(fig) if anonymous else fig, key="class:grid", where=c1)  # projected: no text under 18 px
+        c1.caption(_("Each learner's order is judged by the cosines of the model grown in that learner's language, so "
+                     "learners in two languages can be wrong about one pair in opposite directions."))
         for hi, lo, n, of in grid.worst(3):
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
                           high=md(labels[grid.pairs.index(hi)]), low=md(labels[grid.pairs.index(lo)])))

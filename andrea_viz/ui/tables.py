@@ -21,6 +21,7 @@ MAX_DECIMALS = 6  # a column of raw floats (a product, a mean) is written to 6 d
 # (a generous average of Source Sans); the grid's own sizing measured such cells short and cut them
 # ("注意力（wq、wk、wv、" on Sizing in zh-TW, "januari → januar…" on Compare in Dutch)
 WIDE_PX, NARROW_PX, CELL_PAD_PX, MAX_COLUMN_PX = 15, 8, 28, 560
+MEASURED_SHORT = 0x2000  # a cell with a character from here on (→, 注, （) is one the grid cut
 
 
 def decimals_of(value: float, most: int = MAX_DECIMALS) -> int:
@@ -66,13 +67,17 @@ def text_px(text: str) -> int:
 
 
 def fitted_widths(df: pd.DataFrame) -> dict[str, int]:
-    """column -> pixels for each text column: its longest cell or its header, whichever is wider, with the cell's
-    padding; a column wider than MAX_COLUMN_PX (a sentence) is left to the grid, which cuts it and shows it whole
-    when hovered."""
+    """column -> pixels for each text column that holds a character the grid measures short (from U+2000 on: arrows,
+    Chinese, full-width signs): its longest cell or its header, whichever is wider, with the cell's padding. Other
+    columns, and one wider than MAX_COLUMN_PX (a sentence), are left to the grid's own sizing, which measures Latin
+    text right (fixing those too pushed the last column of Sizing's table off its right edge in Dutch)."""
     out = {}
     for c in df.columns:
         if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c]):
-            longest = max((text_px(str(v)) for v in df[c] if v is not None), default=0)
+            cells = [str(v) for v in df[c] if v is not None]
+            if not any(ord(ch) >= MEASURED_SHORT for cell in cells for ch in cell):
+                continue
+            longest = max((text_px(cell) for cell in cells), default=0)
             px = max(longest, text_px(str(c))) + CELL_PAD_PX
             if px <= MAX_COLUMN_PX:
                 out[str(c)] = px

@@ -200,12 +200,14 @@ def test_a_text_column_is_as_wide_as_its_longest_cell_counting_chinese_character
 
     cjk = "注意力（wq、wk、wv、wo）"
     df = pd.DataFrame({"部分": ["詞元表", cjk], "參數": [6_488_832, 28_311_552], "share": [0.0657, 0.2868],
-                       "token": ["januari → januari", "x"], "why": ["a" * 200, "b"]})
+                       "token": ["januari → januari", "x"], "why": ["a → " * 50, "b"],
+                       "aandeel van de nominale 120M": ["5,41%", "23,59%"]})
     w = fitted_widths(df)
-    assert set(w) == {"部分", "token"}  # numbers, and a sentence longer than the cap, are sized by the grid itself
+    # numbers, Latin text (which the grid measures right) and a sentence longer than the cap are the grid's to size
+    assert set(w) == {"部分", "token"}
     wide = sum(1 for ch in cjk if ord(ch) > 0x2E80)  # the CJK characters, the full-width brackets and commas
     assert wide == 8 and w["部分"] >= 14 * wide + 7 * (len(cjk) - wide) + CELL_PAD_PX
     assert w["token"] >= 7 * len("januari → januari") + CELL_PAD_PX
     assert max(w.values()) <= MAX_COLUMN_PX
-    assert fitted_widths(pd.DataFrame({"a very long header of a short column": ["x"]}))[
+    assert fitted_widths(pd.DataFrame({"a very long header of a short column": ["→"]}))[
         "a very long header of a short column"] >= 7 * 36  # the header counts too
