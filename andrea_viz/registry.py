@@ -54,7 +54,8 @@ PAGES = [
     PageInfo("pages/9_Grow.py", N_("Grow"), ":material/eco:",
              N_("train a small ANDREA here and watch its token table turn from noise into word classes")),
     PageInfo("pages/10_Compare.py", N_("Compare"), ":material/compare_arrows:",
-             N_("two checkpoints of one vocabulary: how far each token moved, which neighbours stayed")),
+             N_("two checkpoints: how far each token moved, which neighbours stayed, a fine-tune's added rows, and "
+                "two vocabularies aligned on their shared tokens")),
     PageInfo("pages/11_Anatomy.py", N_("Anatomy"), ":material/biotech:",
              N_("rows that never trained, dimensions that dominate every cosine, and hubs")),
     PageInfo("pages/12_Class.py", N_("Class"), ":material/groups:",

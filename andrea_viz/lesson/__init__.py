@@ -84,7 +84,7 @@ STEPS: tuple[Step, ...] = (
         "Backpropagation updates a row each time its token id appears in a batch. After training, similar tokens "
         "({cat}, {dog}, {pet}) end with similar vectors; unrelated tokens ({cat}, {tuesday}, {xylophone}) lie far "
         "apart."),
-         (SHAPES, TRAINED, START)),
+         (START, TRAINED)),
     Step("cost", N_("ANDREA-120M Token Embedding Cost"), N_(
         "V × d_model parameters sit in the token embedding table alone: every vocabulary entry gets its d_model floats."),
          (SHAPES,)),

@@ -145,13 +145,15 @@ def values_histogram(where, emb, key: str) -> None:
 def floats() -> None:
     lang = lesson_language()
     run, run0 = trained_of(lang), start_of(lang)  # the step's run in the lesson's language: final and step 0
-    init, trained_emb = get_model(SHAPES), get_model(run)
+    # before and after are one run, its step-0 table and its final one (ANDREA-120M at init beside the grown model
+    # read as if training had changed 768 columns into 64); ANDREA-120M's own 1/√768 is said in the caption
+    start, trained_emb = get_model(run0), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
-    c1.markdown("**" + _("At step 0: {label}", label=model_label(SHAPES)) + "**")
-    values_histogram(c1, init, "lesson:values:init")
+    c1.markdown("**" + _("At step 0: {label}", label=model_label(run0)) + "**")
+    values_histogram(c1, start, "lesson:values:start")
     c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
     values_histogram(c2, trained_emb, "lesson:values:trained")
-    ru = row_updates(get_model(run0), trained_emb)
+    ru = row_updates(start, trained_emb)
     shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
                   "still exactly their step-0 values (ids {ids}: bytes that never occur in its corpus){same}.",
@@ -159,7 +161,7 @@ def floats() -> None:
                   ids=shown, same=_(", the very ids its run recorded as never an input") if ru.never_input is not None
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
     with explain_errors():
-        changes = pair_changes(get_model(run0), trained_emb, lang)  # four pairs: cheap, nothing to cache
+        changes = pair_changes(start, trained_emb, lang)  # four pairs: cheap, nothing to cache
         table(c3, [{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
                               _("cosine after training"): round(c.after, 3)} for c in changes], width="content")
         said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
@@ -167,6 +169,7 @@ def floats() -> None:
         c3.markdown(said if presenting() else "**" + _("The unrelated pairs over training:") + "** " + said)
     if presenting():  # the histograms' titles give both standard deviations
         return
+    init = get_model(SHAPES)
     st.caption(_("The standard deviation at step 0 is 1/√d: {std:.4f} for d = {d} (ANDREA-120M), {std_m:.4f} for "
                  "d = {d_m} ({label}, whose step-0 table ships beside its final one). Training spreads the values "
                  "and gathers the animals.", std=init.card.init_std, d=init.d_model, std_m=trained_emb.card.init_std,
