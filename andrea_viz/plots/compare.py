@@ -30,6 +30,13 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
                              m=float(np.median(d)), hi=float(d.max()), lo=float(d.min()), far=int((d > 0.5).sum())))
 
 
+def heading(a, b) -> float:
+    """The compass angle in degrees (0 up, clockwise, as plotly turns a marker with angleref "up") of the arrow from
+    ``a`` to ``b`` on axes of one scale; 0 for an arrow of no length."""
+    dx, dy = float(b[0]) - float(a[0]), float(b[1]) - float(a[1])
+    return float(np.degrees(np.arctan2(dx, dy))) if dx or dy else 0.0
+
+
 def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups: Sequence[str], ratio: np.ndarray) -> go.Figure:
     """Each token as an arrow from where it is in A to where it is in B, on one PCA frame (fitted on B)."""
     fig = go.Figure()
@@ -54,7 +61,10 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
         fig.add_scatter(x=b_xy[idx, 0], y=b_xy[idx, 1], mode="markers+text", name=names[g],
                         text=[plot(tokens[i]) if i in written else "" for i in idx], textposition="top center",
                         textfont={"size": 10}, customdata=[plot(tokens[i]) for i in idx],
-                        marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "previous"},
+                        # each head turned along its own arrow (plotly's angleref "previous" turns it toward the
+                        # point before it in the trace: the first, the token that moved most, had none and no head)
+                        marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "up",
+                                "angle": [heading(a_xy[i], b_xy[i]) for i in idx]},
                         hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
         fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
                         "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")

@@ -359,6 +359,23 @@ def test_the_arrows_map_says_the_longest_arrow():
     assert "“cat”" in w["en"].summary and w["en"].table["arrow length"] == ["5.000", "1.000", "0.500"]
 
 
+
+def test_every_arrowhead_points_from_its_token_in_a_to_it_in_b_the_first_too():
+    """Plotly turned each head toward the point before it in its trace ("previous"): the first head, the token that
+    moved most, had none to turn to and was drawn without one. Each head now has its own compass angle."""
+    a = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [5.0, 5.0], [2.0, 2.0]])
+    b = np.array([[0.0, 3.0], [4.0, 1.0], [0.0, -2.0], [3.5, 5.0], [2.0, 2.0]])  # up, right, down, left, no length
+    fig = compare.arrows_map(a, b, ["up", "right", "down", "left", "still"], ["most"] * 4 + ["least"],
+                             np.array([0.5, 0.25]))
+    heads = {t.name: t for t in fig.data if t.mode == "markers+text"}
+    most, least = heads["moved most"], heads["moved least"]
+    assert most.marker.angleref == "up" and [x % 360 for x in most.marker.angle] == [0.0, 90.0, 180.0, 270.0]  # plotly writes 180 as -180
+    assert list(least.marker.angle) == [0.0]
+    for k, i in enumerate(range(4)):  # the same as the slow way: the angle whose sine and cosine are dx and dy
+        dx, dy = b[i] - a[i]
+        t = np.radians(most.marker.angle[k])
+        assert np.allclose([np.sin(t), np.cos(t)], np.array([dx, dy]) / np.hypot(dx, dy))
+
 # --- Class ---
 def test_the_misconception_grid_says_the_most_common_mistake():
     grid = Grid([("cat", "dog"), ("cat", "tuesday")], np.array([[0, 1], [3, 0]]), np.full((2, 2), 4), 4)
