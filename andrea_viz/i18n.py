@@ -54,6 +54,12 @@ def sentences(parts) -> str:
     return ("" if language() == "zh-TW" else " ").join(parts)
 
 
+def listed(items) -> str:
+    """Items said as a list: "a, b, c", and in zh-TW "a、b、c" (its enumeration comma; ", " between Chinese words
+    reads as a foreign list)."""
+    return ("、" if language() == "zh-TW" else ", ").join(items)
+
+
 def N_(msgid: str) -> str:
     """Mark a msgid for extraction; it is translated where it is drawn."""
     return msgid

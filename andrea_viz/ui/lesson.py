@@ -17,7 +17,7 @@ from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
 from ..lesson.handout import PAGES as HANDOUT_PAGES
 from ..lesson.handout import handout_html
-from ..i18n import N_, _, language, num, render, set_language, tex, tr
+from ..i18n import N_, _, language, listed, num, render, set_language, tex, tr
 from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
                       row_updates, start_of, trained_of)
 from ..lookup import one_hot_product
@@ -46,6 +46,7 @@ from .tables import dataframe, localized
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
 PRESENT_WIDGET = "lesson:present:toggle"  # its toggle's own key: a widget's state Streamlit may drop, the mode's not
+TYING_K = 8  # the tying step's neighbour lists (the Neighbours page compares 10: its Jaccard says @10)
 
 
 def copy_present() -> None:
@@ -154,7 +155,7 @@ def floats() -> None:
     c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
     values_histogram(c2, trained_emb, "lesson:values:trained")
     ru = row_updates(start, trained_emb)
-    shown = ", ".join(f"{i}" for i in ru.unmoved[:12]) + (", …" if ru.unmoved.size > 12 else "")
+    shown = listed([f"{i}" for i in ru.unmoved[:12]] + (["…"] if ru.unmoved.size > 12 else []))
     st.markdown(_("**A row updates only when its id is an input.** After {steps} steps, {n} of {V} rows of {label} are "
                   "still exactly their step-0 values (ids {ids}: bytes that never occur in its corpus){same}.",
                   steps=(trained_emb.card.step if trained_emb.card.step is not None else "?"), n=ru.unmoved.size, V=ru.V, label=model_label(run),
@@ -324,15 +325,15 @@ def tied() -> None:
     run = trained_of(lesson_language())  # the lesson's language's run
     emb = get_model(run)
     cat = lesson_word(emb, "cat")
-    _q, nin = neighbours(emb, cat, k=8, space="input")
-    _q, nout = neighbours(emb, cat, k=8, space="output")
+    _q, nin = neighbours(emb, cat, k=TYING_K, space="input")
+    _q, nout = neighbours(emb, cat, k=TYING_K, space="output")
     c1, c2 = st.columns(2)
     c1.markdown("**" + _("Input table: nearest to “{word}”", word=md(cat)) + "**")
-    c1.write(", ".join(md(shown_token(n.token)) for n in nin))
+    c1.write(listed(md(shown_token(n.token)) for n in nin))
     c2.markdown("**" + _("Output table: nearest to “{word}”", word=md(cat)) + "**")
-    c2.write(", ".join(md(shown_token(n.token)) for n in nout))
-    st.caption(_("{label}'s two tables are trained apart: their neighbour lists overlap by Jaccard {j:.2f}.",
-                 label=model_label(run), j=jaccard([n.id for n in nin], [n.id for n in nout])))
+    c2.write(listed(md(shown_token(n.token)) for n in nout))
+    st.caption(_("{label}'s two tables are trained apart: their lists of the {k} nearest overlap by Jaccard@{k} "
+                 "{j:.2f}.", label=model_label(run), k=TYING_K, j=jaccard([n.id for n in nin], [n.id for n in nout])))
     st.markdown(_("Tying saves {saving} of ANDREA-120M's {total} parameters ({share:.1%}). That it “often helps quality” "
                   "is the finding of {source}: on language models of their time the tied models reached a lower "
                   "perplexity than the untied ones.",

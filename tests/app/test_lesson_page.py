@@ -136,3 +136,15 @@ def test_the_lookup_step_says_a_word_of_several_tokens_is_one_row_each_and_draws
     first = translate("“{text}” → ids {ids}, one row for each → row {id}, the first, of the ({V:,}, {d}) table:",
                       lang).split("{ids}")[1].split("{id}")[0]
     assert len(said) == 1 and first in said[0], said
+
+
+@pytest.mark.parametrize("lang,mark", [("en", ", "), ("zh-TW", "、")])
+def test_the_tied_step_lists_the_neighbours_the_languages_way_and_says_how_many(lang, mark):
+    """Step 11's two neighbour lists: "、" between Chinese words (", " read as a foreign list), and its Jaccard says
+    @8, the lists' length (the Neighbours page's overlap is @10, a different number for the same word)."""
+    at = open_step("tied", lang)
+    lists = [m.value for m in at.markdown if m.value.count(mark) == 7]  # eight neighbours, seven marks between
+    assert len(lists) == 2, [m.value for m in at.markdown]
+    if lang == "zh-TW":
+        assert all(", " not in text for text in lists)
+    assert any("Jaccard@8 " in c.value for c in at.caption)

@@ -179,3 +179,14 @@ def test_sentences_said_one_after_another_have_no_space_after_a_chinese_full_sto
     finally:
         set_language("en")
     assert "。" in said and "。 " not in said
+
+
+def test_a_list_is_joined_by_the_languages_own_comma():
+    from andrea_viz.i18n import listed, set_language
+
+    assert listed(["cat", "dog", "pet"]) == "cat, dog, pet"
+    set_language("zh-TW")
+    try:
+        assert listed(iter(["貓", "狗"])) == "貓、狗"
+    finally:
+        set_language("en")
