@@ -37,7 +37,7 @@ def table_overview(avg: np.ndarray, rb: int, cb: int, V: int, d: int, selected: 
         hovertemplate=_("ids %{y}+ · dim %{x}<br>mean %{z:.4f}") + "<extra></extra>"))
     if selected is not None:
         fig.add_hline(y=selected, line={"color": "black", "width": 2, "dash": "dot"},
-                      annotation_text=_("id {id}", id=selected), annotation_position="top right",
+                      annotation_text=_("id {id}", id=selected), annotation_position="top left",
                       annotation={"bgcolor": "rgba(255, 255, 255, 0.9)", "font": {"color": "#222"}})  # over the cells
     if marked is not None:
         ids, tokens, scores = marked
