@@ -241,7 +241,7 @@ def classify_init(row: np.ndarray, s: TableStats, pieces: list[int] | None = Non
     if np.all(s.variance > 0):
         m2 = float(np.sum((r - s.mean) ** 2 / (MVN_EPSILON * s.variance))) / r.size
         if MVN_BAND[0] <= m2 <= MVN_BAND[1]:
-            return "mvn", Msg("a sample of N(mean, 1e-9·Σ): squared Mahalanobis distance / d = {m:.2f} (about 1 expected)",
+            return "mvn", Msg("a sample of N(mean, 10⁻⁹·Σ): squared Mahalanobis distance / d = {m:.2f} (about 1 expected)",
                               m=m2)
     if pieces:
         desc = np.asarray(s.table[pieces], np.float64).mean(axis=0)
@@ -253,7 +253,7 @@ def classify_init(row: np.ndarray, s: TableStats, pieces: list[int] | None = Non
         spread = 4 * np.sqrt(2 / d)
         if 1 - spread <= ratio <= 1 + spread and abs(float(r.mean())) <= 4 * s.init_std / np.sqrt(d):
             return "normal", Msg("like N(0, {std:.4f}): squared norm / (d·σ²) = {ratio:.2f}", std=s.init_std, ratio=ratio)
-    return "unknown", Msg("none of zeros, copy, mean, N(mean, 1e-9·Σ), description mean or N(0, σ) fits")
+    return "unknown", Msg("none of zeros, copy, mean, N(mean, 10⁻⁹·Σ), description mean or N(0, σ) fits")
 
 
 EXACT_INITS = {"zeros", "copy", "mean", "mvn", "description_mean"}

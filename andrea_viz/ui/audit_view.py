@@ -17,7 +17,7 @@ from .errors import explain_errors
 
 
 INIT_LABELS = {"zeros": N_("all zeros"), "mean": N_("the base table's mean row"),
-               "mvn": N_("a sample of N(mean, 1e-9·Σ) (transformers' mean_resizing)"),
+               "mvn": N_("a sample of N(mean, 10⁻⁹·Σ) (transformers' mean_resizing)"),
                "copy": N_("a copy of a base row"), "description_mean": N_("the mean of its description's tokens"),
                "normal": N_("drawn from N(0, σ)"), "unknown": N_("unknown")}
 TIE_LABELS = {"tied": pN_("tie state", "tied"), "untied": pN_("tie state", "untied"),  # pt-BR: the tables, plural
