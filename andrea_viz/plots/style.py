@@ -290,7 +290,9 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
         elif axis.type == "category" or name in categories:
             n = categories.get(name, 0)
             if n > room:
-                axis.update(tickmode="linear", tick0=0, dtick=-(-n // room))
+                k = -(-n // room)
+                framed = _framed_row(fig, "y" + name[len("yaxis"):])  # the row a box marks keeps its label
+                axis.update(tickmode="linear", tick0=0 if framed is None else framed % k, dtick=k)
         elif axis.tickmode != "array":
             if room < 3 and axis.range is not None:  # one label only: the middle of the range (0 when it is in it)
                 lo_v, hi_v = sorted(axis.range)
@@ -306,6 +308,15 @@ def _room_for_labels(fig: go.Figure, size: int) -> None:
             _thin_listed(bar, -(-(len(bar.tickvals) - 1) // (room - 1)), room)
         elif bar.tickmode != "array":
             bar.update(nticks=room)
+
+
+def _framed_row(fig: go.Figure, yref: str) -> int | None:
+    """The row (a category's position) that a rectangle on the y axis ``yref`` frames, as Lookup's window and the
+    lesson's matrix x frame the looked-up token; None when no rectangle frames one."""
+    for shape in fig.layout.shapes:
+        if shape.type == "rect" and (shape.yref or "y") == yref and shape.y0 is not None and shape.y1 is not None:
+            return int(round((float(shape.y0) + float(shape.y1)) / 2))
+    return None
 
 
 def _thin_listed(obj, k: int, room: int) -> None:

@@ -124,6 +124,12 @@ def test_labels_that_would_overlap_at_18_px_are_thinned_and_a_subtitle_gets_its_
     assert big.data[0].colorbar.nticks * PRESENT_FONT * LABEL_PITCH <= plot
     assert fig.layout.yaxis.dtick is None and fig.layout.height != 290  # the cached figure itself untouched
     assert for_projector(fig, height=900).layout.yaxis.dtick is None  # room for all 13
+    assert lay.yaxis.tick0 == 0  # no row framed: labels from the first
+    # a row framed by a box (the lesson's matrix x at position t) keeps its label among the every-k-th
+    for t in (2, 7):
+        framed = go.Figure(fig).add_shape(type="rect", x0=-0.5, x1=3.5, y0=t - 0.5, y1=t + 0.5)
+        axis = for_projector(framed, height=290).layout.yaxis
+        assert axis.dtick > 1 and (t - axis.tick0) % axis.dtick == 0 and 0 <= axis.tick0 < axis.dtick, (t, axis)
 
     hist = layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 10])), "values", y="density", height=200)
     hist.update_layout(yaxis=log_axis(0.001, 10))
