@@ -342,8 +342,9 @@ def tied() -> None:
     measured = tying.kept()
     if measured is not None:
         st.markdown(tr(tying.finding(measured)))
-        st.caption(_("Made by python -m andrea_viz bench-tying --write; the held-out text is the generator's sentences "
-                     "of another seed ({n:,} tokens).", n=measured["held_out_tokens"]))
+        if not presenting():  # the command is an engineer's provenance, not a projected slide's
+            st.caption(_("Made by python -m andrea_viz bench-tying --write; the held-out text is the generator's "
+                         "sentences of another seed ({n:,} tokens).", n=measured["held_out_tokens"]))
         if lesson_language() != lexicon.ENGLISH:  # the pair of runs was grown on the English corpus only
             st.caption(_("These two runs were grown on the English corpus; no tied and untied pair was grown in this "
                          "language, so the figures above are the English model's."))

@@ -43,9 +43,11 @@ def test_the_step_in_the_address_opens_that_step(wanted, shown):
     assert at.query_params["step"] == str(shown)
 
 
-def open_step(key: str, lang: str | None = None) -> AppTest:
+def open_step(key: str, lang: str | None = None, present: bool = False) -> AppTest:
     at = AppTest.from_file(str(ROOT / "home.py"), default_timeout=120)
     at.query_params["step"] = str([s.key for s in STEPS].index(key) + 1)
+    if present:
+        at.query_params["present"] = "1"
     if lang:
         at.session_state[LANGUAGE] = lang
     at.switch_page(f"pages/{PAGE}").run()
@@ -148,3 +150,12 @@ def test_the_tied_step_lists_the_neighbours_the_languages_way_and_says_how_many(
     if lang == "zh-TW":
         assert all(", " not in text for text in lists)
     assert any("Jaccard@8 " in c.value for c in at.caption)
+
+
+def test_the_projected_tied_step_shows_no_command():
+    """The command that measured the tying figures is an engineer's provenance: under the page, not on the projector."""
+    def commands(at):
+        return [c.value for c in at.caption if "python -m" in c.value]
+
+    assert len(commands(open_step("tied"))) == 1
+    assert commands(open_step("tied", present=True)) == []
