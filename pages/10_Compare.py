@@ -79,7 +79,9 @@ with ui.explain_errors():
 
     def rows(ids):
         return [{_("token"): label(i), "id": int(i) if same else int(al.anchors.b[i]), _("drift"): round(float(r.drift[i]), 4),
-                 _("neighbours kept"): None if np.isnan(r.overlap[i]) else round(float(r.overlap[i]), 2)} for i in ids]
+                 # a count of the k, as the metric's share is a share of them (a fraction 0.3 beside 64% read as two units)
+                 _("neighbours kept (of {k})", k=k): None if np.isnan(r.overlap[i]) else int(round(float(r.overlap[i]) * k))}
+                for i in ids]
 
     t1, t2 = st.columns(2)
     t1.markdown("**" + _("Moved most") + "**")

@@ -55,6 +55,8 @@ def test_two_uploaded_snapshots_compared_in_place(app, tmp_path):
     assert metrics(at)["Unmoved rows"] == f"{unmoved:,}" and unmoved == len(r.unseen_ids)
     most = at.dataframe[0].value
     assert list(most["drift"]) == sorted(most["drift"], reverse=True)
+    kept = most["neighbours kept (of 10)"].dropna()  # a count of the 10, as the metric's share is a share of them
+    assert len(kept) and all(float(v).is_integer() and 0 <= v <= 10 for v in kept)
     assert any("From A (open circle) to B" in f["layout"]["title"]["text"] for f in figures(at))
 
 
