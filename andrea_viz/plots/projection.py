@@ -16,6 +16,7 @@ from .style import apart, entry_colours, kept_apart, layout, plotly_separators
 from .words import MAX_ROWS, plain, with_words
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
+QUERY_STAR_PX = 14  # the query's star on a plotly map, a mark the other words' labels keep clear of
 
 
 def projection_scatter(proj: Projection, sample: Sample, tokens: list[str], trust: np.ndarray, title: str,
@@ -85,14 +86,16 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
         if dims == 2:
             marked = np.flatnonzero(scene.entry != 0)
             marked = marked[np.argsort(scene.entry[marked] != query, kind="stable")]
-            keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=10)
+            stars = tuple((coords[i, 0], coords[i, 1], QUERY_STAR_PX) for i in np.flatnonzero(scene.entry == query))
+            keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=10,
+                              avoid=stars)  # a neighbour's word under the query's star could not be read
             drawn = np.where(np.isin(np.arange(len(words)), marked[keep]), words, "")
         for j, colour in enumerate(colours):
             m = scene.entry == j
             if not m.any():
                 continue
             other, q = j == 0, j == query
-            marker = {"size": 4 if other else 14 if q else 8, "opacity": 0.35 if other else 0.95, "color": colour,
+            marker = {"size": 4 if other else QUERY_STAR_PX if q else 8, "opacity": 0.35 if other else 0.95, "color": colour,
                       "symbol": "diamond" if q and dims == 3 else "star" if q else "circle",
                       "line": {"width": 1, "color": "black"} if q else {"width": 0}}
             label = scene.name(j, escape=plot)

@@ -135,22 +135,26 @@ def apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area: tupl
 
 
 def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area: tuple[float, float] = MAP_AREA,
-               font: float = 11, equal: bool = False) -> list[int]:
+               font: float = 11, equal: bool = False, avoid: tuple[tuple[float, float, float], ...] = ()) -> list[int]:
     """Positions of the labels (x, y, text), in the order given (the most wanted first), whose box overlaps none kept
-    before it at the chart's first zoom: each drawn centred just above its point (plotly's "top center"), its box
-    estimated from the text's length at ``font`` px, on a plotting area of ``area`` px spanning ``coords``' range
-    (the same scale on both axes when ``equal``). Zooming in does not bring the others back; their words stay in
-    the hover."""
+    before it at the chart's first zoom, nor a marker of ``avoid`` ((x, y, size in px): the query's star, which is
+    drawn over the labels near it) other than its own point's: each label drawn centred just above its point
+    (plotly's "top center"), its box estimated from the text's length at ``font`` px, on a plotting area of ``area``
+    px spanning ``coords``' range (the same scale on both axes when ``equal``). Zooming in does not bring the others
+    back; their words stay in the hover."""
     span = np.ptp(np.asarray(coords, np.float64)[:, :2], axis=0) if len(coords) else np.ones(2)
     sx, sy = area[0] / max(float(span[0]), 1e-9), area[1] / max(float(span[1]), 1e-9)
     if equal:
         sx = sy = min(sx, sy)
     char, line = CHAR_PX * font / 11, LINE_PX * font / 11
+    marks = [((mx, my), (mx * sx - size / 2, mx * sx + size / 2, my * sy - size / 2, my * sy + size / 2))
+             for mx, my, size in avoid]
     kept, boxes = [], []
     for k, (x, y, text) in enumerate(labels):
         w, cx, cy = _text_width(text, char), x * sx, y * sy + 10
         box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - line / 2 - 1, cy + line / 2 + 1)
-        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes):
+        others = [b for at, b in marks if at != (x, y)]
+        if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes + others):
             kept.append(k)
             boxes.append(box)
     return kept

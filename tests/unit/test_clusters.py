@@ -253,3 +253,18 @@ def test_wide_characters_take_twice_the_room_and_a_knot_of_arrows_keeps_one_word
     least = next(t for t in heads if t.name == "moved least")
     assert sum(bool(x) for x in least.text) == 1 and len(least.customdata) == 10
     assert "%{customdata}" in least.hovertemplate
+
+
+def test_a_word_under_the_querys_star_is_not_written_and_the_querys_own_word_is():
+    """On the plotly map the query's star is drawn over the words near it: a neighbour's label whose box would lie
+    under the star is left to the hover, while the query's own label, just above its own star, stays."""
+    from andrea_viz.plots.projection import QUERY_STAR_PX
+    from andrea_viz.plots.style import MAP_AREA, kept_apart
+
+    coords = np.array([[0.0, 0.0], [MAP_AREA[0], MAP_AREA[1]]])  # one data unit a pixel
+    star = (200.0, 200.0, float(QUERY_STAR_PX))
+    labels = [(200.0, 200.0, "cat"),  # the query: its word above its star
+              (200.0, 185.0, "pet"),  # 15 px below: its word (10 px above it) lies on the star
+              (200.0, 120.0, "dog")]  # far below: clear of everything
+    assert kept_apart(labels, coords, avoid=(star,)) == [0, 2]
+    assert kept_apart(labels[1:], coords) == [0, 1] and kept_apart(labels[1:], coords, avoid=(star,)) == [1]
