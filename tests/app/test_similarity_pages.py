@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+import andrea_viz
 from andrea_viz.ui.state import MODEL_WIDGET
 
 from .conftest import BUILTINS, button, figures, no_exception, open_page, values
@@ -229,3 +230,19 @@ def test_a_t_sne_setting_does_not_recompute_a_umap_map_but_its_seed_does(app, mo
     button(at, "Project").click().run()
     no_exception(at)
     assert calls == {"umap": 2, "tsne": 2}
+
+
+@pytest.mark.parametrize("model,share", [("minilm-l6", "86%"), ("andrea-micro", None)])
+def test_the_neighbours_page_says_how_much_of_the_anisotropy_the_mean_row_carries(app, model, share):
+    """Computed for the model on screen: MiniLM's mean row carries most of its anisotropy, a grown micro table's
+    little (its exact figures here, from geometry.anisotropy)."""
+    from andrea_viz.geometry import anisotropy
+
+    emb = andrea_viz.load(model)
+    raw, centred = anisotropy(emb), anisotropy(emb, centered=True)
+    at = open_page(app(model), "4_Neighbours.py")
+    caption = next(c.value for c in at.caption if c.value.startswith("Anisotropy"))
+    want = f"takes away {1 - centred / raw:.0%} of it."
+    assert f"{raw:+.4f} raw, {centred:+.4f} mean-centred" in caption and caption.endswith(want), caption
+    if share is not None:
+        assert want == f"takes away {share} of it."
