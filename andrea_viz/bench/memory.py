@@ -26,7 +26,7 @@ from andrea_viz.geometry import anisotropy, neighbours
 from andrea_viz.lookup import block_average, value_stats
 base = rss("VmRSS:")
 steps = {}
-emb = andrea_viz.load(sys.argv[1]); steps["open (every row checked finite)"] = rss("VmHWM:")
+emb = andrea_viz.load(sys.argv[1]); steps["open (a table over 64 MB is not scanned)"] = rss("VmHWM:")
 neighbours(emb, "#5", k=10); steps["10 nearest by cosine"] = rss("VmHWM:")
 emb.row_norms; steps["every row's length"] = rss("VmHWM:")
 block_average(emb.token_table, 128, 64); steps["the overview heatmap"] = rss("VmHWM:")
