@@ -10,7 +10,7 @@ from ..geometry import resolve
 from ..i18n import _, num
 from ..lesson.quiz import Pair
 from ..safe_text import plot
-from .style import BLUE, GREEN, GREY, ORANGE, RED, layout
+from .style import BLUE, GREEN, GREY, ORANGE, RED, layout, play_controls
 from .words import with_words
 
 
@@ -47,16 +47,6 @@ def arrows(p: PlanePair) -> go.Figure:
 
 
 CONTROLS_Y = -0.3  # paper units: Play/Pause and the angle slider hang below the x axes' tick labels and titles
-
-
-BUTTON_CHAR_PX, CONTROLS_GAP_PX, PLOT_PX = 9.0, 30.0, 750.0  # a button label's character; the gap before the
-# slider; the plot's width on a 1,280 px page, in which the slider's start is a fraction
-
-
-def slider_start(labels: str) -> float:
-    """Where the angle slider starts, as a fraction of the plot's width: past the Play and Pause buttons, whose width
-    grows with their labels' language ("▶ Afspelen ❚❚ Pauzeren" reached the handle at 0° from 0.25), 0.25 at least."""
-    return round(max(0.25, (BUTTON_CHAR_PX * len(labels) + CONTROLS_GAP_PX) / PLOT_PX), 3)
 
 
 def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> go.Figure:
@@ -98,24 +88,13 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
     lim = 1.15 * max(len_u, len_v)
     m = 1.2 * max(1.0, len_u * len_v)
     opts = {"frame": {"duration": 120, "redraw": True}, "transition": {"duration": 0}, "fromcurrent": True}
-    play, pause = _("▶ Play"), _("❚❚ Pause")
-    start = slider_start(play + pause)
     fig = go.Figure(data, go.Layout(
         **_square_axes(lim, domain=(0, 0.45)),
         xaxis2={"domain": [0.57, 1.0], "anchor": "y2", "range": [-5, 185], "dtick": 30,
                 "title": {"text": _("angle θ between u and v (degrees)")}},
         yaxis2={"anchor": "x2", "range": [-m, m], "title": {"text": _("value")}},
         shapes=shapes, annotations=notes,
-        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": CONTROLS_Y, "xanchor": "left",
-                      "yanchor": "top", "pad": {"t": 0, "r": 10},
-                      "buttons": [{"label": play, "method": "animate", "args": [None, opts]},
-                                  {"label": pause, "method": "animate",
-                                   "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": 0, "x": start, "len": 1.0 - start, "y": CONTROLS_Y, "yanchor": "top", "pad": {"t": 0},
-                  "currentvalue": {"prefix": "θ = ", "suffix": "°", "xanchor": "right"},  # clear of the buttons
-                  "steps": [{"label": str(t), "method": "animate",
-                             "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
-                            for t in angles]}],
+        **play_controls([str(t) for t in angles], 0, opts, "θ = ", "°", CONTROLS_Y, CONTROLS_Y, hang=True),
         legend={"x": 0.585, "y": 0.04, "xanchor": "left", "yanchor": "bottom", "bgcolor": "rgba(255,255,255,0.85)"},
     ), frames=frames)
     layout(fig, _("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}", theta=0, dot=p0.dot, cos=1.0), height=600)

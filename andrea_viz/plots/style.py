@@ -9,7 +9,7 @@ import numpy as np
 
 import plotly.graph_objects as go
 
-from ..i18n import format_number, language, separators
+from ..i18n import _, format_number, language, separators
 from .words import words_kept
 
 DIVERGING = "RdBu_r"  # negative blue, zero white, positive red
@@ -71,6 +71,38 @@ def entry_colours(word_groups: int) -> list[str]:
 
 
 TITLE_PAD = 14  # px above a chart's title, pinned to the top of the picture
+BUTTON_CHAR_PX, CONTROLS_GAP_PX, PLOT_PX = 9.0, 30.0, 750.0  # a Play/Pause label's character; the gap before the
+# slider; a chart's plotting width on a 1,280 px page, in which the slider's start is a fraction
+
+
+def slider_start(labels: str) -> float:
+    """Where an animation's slider starts, as a fraction of the plot's width: past the Play and Pause buttons, whose
+    width grows with their labels' language ("▶ Afspelen ❚❚ Pauzeren" reached the grip at 0° from 0.25), 0.25 at
+    least."""
+    return round(max(0.25, (BUTTON_CHAR_PX * len(labels) + CONTROLS_GAP_PX) / PLOT_PX), 3)
+
+
+def play_controls(frames: list[str], active: int, play: dict, prefix: str, suffix: str = "", buttons_y: float = -0.1,
+                  slider_y: float = -0.03, hang: bool = False) -> dict:
+    """The layout of an animation's controls (Dot products' turning v, Grow's class map): Play (``play``: the
+    animation's frame and transition options) and Pause at the left, then a slider over ``frames`` (frame names,
+    ``active`` shown first) that starts past them in every language, its current value written ``prefix`` value
+    ``suffix`` at its right end. ``hang``: both hung by their top edge with no padding above."""
+    labels = (_("▶ Play"), _("❚❚ Pause"))
+    start = slider_start("".join(labels))
+    menu = {"type": "buttons", "direction": "left", "x": 0.0, "y": buttons_y, "xanchor": "left",
+            "buttons": [{"label": labels[0], "method": "animate", "args": [None, play]},
+                        {"label": labels[1], "method": "animate",
+                         "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}
+    slider = {"active": active, "x": start, "len": 1.0 - start, "y": slider_y,
+              "currentvalue": {"prefix": prefix, "suffix": suffix, "xanchor": "right"},  # clear of the buttons
+              "steps": [{"label": f, "method": "animate",
+                         "args": [[f], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
+                        for f in frames]}
+    if hang:
+        menu.update(yanchor="top", pad={"t": 0, "r": 10})
+        slider.update(yanchor="top", pad={"t": 0})
+    return {"updatemenus": [menu], "sliders": [slider]}
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 420,

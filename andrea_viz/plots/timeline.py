@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import GREY, RED, TEXT, group_style, kept_apart, layout, shared_colour
+from .style import GREY, RED, TEXT, group_style, kept_apart, layout, play_controls, shared_colour
 from .words import with_words
 
 
@@ -105,15 +105,7 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
     fig.update_yaxes(range=[-lim, lim], scaleanchor="x")
     opts = {"frame": {"duration": 600, "redraw": True}, "transition": {"duration": 300}, "fromcurrent": True}
     fig.update_layout(
-        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": -0.1, "xanchor": "left",
-                      "buttons": [{"label": _("▶ Play"), "method": "animate", "args": [None, opts]},
-                                  {"label": _("❚❚ Pause"), "method": "animate",
-                                   "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": start, "x": 0.22, "len": 0.78, "y": -0.03,
-                  "currentvalue": {"prefix": _("step") + " ", "xanchor": "right"},  # clear of the buttons
-                  "steps": [{"label": str(s), "method": "animate",
-                             "args": [[str(s)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
-                            for s in steps]}],
+        **play_controls([str(s) for s in steps], start, opts, _("step") + " "),
         legend={"title": {"text": _("class")}},
     )
     layout(fig, _("The class words on the final snapshot's two principal axes ({a:.0%} and {b:.0%} of its variance), "

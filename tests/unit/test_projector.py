@@ -172,3 +172,25 @@ def test_a_colour_bars_listed_ticks_are_thinned_on_a_projector_keeping_both_ends
     small = for_projector(fig, height=250).data[0].colorbar  # 130 px of plot: room for three labels at 18 px
     assert list(small.tickvals) in ([-1, 0, 1], [-1, 1])
     assert list(for_projector(fig, height=900).data[0].colorbar.tickvals) == [-1, -0.5, 0, 0.5, 1]  # room for all
+
+
+def test_both_animations_start_their_slider_past_play_and_pause_in_dutch():
+    """Dot products' turning v and Grow's class map share their controls: in Dutch ("▶ Afspelen", "❚❚ Pauzeren") the
+    buttons are wider than the 0.22 and 0.25 the two sliders once started at, and each slider starts past them."""
+    import numpy as np
+
+    from andrea_viz.i18n import set_language
+    from andrea_viz.plots.style import BUTTON_CHAR_PX, PLOT_PX
+    from andrea_viz.plots.timeline import class_map
+
+    set_language("nl")
+    try:
+        figs = [turning_animation(), class_map(np.zeros((2, 3, 2)), [0, 600], ["kat", "hond", "rood"],
+                                               ["dieren", "dieren", "kleuren"], np.array([0.5, 0.25]), 600)]
+    finally:
+        set_language("en")
+    buttons = len("▶ Afspelen") + len("❚❚ Pauzeren")
+    for fig in figs:
+        menu, slider = fig.layout.updatemenus[0], fig.layout.sliders[0]
+        assert [b.label for b in menu.buttons] == ["▶ Afspelen", "❚❚ Pauzeren"]
+        assert slider.x * PLOT_PX >= BUTTON_CHAR_PX * buttons > 0.25 * PLOT_PX and slider.x + slider.len == 1.0
