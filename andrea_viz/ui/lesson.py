@@ -150,7 +150,7 @@ def floats() -> None:
     # read as if training had changed 768 columns into 64); ANDREA-120M's own 1/√768 is said in the caption
     start, trained_emb = get_model(run0), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
-    c1.markdown("**" + _("At step 0: {label}", label=model_label(run0)) + "**")
+    c1.markdown("**" + _("At step 0: {label}", label=model_label(run)) + "**")  # the run's name: "step 0" once
     values_histogram(c1, start, "lesson:values:start")
     c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
     values_histogram(c2, trained_emb, "lesson:values:trained")
