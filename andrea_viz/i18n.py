@@ -60,6 +60,21 @@ def listed(items) -> str:
     return ("、" if language() == "zh-TW" else ", ").join(items)
 
 
+WORD_JOINER = "\u2060"
+
+
+def unbroken(text: str) -> str:
+    """A short label that must not break across lines (a narrow table header): a word joiner between every two
+    characters, since Chinese breaks between any two ("已移" over "動"), and no-break spaces for spaces."""
+    return WORD_JOINER.join(text.replace(" ", "\u00a0"))
+
+
+def glued(text: str) -> str:
+    """An equation's sides kept on one line with its sign: no-break spaces around " = " and " × " ("d_model =" ended
+    one line of the sizing exercise and "1,536" began the next)."""
+    return text.replace(" = ", "\u00a0=\u00a0").replace(" × ", "\u00a0×\u00a0")
+
+
 def N_(msgid: str) -> str:
     """Mark a msgid for extraction; it is translated where it is drawn."""
     return msgid

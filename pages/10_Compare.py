@@ -61,8 +61,11 @@ with ui.explain_errors():
             a, b, k=k, progress=progress), label=_("Aligning:"))
         ui.compare.alignment_note(a, b, al)
     m = ui.metric_columns(4)
-    m[0].metric(_("Median drift"), num(r.median_drift, ".4f"))
-    m[1].metric(_("Largest drift"), num(r.max_drift, ".4f"))
+    if same:
+        m[0].metric(_("Median drift"), num(r.median_drift, ".4f"))
+        m[1].metric(_("Largest drift"), num(r.max_drift, ".4f"))
+    else:  # the map all but reproduces the anchors it was fitted on: its drift is the held-out anchors'
+        ui.compare.anchor_drift_metrics(m[0], m[1], al, r)
     m[2].metric(_("Neighbours kept (mean)"), num(r.mean_overlap, ".0%"),
                 help=_("Share of each token's {k} nearest in A that are among its {k} nearest in B, on {n:,} tokens",
                        k=k, n=int(r.overlap_ids.size)))
@@ -85,9 +88,9 @@ with ui.explain_errors():
 
     t1, t2 = st.columns(2)
     t1.markdown("**" + _("Moved most") + "**")
-    ui.dataframe(rows(most), where=t1, width="stretch")
+    ui.dataframe(rows(most), where=t1, width="stretch", height=ui.height_for(LIST))
     t2.markdown("**" + _("Moved least") + "**")
-    ui.dataframe(rows(least), where=t2, width="stretch")
+    ui.dataframe(rows(least), where=t2, width="stretch", height=ui.height_for(LIST))
 
     ids = np.concatenate([most, least])
     coords, ratio = ui.remember(("cmp-map", a.key, b.key, align if same else "anchors", tuple(ids.tolist())),

@@ -43,16 +43,19 @@ with ui.explain_errors():
     rows = []
     for rank, i in enumerate(r.order[:n_top], 1):
         i = int(i)
-        row = {_("rank"): rank, _("token"): emb.token(i), "id": i, _("score"): round(float(r.scores[i]), 4),
-               _("at or above the threshold"): bool(r.scores[i] >= r.threshold),
-               _("reference"): reason.get(ref.reasons.get(i), "")}
+        row = {_("rank"): rank, _("token"): emb.token(i), "id": i, _("score"): round(float(r.scores[i]), 4)}
+        if r.indicator == "norm":  # the score's evidence as numbers beside it (a sentence ran past the table's edge)
+            row[_("length")] = round(float(norms[i]), 3)
+            row[_("× the median length")] = round(1.0 - float(r.scores[i]), 2)
+        row[_("at or above the threshold")] = bool(r.scores[i] >= r.threshold)
         if u.truth is not None:
             if u.truth.counts is not None:
                 row[_("count in the corpus")] = int(u.truth.counts[i])
             row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
-        row[_("why")] = tr(r.describe(i, norms))  # the long sentence last: the short columns stay in view
+        row[_("reference")] = reason.get(ref.reasons.get(i), "")  # the widest text last: the numbers stay in view
         rows.append(row)
-    ui.dataframe(rows, width="stretch", height=320)
+    ui.dataframe(rows, width="stretch", height=ui.height_for(8),
+                 column_config={_("score"): st.column_config.Column(help=tr(r.meaning))})
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))

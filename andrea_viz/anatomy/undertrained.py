@@ -175,6 +175,14 @@ class Ranked:
     def flagged(self) -> np.ndarray:
         return self.order[self.scores[self.order] >= self.threshold]
 
+    @property
+    def meaning(self) -> Msg:
+        """What a score is, said once for the whole ranked list (a table's column help)."""
+        if self.indicator == "norm":
+            return Msg("1 − the row's length ÷ the median row's length: 0 for a row of the median length, more the "
+                       "shorter the row")
+        return Msg("the row's cosine to the reference rows' mean direction (first principal component removed)")
+
     def describe(self, i: int, norms: np.ndarray | None = None) -> Msg:
         """Why one row has its score."""
         if self.indicator == "norm":

@@ -34,6 +34,9 @@ GROUP_NAMES = {"animals": N_("animals"), "weekdays": N_("weekdays"), "months": N
                "colours": N_("colours"), "countries": N_("countries"), "family": N_("family"), "people": N_("people"),
                "query": N_("query"), "included": N_("included"), "other": N_("other")}
 NEIGHBOUR_OF = "neighbour of "
+# the named groups' places in a map's palette, after the first "neighbour of …" group's: the same on every map, so
+# that a group absent from one map does not hand its colour to the next (weekdays never take the animals' colour)
+COLOUR_ORDER = ("animals", "weekdays", "months", "numbers", "colours", "countries", "family", "people", "included")
 ALL = "all"  # n = "all": every row of the table
 DEFAULT_SAMPLE = 5_000  # tokens in a map unless asked otherwise
 
@@ -54,6 +57,21 @@ def word_groups(language: str) -> dict[str, list[str]]:
     if language == lexicon.ENGLISH:
         return WORD_GROUPS
     return {name: lexicon.classes_of(language)[name] for name in LESSON_GROUPS}
+
+
+def colour_slots(groups) -> tuple[int, ...]:
+    """Each of a map's word groups' place in its palette (``plots.style.entry_colours``): the first "neighbour of …"
+    group 0, each named group its own place in COLOUR_ORDER after it, every further "neighbour of …" group and any
+    other group the places after those, in order of appearance."""
+    rest = [g for g in groups if g not in COLOUR_ORDER]  # the "neighbour of …" groups, and any group not named
+    slots = []
+    for g in groups:
+        if g in COLOUR_ORDER:
+            slots.append(1 + COLOUR_ORDER.index(g))
+        else:
+            k = rest.index(g)
+            slots.append(0 if k == 0 and g.startswith(NEIGHBOUR_OF) else len(COLOUR_ORDER) + k)
+    return tuple(slots)
 
 
 def group_ids(emb: Embeddings) -> dict[str, list[int]]:

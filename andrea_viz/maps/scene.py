@@ -3,7 +3,8 @@
 groups, palette entries, names, colouring values, labels and lines, and none works them out again.
 
 A point's palette entry: 0 for the points of no group ("other"), j + 1 for the j-th word group in order of first
-appearance (drawn in the j-th colour of the map's palette, ``plots.style.entry_colours``), and the last for the query.
+appearance (drawn in its own colour of the map's palette, the same on every map: ``Scene.slots``,
+``plots.style.entry_colours``), and the last for the query.
 Texts are in the reader's language and as typed: each renderer makes them inert its own way where it draws them.
 """
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..i18n import language
 from .layout import Projection
-from .sample import Sample, group_label
+from .sample import Sample, colour_slots, group_label
 
 OTHER, QUERY = "other", "query"
 
@@ -76,6 +77,11 @@ class Scene:
         """Entry ``entry``'s name in the reader's language, ``escape`` applied as ``sample.group_label`` does
         (to a typed word before it is placed in its sentence)."""
         return self.names[entry] if escape is None else group_label(self.entry_group(entry), escape=escape)
+
+    @property
+    def slots(self) -> tuple[int, ...]:
+        """Each word group's place in the map's palette (``sample.colour_slots``): its colour on every map."""
+        return colour_slots(self.word_groups)
 
     @property
     def has_lines(self) -> bool:

@@ -47,7 +47,7 @@ def _colours(scene: Scene) -> tuple[np.ndarray, list[dict]]:
         index = np.rint(s * (SHADES - 1)).astype(np.uint8)
         palette = [{"rgb": score_rgb(v), "size": 3} for v in np.linspace(0, 1, SHADES)]
         return index, palette
-    colours = entry_colours(len(scene.word_groups))
+    colours = entry_colours(scene.slots)
     sizes = [2, *[4] * len(scene.word_groups), 7]
     return scene.entry, [{"rgb": hex_rgb(c), "size": size, "name": scene.names[j]}
                          for j, (c, size) in enumerate(zip(colours, sizes, strict=True))]

@@ -37,41 +37,53 @@ def heading(a, b) -> float:
     return float(np.degrees(np.arctan2(dx, dy))) if dx or dy else 0.0
 
 
+STILL = 1e-9  # an arrow shorter than this share of the map's extent is no arrow: its token did not move (drift 0)
+
+
 def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups: Sequence[str], ratio: np.ndarray) -> go.Figure:
-    """Each token as an arrow from where it is in A to where it is in B, on one PCA frame (fitted on B)."""
+    """Each token as an arrow from where it is in A (an open circle) to where it is in B (an arrowhead), on one PCA
+    frame (fitted on B); a token that did not move is a dot, not a head pointing nowhere. The words are drawn last,
+    over every marker (the tokens that hardly moved sit in one knot, where markers drawn after them hid them)."""
     fig = go.Figure()
     colors = {"most": ORANGE, "least": BLUE}
     names = {"most": _("moved most"), "least": _("moved least")}
+    a2, b2 = np.asarray(a_xy, np.float64)[:, :2], np.asarray(b_xy, np.float64)[:, :2]
+    both = np.vstack([a2, b2])
+    length = np.linalg.norm(b2 - a2, axis=1)
+    still = length <= STILL * max(float(np.ptp(both)) if both.size else 0.0, 1e-300)
     # the words written at the arrows' heads, those that moved most first: only those that fit apart (the tokens
     # that hardly moved sit in one knot at the middle); every one stays in the hover
     heads = [i for g in ("most", "least") for i, x in enumerate(groups) if x == g]
-    both = np.vstack([np.asarray(a_xy, np.float64)[:, :2], np.asarray(b_xy, np.float64)[:, :2]])
-    written = {heads[k] for k in kept_apart([(b_xy[i, 0], b_xy[i, 1], tokens[i]) for i in heads], both,
-                                            area=(700.0, 440.0), font=10, equal=True)}
+    written = [heads[k] for k in kept_apart([(b2[i, 0], b2[i, 1], tokens[i]) for i in heads], both,
+                                            area=(700.0, 440.0), font=10, equal=True)]
     for g in ("most", "least"):
         idx = [i for i, x in enumerate(groups) if x == g]
         if not idx:
             continue
         xs, ys = [], []
         for i in idx:
-            xs += [float(a_xy[i, 0]), float(b_xy[i, 0]), None]
-            ys += [float(a_xy[i, 1]), float(b_xy[i, 1]), None]
+            if not still[i]:
+                xs += [float(a2[i, 0]), float(b2[i, 0]), None]
+                ys += [float(a2[i, 1]), float(b2[i, 1]), None]
         fig.add_scatter(x=xs, y=ys, mode="lines", line={"color": colors[g], "width": 1}, opacity=0.6, hoverinfo="skip",
                         showlegend=False)
-        fig.add_scatter(x=b_xy[idx, 0], y=b_xy[idx, 1], mode="markers+text", name=names[g],
-                        text=[plot(tokens[i]) if i in written else "" for i in idx], textposition="top center",
-                        textfont={"size": 10}, customdata=[plot(tokens[i]) for i in idx],
+        fig.add_scatter(x=a2[idx, 0], y=a2[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
+                        "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")
+        fig.add_scatter(x=b2[idx, 0], y=b2[idx, 1], mode="markers", name=names[g], customdata=[plot(tokens[i]) for i in idx],
                         # each head turned along its own arrow (plotly's angleref "previous" turns it toward the
                         # point before it in the trace: the first, the token that moved most, had none and no head)
-                        marker={"color": colors[g], "size": 8, "symbol": "arrow", "angleref": "up",
-                                "angle": [heading(a_xy[i], b_xy[i]) for i in idx]},
+                        marker={"color": colors[g], "size": 8, "symbol": ["circle" if still[i] else "arrow" for i in idx],
+                                "angleref": "up", "angle": [heading(a2[i], b2[i]) for i in idx]},
                         hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
-        fig.add_scatter(x=a_xy[idx, 0], y=a_xy[idx, 1], mode="markers", marker={"color": colors[g], "size": 5,
-                        "symbol": "circle-open"}, showlegend=False, hoverinfo="skip")
+    fig.add_scatter(x=b2[written, 0], y=b2[written, 1], mode="text", text=[plot(tokens[i]) for i in written],
+                    textposition="top center", textfont={"size": 10, "color": [colors[groups[i]] for i in written],
+                              "shadow": "0px 0px 2px white, 0px 0px 2px white"},  # readable over the knot's dots
+                    showlegend=False, hoverinfo="skip")  # last: above every marker
     fig.update_yaxes(scaleanchor="x")
-    layout(fig, _("From A (open circle) to B (filled), on B's two principal axes ({a:.0%} and {b:.0%} of its "
-                  "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560)
-    length = np.linalg.norm(np.asarray(b_xy, np.float64)[:, :2] - np.asarray(a_xy, np.float64)[:, :2], axis=1)
+    layout(fig, _("From A (open circle) to B (arrowhead), on B's two principal axes ({a:.0%} and {b:.0%} of its "
+                  "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560,
+           subtitle=_("A dot: a token that did not move ({n:,} of them).", n=int(still.sum())) if still.any()
+           else "")
     if not length.size:
         return fig
     far = int(np.argmax(length))

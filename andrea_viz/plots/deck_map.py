@@ -50,7 +50,7 @@ def point_records(scene: Scene) -> tuple[list[dict], list[dict]]:
     'other' points, drawn in one colour and so without one of their own, and the points with a colour c of
     their own (the query, the word groups; every point when coloured by trust, red = none of its 10 nearest
     kept, green = all; likewise by a score, values in [0, 1] with 1 good, from ``map_colours``)."""
-    colours = entry_colours(len(scene.word_groups))
+    colours = entry_colours(scene.slots)
     rgba = [GREY, *([*hex_rgb(c), 230] for c in colours[1:-1]), QUERY]
     coords, trust, values = scene.coords, scene.trust, scene.values
     plain, coloured = [], []
@@ -129,7 +129,7 @@ def deck_legend(scene: Scene) -> str:
                  f'vertical-align:middle;background:linear-gradient(to right, {stops})"></span>')
         body = (f"<b>{html.escape(name)}</b>&ensp;{html.escape(low)}&ensp;{strip}&ensp;{html.escape(high)}")
     else:
-        colours = entry_colours(len(scene.word_groups))
+        colours = entry_colours(scene.slots)
         shown = sorted(set(scene.entry.tolist()))
         body = "&emsp;".join(f'<span role="listitem" style="white-space:nowrap">{swatch(colours[j])}&nbsp;'
                              f"{html.escape(scene.name(j))}</span>" for j in shown)

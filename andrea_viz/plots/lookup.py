@@ -108,10 +108,12 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
     centers = (stats.edges[:-1] + stats.edges[1:]) / 2
     fig = go.Figure(go.Bar(x=centers, y=stats.density, name=_("this table"), marker={"color": GREY, "line": {"width": 0}},
                            hovertemplate=_("value %{x:.4f}<br>density %{y:.2f}") + "<extra></extra>"))
+    top = max(float(stats.density.max()), 1e-3)  # the y range's top: the histogram's and the curve's peaks
     if stats.init_std is not None:
         x = np.linspace(stats.edges[0], stats.edges[-1], 400)
-        fig.add_scatter(x=x, y=normal_pdf(x, stats.init_std), mode="lines", line={"color": ORANGE, "width": 3},
-                        name=_("the init's normal curve"))
+        curve = normal_pdf(x, stats.init_std)
+        top = max(top, float(curve.max()))  # a table wider than its init: the curve stands above its bars
+        fig.add_scatter(x=x, y=curve, mode="lines", line={"color": ORANGE, "width": 3}, name=_("the init's normal curve"))
         spread = _("standard deviation {std:.4f}, the init's {init:.4f}", std=stats.std, init=stats.init_std)
     else:
         spread = _("standard deviation {std:.4f} (this family's init is not known)", std=stats.std)
@@ -121,7 +123,6 @@ def value_histogram(stats: ValueStats, d: int, log_y: bool = True) -> go.Figure:
     fig.update_layout(bargap=0, margin={"t": 65, "b": 55},
                       legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"})
     if log_y:  # a normal curve is a parabola here, so heavy tails stand out
-        top = max(float(stats.density.max()), 1e-3)
         fig.update_layout(yaxis={**log_axis(1e-3, top * 2), "range": [-3, np.log10(top) + 0.3]})
     said = _("The table's entries between {lo:.4f} and {hi:.4f}, {n:,} values, as a histogram; over every entry the "
              "mean is {mean:+.4f} and the standard deviation {std:.4f}.", n=int(stats.counts.sum()), lo=float(stats.edges[0]),

@@ -9,14 +9,46 @@ from ..safe_text import plot
 from ..forward_pass import before_positions
 from ..i18n import _, format_number, num, sentences, tr
 from ..positions import position_cosines, position_path, position_table_of, rope_rotate
-from .style import BLUE, DIVERGING, GREEN, ORANGE, RED, layout, log_axis
+from .style import (BLUE, DIVERGING, GREEN, ORANGE, PRESENT_FONT, RED, for_projector, layout, log_axis, log_tick_text,
+                    log_tick_values)
 from .words import with_words
 
-ROW_DOMAINS = ([0.72, 1.0], [0.36, 0.64], [0.0, 0.28])  # three stacked panels, top to bottom
+TITLE_LINE = 1.4  # a row's title takes this many times its font size above the row
+ROW_GAP = 6  # px between a row's bars and the title of the row under it
+SUM_TOP, SUM_BOTTOM = 50, 60  # px: the chart's title above the rows; the dimensions' ticks and their title under them
+SUM_PRESENT = 400  # px: presenter mode's x_t = tok + pos, with its collapsed words (step 12)
+PRESENT_TOP = 12  # px: its top margin there, where it has no title (the rows' titles say what it adds)
 
 
-def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int = 620) -> go.Figure:
-    """The token row, the position row and their sum, aligned dimension by dimension.
+def row_domains(height: int, font: float, top: int = SUM_TOP) -> tuple[list[float], ...]:
+    """The y domains, top to bottom, of three_rows' rows on a chart ``height`` px high whose row titles are ``font``
+    px: each row's title on a line of its own above its bars (a row reached into the title of the one under it when
+    the domains were fixed fractions of a short chart)."""
+    plot = max(height - top - SUM_BOTTOM, 1)
+    line = TITLE_LINE * font
+    row = max((plot - 3 * line - 2 * ROW_GAP) / 3, 1.0)
+    out = []
+    for k in range(3):
+        top = plot - k * (line + row + ROW_GAP) - line
+        out.append([max(0.0, (top - row) / plot), top / plot])
+    return tuple(out)
+
+
+def row_ticks(lim: float, row_px: float, font: float) -> list[float]:
+    """A row's value ticks on its range ±``lim``: ± a round number near its reach, and 0 between them where the row
+    (``row_px`` high) parts the three labels at ``font`` px (one "0" alone did not say how far the bars go); only
+    the top one where even two would meet."""
+    unit = 10 ** np.floor(np.log10(0.9 * lim)) if lim > 0 else 1.0
+    a = float(max(m * unit for m in (1, 2, 5) if m * unit <= 0.9 * lim)) if lim > 0 else 1.0
+    apart = a / (lim or 1.0) * row_px  # px between the labels of −a and a
+    need = 1.4 * font + 4
+    return [-a, 0.0, a] if apart / 2 >= need else [-a, a] if apart >= need else [a]
+
+
+def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int = 620,
+               present: bool = False) -> go.Figure:
+    """The token row, the position row and their sum, aligned dimension by dimension; ``height``: the height it is
+    drawn at, ``present``: its text at presenter mode's 18 px (the rows laid out for them).
 
     Built with explicit axis domains (make_subplots costs about 30 ms; this, about 2)."""
     x = tok + pos
@@ -24,7 +56,11 @@ def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int
     titles = (_("token_embedding[“{token}”]   ‖·‖ = {n:.3f}", token=plot(token), n=float(np.linalg.norm(tok))),
               _("position_embedding[{t}]   ‖·‖ = {n:.3f}", t=t, n=float(np.linalg.norm(pos))),
               _("x_{t} = token + position   ‖·‖ = {n:.3f}", t=t, n=float(np.linalg.norm(x))))
+    font = PRESENT_FONT if present else 14
+    top = PRESENT_TOP if present else SUM_TOP
+    domains = row_domains(height, font, top)
     lim = float(np.abs(np.concatenate([tok, pos, x])).max()) * 1.05
+    ticks = row_ticks(lim, (domains[0][1] - domains[0][0]) * (height - top - SUM_BOTTOM), font)
     data, axes, notes = [], {}, []
     for k, (v, c) in enumerate(((tok, BLUE), (pos, ORANGE), (x, GREEN))):
         suffix = "" if k == 0 else str(k + 1)
@@ -32,17 +68,22 @@ def three_rows(tok: np.ndarray, pos: np.ndarray, token: str, t: int, height: int
                            xaxis="x" + suffix, yaxis="y" + suffix, hovertemplate=_("dim %{x}: %{y:.4f}") + "<extra></extra>"))
         axes["xaxis" + suffix] = {"domain": [0, 1], "anchor": "y" + suffix, "matches": "x" if k else None,
                                   "showticklabels": k == 2, "title": {"text": _("dimension")} if k == 2 else None}
-        axes["yaxis" + suffix] = {"domain": ROW_DOMAINS[k], "anchor": "x" + suffix, "range": [-lim, lim],
+        axes["yaxis" + suffix] = {"domain": domains[k], "anchor": "x" + suffix, "range": [-lim, lim],
+                                  "tickmode": "array", "tickvals": ticks, "zeroline": True,
                                   "title": {"text": _("value") if k == 1 else None}}  # one title for the three rows
-        notes.append({"text": titles[k], "x": 0.5, "y": ROW_DOMAINS[k][1], "xref": "paper", "yref": "paper",
-                      "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
+        notes.append({"text": titles[k], "x": 0.5, "y": domains[k][1], "xref": "paper", "yref": "paper",
+                      "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": font}})
     fig = go.Figure(data, go.Layout(bargap=0, annotations=notes, **axes))
     layout(fig, _("x_t = token + position, element by element"), height=height)  # the rows' titles name the tables
-    return with_words(fig, _("Three rows of {d:,} bars, one per dimension: the token row of “{token}” (length {a:.3f}), "
+    fig.update_layout(margin={"t": top, "b": SUM_BOTTOM})
+    said = with_words(fig, _("Three rows of {d:,} bars, one per dimension: the token row of “{token}” (length {a:.3f}), "
                              "position row {t} (length {b:.3f}), and their sum x_{t}, added dimension by dimension "
                              "(length {c:.3f}, values from {lo:.3f} to {hi:.3f}).", d=tok.size, token=token, t=t,
                              a=float(np.linalg.norm(tok)), b=float(np.linalg.norm(pos)), c=float(np.linalg.norm(x)),
                              lo=float(x.min()), hi=float(x.max())))
+    if present:  # the rows' titles say what is added; the chart's words keep the title
+        said.update_layout(title={"text": None})
+    return said
 
 
 def table_heatmap(table: np.ndarray, title: str, max_rows: int = 256, max_cols: int = 128) -> go.Figure:
@@ -85,6 +126,19 @@ def cosine_heatmap(cos: np.ndarray, pos: np.ndarray, title: str, subtitle: str =
     return with_words(fig, said)
 
 
+COSINE_PRESENT = 470  # px: presenter mode's cosine heatmaps, with their collapsed words (step 9)
+COLOUR_BAR_PX = 100  # px right of a heatmap's plot for its colour bar at 18 px: the bar, its ticks ("−0.5"), its title
+
+
+def square_width(fig: go.Figure, height: int) -> int:
+    """The width (px) at which ``fig``, a cosine heatmap of square cells drawn ``height`` px high on a projector,
+    is its square plot with the colour bar just right of it: drawn across a half-screen column, the square stood in
+    the middle and its colour bar at the column's far edge."""
+    lay = for_projector(fig, height=height).layout
+    plot = height - lay.margin.t - lay.margin.b
+    return int(lay.margin.l + plot + lay.margin.r + COLOUR_BAR_PX)
+
+
 def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> go.Figure:
     """Positions 0…T-1 through the first two principal components, joined in order."""
     t = np.arange(coords.shape[0])
@@ -92,8 +146,16 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
                                marker={"color": t, "colorscale": "Viridis", "size": 5,
                                        "colorbar": {"title": {"text": _("position")}}},
                                customdata=t, hovertemplate=_("position %{customdata}") + "<extra></extra>"))
+    centre = coords[:, :2].mean(axis=0)
+    span = np.ptp(coords[:, :2], axis=0) if len(coords) else np.ones(2)
     for k in (0, coords.shape[0] - 1):
-        fig.add_annotation(x=coords[k, 0], y=coords[k, 1], text=f"t = {k}", showarrow=True, arrowhead=2)
+        # pointed at from outside the path, away from its middle, on a white ground: "t = 511" sat on the path's
+        # densest points, unreadable
+        out = (coords[k, :2] - centre) / np.where(span > 0, span, 1.0)
+        out = out / (np.linalg.norm(out) or 1.0)
+        fig.add_annotation(x=coords[k, 0], y=coords[k, 1], text=f"t = {k}", showarrow=True, arrowhead=2,
+                           ax=float(45 * out[0]), ay=float(-45 * out[1]), bgcolor="rgba(255, 255, 255, 0.9)",
+                           bordercolor="#999999", borderpad=2)
     layout(fig, title, x=_("PC1 ({r:.1%} of variance)", r=float(ratio[0])),
            y=_("PC2 ({r:.1%} of variance)", r=float(ratio[1])), height=430)
     steps = np.linalg.norm(np.diff(coords[:, :2], axis=0), axis=1)
@@ -103,6 +165,22 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
                              a=float(ratio[0]), b=float(ratio[1]), x0=float(coords[0, 0]), y0=float(coords[0, 1]),
                              x1=float(coords[-1, 0]), y1=float(coords[-1, 1]),
                              step=float(steps.mean()) if steps.size else 0.0))
+
+
+def lengths_axis(lo: float, hi: float) -> dict:
+    """The log axis of the rows' lengths, whose lowest values are labelled: when the lowest listed tick of
+    ``log_axis`` is well above ``lo`` (3, 4, 5 while a learned row dips to 2.01), the axis reaches down to the round
+    value just under ``lo`` (2), and that value is listed too."""
+    axis = log_axis(lo, hi)
+    ticks = list(axis["tickvals"])
+    if ticks and ticks[0] > 1.15 * lo:
+        p = 10.0 ** np.floor(np.log10(lo))
+        floor = float(f"{np.floor(lo / p + 1e-9) * p:.3g}")  # one significant digit: 2.12 → 2, 0.3997 → 0.3
+        ticks = sorted({floor, *(v for v in log_tick_values(floor, hi)), *ticks})
+        axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
+    pad = 0.04 * max(np.log10(hi) - np.log10(min(lo, ticks[0] if ticks else lo)), 0.1)
+    axis["range"] = [float(np.log10(min(lo, ticks[0] if ticks else lo)) - pad), float(np.log10(max(hi, lo)) + pad)]
+    return axis
 
 
 def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.Figure:
@@ -117,7 +195,7 @@ def position_norms_figure(learned: np.ndarray | None, sinus: np.ndarray) -> go.F
     positive = np.concatenate(lengths)
     positive = positive[positive > 0]  # a log axis's ticks, written through the language's formatter
     fig.update_layout(legend={"orientation": "h", "y": -0.25},
-                      yaxis=log_axis(float(positive.min()), float(positive.max())) if positive.size else {"type": "log"})
+                      yaxis=lengths_axis(float(positive.min()), float(positive.max())) if positive.size else {"type": "log"})
     s = lengths[-1]
     said = [_("Every sinusoidal row, at each of {T:,} positions, has length {s:.3f}.", T=s.size, s=float(np.median(s)))]
     if learned is not None:
@@ -182,11 +260,11 @@ def block_input_heatmaps(parts, labels: list[str]) -> list[go.Figure]:
 COSINE_POSITIONS = 128  # at most this many positions in the position-by-position cosine picture
 
 
-def sum_of(emb, token_id: int, kind: str, t: int, height: int = 620) -> go.Figure:
+def sum_of(emb, token_id: int, kind: str, t: int, height: int = 620, present: bool = False) -> go.Figure:
     """x_t for one real id at position t: its own token row (scaled or projected first where the model does that)
     plus the position row, as the model adds them."""
     tok = before_positions(emb.block_input, emb.token_table[token_id][None])[0]
-    return three_rows(tok, position_table_of(emb, kind)[t], emb.token(token_id), t, height)
+    return three_rows(tok, position_table_of(emb, kind)[t], emb.token(token_id), t, height, present)
 
 
 def position_table_figure(emb, kind: str) -> go.Figure:

@@ -12,7 +12,7 @@ from ..maps.methods import METHODS
 from ..maps.sample import group_label, Sample
 from ..maps.scene import Scene, build_scene
 from ..safe_text import plot, plot_array
-from .style import apart, entry_colours, kept_apart, layout, plotly_separators
+from .style import apart, entry_colours, kept_apart, layout, plotly_separators, words_on_top
 from .words import MAX_ROWS, plain, with_words
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
@@ -80,7 +80,7 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
                         "tickvals": [0, 1], "ticktext": [plot(ends[0]), plot(ends[1])]})}},
             hovertemplate="%{hovertext}<extra></extra>")
     else:
-        colours = entry_colours(len(scene.word_groups))
+        colours = entry_colours(scene.slots)
         query = len(colours) - 1
         drawn = words  # each word beside its point, the query's first: on a 2-D map only those that fit apart
         if dims == 2:
@@ -90,19 +90,26 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
             keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=10,
                               avoid=stars)  # a neighbour's word under the query's star could not be read
             drawn = np.where(np.isin(np.arange(len(words)), marked[keep]), words, "")
+        sizes = np.full(len(scene), 8)  # each point's marker size, and its word's font size
+        sizes[scene.entry == 0], sizes[scene.entry == query] = 4, QUERY_STAR_PX
+        fonts = np.where(scene.entry == query, 12, 10)
         for j, colour in enumerate(colours):
             m = scene.entry == j
             if not m.any():
                 continue
             other, q = j == 0, j == query
-            marker = {"size": 4 if other else QUERY_STAR_PX if q else 8, "opacity": 0.35 if other else 0.95, "color": colour,
+            marker = {"size": int(sizes[m][0]), "opacity": 0.35 if other else 0.95, "color": colour,
                       "symbol": "diamond" if q and dims == 3 else "star" if q else "circle",
                       "line": {"width": 1, "color": "black"} if q else {"width": 0}}
             label = scene.name(j, escape=plot)
-            add("auto" if other else "svg", m, name=label, text=None if other else drawn[m], hovertext=hover(m, label),
-                customdata=scene.ids[m], hovertemplate="%{hovertext}<extra></extra>", marker=marker,
-                mode="markers" if other else "markers+text", textposition="top center",
+            words_here = dims == 3 and not other  # a 2-D map writes every word in one trace over all the markers
+            add("auto" if other else "svg", m, name=label, text=drawn[m] if words_here else None,
+                hovertext=hover(m, label), customdata=scene.ids[m], hovertemplate="%{hovertext}<extra></extra>",
+                marker=marker, mode="markers+text" if words_here else "markers", textposition="top center",
                 textfont={"size": 12 if q else 10})
+        if dims == 2:
+            at = np.flatnonzero(drawn != "")
+            fig.add_trace(words_on_top(coords[at, 0], coords[at, 1], drawn[at], sizes[at], fonts[at]))
     if scene.has_lines:
         a = coords[scene.lines_from]
         xs, ys, zs = [], [], []

@@ -28,8 +28,22 @@ def _square_axes(lim: float, x: str = "xaxis", y: str = "yaxis", scale_to: str =
                 "scaleanchor": scale_to, "scaleratio": 1}}
 
 
-def arrows(p: PlanePair) -> go.Figure:
-    """u and v as arrows from the origin, with the shadow of v on u (|v| cos θ)."""
+ARROWS_PRESENT = 420  # px: presenter mode's arrows, with their collapsed words (the step's main picture)
+TIP = 0.16  # a labelled arrow's name sits this far past its tip and to its side, in the arrows' units
+
+
+def _side(vec: np.ndarray, turn: float) -> np.ndarray:
+    """The unit vector of ``vec`` turned by ``turn`` radians (counter-clockwise), or along x for a zero vector."""
+    n = float(np.linalg.norm(vec))
+    a = (np.arctan2(vec[1], vec[0]) if n else 0.0) + turn
+    return np.array([np.cos(a), np.sin(a)])
+
+
+def arrows(p: PlanePair, labelled: bool = False) -> go.Figure:
+    """u and v as arrows from the origin, with the shadow of v on u (|v| cos θ). ``labelled``: for a projector, each
+    named where it is drawn (u and v at their tips, pushed apart to either side so that at 0° they do not meet; the
+    shadow along its line) instead of in a legend as wide as the plot, and the axes without their titles "x" and "y":
+    the picture gets the room."""
     unit_u = p.u / p.norm_u if p.norm_u else p.u
     shadow = unit_u * p.norm_v * p.cos
     data = [go.Scatter(x=[0, shadow[0]], y=[0, shadow[1]], mode="lines", line={"color": GREEN, "width": 8}, opacity=0.35,
@@ -38,12 +52,37 @@ def arrows(p: PlanePair) -> go.Figure:
                        showlegend=False, hoverinfo="skip"),
             _arrow(p.u, BLUE, "u"), _arrow(p.v, ORANGE, "v")]
     lim = 1.15 * max(p.norm_u, p.norm_v, 0.5)
-    fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"}, **_square_axes(lim)))
+    if not labelled:
+        fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"}, **_square_axes(lim)))
+    else:
+        lim = (1 + 2 * TIP) * max(p.norm_u, p.norm_v, 0.5)  # room for the names past the tips
+        axes = _square_axes(lim)
+        for axis in axes.values():
+            axis["title"] = None
+        notes = []
+        for vec, name, colour, turn in ((p.u, "u", BLUE, -np.pi / 2), (p.v, "v", ORANGE, np.pi / 2)):
+            at = vec + TIP * _side(vec, 0.0) + TIP * _side(vec, turn)
+            notes.append({"x": float(at[0]), "y": float(at[1]), "text": f"<b>{name}</b>", "showarrow": False,
+                          "font": {"color": colour, "size": 22}})
+        if abs(p.cos) > 0.2:  # a shadow long enough to be named beside it (at 90° it is a point)
+            at = shadow / 2 + TIP * _side(unit_u, -np.pi / 2)
+            notes.append({"x": float(at[0]), "y": float(at[1]), "text": "|v| cos θ", "showarrow": False,
+                          "font": {"color": GREEN}, "bgcolor": "rgba(255, 255, 255, 0.8)"})
+        fig = go.Figure(data, go.Layout(showlegend=False, annotations=notes, **axes))
     layout(fig, _("θ = {theta:.0f}°:  u·v = {dot:+.3f}", theta=p.theta_deg, dot=p.dot), height=470)
+    if labelled:
+        fig.update_layout(margin={"l": 50, "r": 10, "b": 35})
     return with_words(fig, _("Two arrows from the origin: u of length {lu:.2f} and v of length {lv:.2f}, {theta:.0f}° apart. "
                              "cos θ = {cos:+.3f}, so u·v = |u| |v| cos θ = {dot:+.3f}; the shadow of v on u is "
                              "{shadow:+.3f} long.", lu=p.norm_u, lv=p.norm_v, theta=p.theta_deg, cos=p.cos, dot=p.dot,
                              shadow=p.norm_v * p.cos))
+
+
+def bold(title: str) -> str:
+    """A frame's title as Streamlit draws the figure's own: Streamlit writes a chart's title in bold by wrapping
+    ``layout.title.text`` in <b>…</b> as it draws it, but not a frame's, which replaced it in regular weight while
+    the animation played."""
+    return f"<b>{title}</b>"
 
 
 CONTROLS_Y = -0.3  # paper units: Play/Pause and the angle slider hang below the x axes' tick labels and titles
@@ -83,8 +122,8 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
         p = plane_pair(len_u, len_v, float(theta))
         frames.append(go.Frame(name=str(theta), data=[_arrow(p.v, ORANGE, "v"), go.Scatter(x=[theta], y=[p.dot])],
                                traces=[1, 4],
-                               layout={"title": {"text": _("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}",
-                                                           theta=int(theta), dot=p.dot, cos=p.cos)}}))
+                               layout={"title": {"text": bold(_("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}",
+                                                                theta=int(theta), dot=p.dot, cos=p.cos))}}))
     lim = 1.15 * max(len_u, len_v)
     m = 1.2 * max(1.0, len_u * len_v)
     opts = {"frame": {"duration": 120, "redraw": True}, "transition": {"duration": 0}, "fromcurrent": True}
@@ -125,6 +164,18 @@ def elementwise_products(u: np.ndarray, v: np.ndarray, word_u: str, word_v: str)
                              neg=int((prod < 0).sum()), dot=float(prod.sum()), top=float(prod[top]), i=top))
 
 
+def similarity_axis(values) -> dict:
+    """The quiz's x axis: from 0 (or the tick at or below the lowest cosine, when one is negative) to 1 (or past the
+    highest), a tick every 0.1 (0.2 over a wider span): plotly's own range stopped just left of a bar of −0.129,
+    with no negative tick to read it by."""
+    lo, hi = min(0.0, *values), max(1.0, *values)
+    step = 0.1 if hi - lo <= 1.4 else 0.2
+    first, last = int(np.floor(lo / step + 1e-9)), int(np.ceil(hi / step - 1e-9))
+    ticks = [round(k * step, 6) for k in range(first, last + 1)]
+    return {"range": [ticks[0] - step / 4, ticks[-1] + step / 4], "tickmode": "array", "tickvals": ticks,
+            "zeroline": True}
+
+
 def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
     labels = [plot(p.label) for p in pairs]
     fig = go.Figure([
@@ -133,7 +184,8 @@ def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
         go.Bar(y=labels, x=[p.cosine for p in pairs], orientation="h", name=_("real cosine"), marker_color=RED,
                hovertemplate=_("%{y}: cosine %{x:.3f}") + "<extra></extra>")])
     layout(fig, _("Your guesses against the real cosines"), x=_("similarity (cosine)"), height=120 + 60 * len(pairs))
-    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.2}, yaxis_autorange="reversed")
+    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.2}, yaxis_autorange="reversed",
+                      xaxis=similarity_axis([*guesses, *(p.cosine for p in pairs)]))
     if not pairs:
         return fig
     off = [abs(g - p.cosine) for p, g in zip(pairs, guesses, strict=True)]
@@ -146,8 +198,8 @@ def quiz_reveal(pairs: list[Pair], guesses: list[float]) -> go.Figure:
 
 
 # --- figures from hashable arguments (cached by the app per model and language) ---
-def arrows_at(len_u: float, len_v: float, theta: float) -> go.Figure:
-    return arrows(plane_pair(len_u, len_v, theta))
+def arrows_at(len_u: float, len_v: float, theta: float, labelled: bool = False) -> go.Figure:
+    return arrows(plane_pair(len_u, len_v, theta), labelled)
 
 
 def products_of(emb, word_u: str, word_v: str) -> go.Figure:

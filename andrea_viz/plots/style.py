@@ -42,7 +42,8 @@ def shared_colour(n: int) -> list[int]:
 
 QUERY_RGB = (214, 39, 40)  # a map's first word asked for (RED)
 OTHER_GREY = "#b2b2b2"  # a map's points of no group
-TEXT = "#31333f"  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white
+TEXT = "#31333f"
+BUTTON_EDGE = "#8a8d98"  # an animation's Play and Pause: their frame, 3.3:1 on white (a control's edge needs 3)  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white
 
 
 def hex_rgb(hex_colour: str) -> list[int]:
@@ -64,10 +65,11 @@ def score_rgb(share: float) -> list[int]:
     return [int(255 * (1 - share)), int(200 * share), 60]
 
 
-def entry_colours(word_groups: int) -> list[str]:
-    """The colours of a map's palette entries (``maps.scene``): the grey of no group, the j-th of its
-    ``word_groups`` word groups in ``PALETTE[j % len(PALETTE)]``, then the query's red."""
-    return [OTHER_GREY, *(PALETTE[j % len(PALETTE)] for j in range(word_groups)), RED]
+def entry_colours(slots) -> list[str]:
+    """The colours of a map's palette entries (``maps.scene``): the grey of no group, each word group in
+    ``PALETTE[slot % len(PALETTE)]`` (``slots``: ``maps.sample.colour_slots``, the same group the same colour on every
+    map), then the query's red."""
+    return [OTHER_GREY, *(PALETTE[s % len(PALETTE)] for s in slots), RED]
 
 
 TITLE_PAD = 14  # px above a chart's title, pinned to the top of the picture
@@ -91,6 +93,8 @@ def play_controls(frames: list[str], active: int, play: dict, prefix: str, suffi
     labels = (_("▶ Play"), _("❚❚ Pause"))
     start = slider_start("".join(labels))
     menu = {"type": "buttons", "direction": "left", "x": 0.0, "y": buttons_y, "xanchor": "left",
+            # dark text on white in a grey frame: plotly's own grey on pale blue read as a disabled button
+            "font": {"color": TEXT}, "bgcolor": "#ffffff", "bordercolor": BUTTON_EDGE, "borderwidth": 1,
             "buttons": [{"label": labels[0], "method": "animate", "args": [None, play]},
                         {"label": labels[1], "method": "animate",
                          "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}
@@ -190,6 +194,17 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
             kept.append(k)
             boxes.append(box)
     return kept
+
+
+def words_on_top(x, y, text, marker_size, font_size, color: str | None = None) -> go.Scatter:
+    """A 2-D map's words as one trace, to be added after every trace of markers: plotly draws a trace's text with its
+    own markers, so the words of one group lay under the dots of every group drawn after it. Each word sits where
+    "top center" puts it over its point: invisible markers of the point's own size (``marker_size``, one per word,
+    like ``font_size``) keep it clear of its dot, and a halo keeps it readable where another dot lies under it; the
+    trace takes no hover, no click and no legend entry."""
+    font = {"size": font_size, "color": color or TEXT, "shadow": "auto"}  # a light halo: readable over a dot
+    return go.Scatter(x=x, y=y, text=text, mode="markers+text", textposition="top center", textfont=font,
+                      marker={"size": marker_size, "opacity": 0}, hoverinfo="skip", showlegend=False)
 
 
 def plotly_separators() -> str:

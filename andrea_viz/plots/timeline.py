@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import GREY, RED, TEXT, group_style, kept_apart, layout, play_controls, shared_colour
+from .style import GREY, RED, TEXT, group_style, kept_apart, layout, play_controls, shared_colour, words_on_top
 from .words import with_words
 
 
@@ -63,6 +63,7 @@ def pair_series(steps: Sequence[int], series: dict[tuple[str, str], list[float]]
                        _("at step {s:,}", s=steps[-1]): [num(float(v[-1]), "+.3f") for _p, v in pairs]})
 
 
+CLASS_MARKER_PX = 9
 CLASS_MAP_AREA = (440.0, 440.0)  # px of the class map's square plotting area (620 high, less its margins)
 
 
@@ -89,11 +90,13 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
         out = []
         for g in names:
             at = np.flatnonzero(groups == g)
-            out.append(go.Scatter(x=coords[k, at, 0], y=coords[k, at, 1], mode="markers+text", name=plot(g),
-                                  text=[plot(tokens[i]) if i in kept else "" for i in at], textposition="top center",
-                                  customdata=[plot(tokens[i]) for i in at], textfont={"size": 11, "color": TEXT},
-                                  marker={"size": 9, "color": styles[g][0], "symbol": styles[g][1]},
+            out.append(go.Scatter(x=coords[k, at, 0], y=coords[k, at, 1], mode="markers", name=plot(g),
+                                  customdata=[plot(tokens[i]) for i in at],
+                                  marker={"size": CLASS_MARKER_PX, "color": styles[g][0], "symbol": styles[g][1]},
                                   hovertemplate="%{customdata}<extra>" + plot(g) + "</extra>"))
+        shown = sorted(kept)  # the words over every class's markers, one trace in every frame
+        out.append(words_on_top(coords[k, shown, 0], coords[k, shown, 1], [plot(tokens[i]) for i in shown],
+                                [CLASS_MARKER_PX] * len(shown), 11, TEXT))
         for g in named:  # one trace per frame as well, so that the name moves with its class
             c = coords[k, groups == g].mean(axis=0)
             out.append(go.Scatter(x=[c[0]], y=[c[1]], mode="text", text=[f"<b>{plot(g)}</b>"], showlegend=False,

@@ -9,7 +9,7 @@ from .errors import explain_errors, show_error
 from .fragments import fragment
 from .models import current_model, model_card, model_label, offer_trained_example, page_setup
 from .report import checkpoint_report
-from .tables import dataframe, localized
+from .tables import dataframe, height_for, localized
 from .timeline import timeline_view
 from .uploader_text import file_uploader
 from .widgets import MAX_TEXT_CHARS, default_words, metric_columns, number_slider, token_chips, token_picker
@@ -17,7 +17,7 @@ from .widgets import MAX_TEXT_CHARS, default_words, metric_columns, number_slide
 server_hooks.install()  # the guards on every request from now on, where streamlit_app.py did not install them already
 
 __all__ = ["audit_view", "cached", "cached_with_progress", "chart", "checkpoint_report", "classroom", "compare", "current_model",
-           "dataframe",
+           "dataframe", "height_for",
            "exercise",
            "explain_errors", "figure", "file_uploader", "fragment", "get_model", "grow", "lesson", "live", "localized", "map_view", "model_card", "model_label", "models", "naming", "nav",
            "offer_trained_example", "page_setup", "remember", "show_error", "state", "timeline_view", "token_picker", "token_chips", "metric_columns", "MAX_TEXT_CHARS", "default_words",

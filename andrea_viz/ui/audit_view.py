@@ -10,7 +10,7 @@ import streamlit as st
 from ..audit import audit_checkpoints, audit_report
 from ..checkpoints.folder import checkpoint_dir, inside
 from ..errors import CheckpointError
-from ..i18n import N_, _, num, pN_, tr_md
+from ..i18n import N_, _, num, pN_, tr_md, unbroken
 from ..safe_text import md
 from .cache import remember
 from .errors import explain_errors
@@ -54,7 +54,9 @@ def section() -> None:
                           label=_("Auditing:"))
         added = result["added_rows"]
         if added:
-            head = [_("id"), _("token"), _("init"), _("evidence"), _("moved"), _("norm / median")]
+            # the short columns' headers on one line: Chinese broke them between any two characters ("已移" over "動")
+            head = [unbroken(_("id")), unbroken(_("token")), _("init"), _("evidence"), unbroken(_("moved")),
+                    unbroken(_("norm / median"))]
             lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
             for r in added:
                 token = "—" if r["token"] is None else md(r["token"])

@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ..alignment import Alignment
+from ..compare import Drift
 from ..checkpoints.folder import checkpoint_dir, display_root, inside, list_checkpoints
 from ..errors import CheckpointError
-from ..i18n import _
+from ..i18n import _, num
 from ..model import Embeddings
 from ..safe_text import in_code
 from . import uploads
@@ -88,3 +89,17 @@ def alignment_note(a: Embeddings, b: Embeddings, al: Alignment) -> None:
               t=int(al.train.size), h=int(al.held_out.size), c=al.median_cosine, p=al.median_procrustes,
               base=al.median_baseline, j=al.median_jaccard),
             icon=":material/translate:")
+
+
+def anchor_drift_metrics(median, largest, al: Alignment, r: Drift) -> None:
+    """The two drift cards of two vocabularies (``median``, ``largest``: columns): the median of the anchors held out
+    of the map's fit, beside their median cosine in the note above, and the largest over every anchor, each saying
+    which anchors it is of. Over every anchor the median was ~0.003 against a held-out median cosine of 0.92: the
+    80% the map was fitted on land almost exactly on their rows."""
+    median.metric(_("Median drift, held-out anchors"), num(al.held_out_drift, ".4f"), help=_(
+        "1 − cos(map(A), B) of the {h:,} anchors the map was not fitted on (their median cosine: {c:.3f}). Over all "
+        "{n:,} anchors, the {t:,} it was fitted on included, the median is {all:.4f}: the map all but reproduces the "
+        "rows it was fitted on.", h=int(al.held_out.size), c=al.median_cosine, n=len(al.anchors),
+        t=int(al.train.size), all=r.median_drift))
+    largest.metric(_("Largest drift, all anchors"), num(r.max_drift, ".4f"),
+                   help=_("Over all {n:,} anchors, those the map was fitted on included.", n=len(al.anchors)))

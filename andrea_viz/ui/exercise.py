@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..family import FAMILY
-from ..i18n import _, num, tr_md
+from ..i18n import _, glued, num, tr_md
 from ..sizing import check_table_answer
 from . import classroom
 
@@ -17,8 +17,8 @@ def sizing_exercise(key: str) -> None:
     for size in EXERCISE:
         s = FAMILY[size]
         c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
-        c1.markdown(_("**{name}**: V = {V} ({segments} segments + 256 bytes + 1 BOS), d_model = {d}", name=size,
-                      V=num(s.V), segments=num(s.segments), d=num(s.d)))
+        c1.markdown(glued(_("**{name}**: V = {V} ({segments} segments + 256 bytes + 1 BOS), d_model = {d}", name=size,
+                            V=num(s.V), segments=num(s.segments), d=num(s.d))))
         answer = c2.text_input(_("Parameters in its token table"), key=f"{key}:{size}", placeholder=_("your answer"),
                                help=_("Digits, grouped the way this language writes them ({example}) or not.",
                                       example=num(1234567)))

@@ -113,7 +113,8 @@ LOOKUP_SAID = {  # step 1's sentence over the row drawn: a word of one token, or
 
 def lookup() -> None:
     emb = get_model(SHAPES)
-    draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows", height=h(240, 210))
+    draw(st, cached(emb, lesson_plots.rows_heatmap, EXAMPLE_IDS), key="lesson:example-rows",
+         height=h(240, lesson_plots.ROWS_PRESENT))
     i = EXAMPLE_IDS[-1]
     if not presenting():
         q = token_picker(emb, key="lesson:lookup", preferred=lexicon.word(lesson_language(), "cat"), mean_note=False)
@@ -193,10 +194,15 @@ def sizing() -> None:
 
 
 def dot_product() -> None:
-    theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
+    if presenting():  # the angle beside the arrows, over their numbers: the arrows take the screen's height
+        c1, c2 = st.columns([1, 1])
+        theta = c2.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
+    else:
+        theta = st.slider(_("θ, the angle between u and v (degrees)"), 0, 180, 60, 5, key="lesson:theta")
+        c1, c2 = st.columns([1, 1])
     p = plane_pair(1.0, 1.0, theta)
-    c1, c2 = st.columns([1, 1])
-    draw(c1, figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta)), key="lesson:arrows", height=h(420, 300))
+    draw(c1, figure(similarity_plots.arrows_at, 1.0, 1.0, float(theta), presenting()), key="lesson:arrows",
+         height=h(420, similarity_plots.ARROWS_PRESENT))  # in presenter mode each arrow named at its tip, no legend
     with c2:
         st.latex(rf"u\cdot v = |u|\,|v|\cos\theta = 1 \times 1 \times ({tex(p.cos, '+.3f')}) = {tex(p.dot, '+.3f')}")
         st.info(tr(case_of(theta)))
@@ -212,7 +218,7 @@ def dot_product() -> None:
                          "u·v": round(dot(cat.vector, q.vector), 3),  # the name (the caption above says it), never
                          _("cosine"): round(cosine(cat.vector, q.vector), 3), _("model on screen"): name})  # a number
     table(c2, rows, width="stretch")  # beside the arrows: one screen in presenter mode
-    note = c1 if presenting() else c2  # in presenter mode under the arrows: the step stays on one screen
+    note = st if presenting() else c2  # in presenter mode under both columns, on one line: the step stays on one screen
     note.caption(_("u·v = |u| × |v| × cos θ on the real rows: the dot product carries the two lengths, the cosine only "
                    "the direction."))
 
@@ -230,7 +236,10 @@ def attention() -> None:
         ids = tuple(emb.tokenizer.encode(text))[: emb.context]
         if not ids:
             raise QueryError("the sentence gives no tokens; type a few words")
-        draw(st, cached(emb, lesson_plots.attention_of, ids, int(head)), key="lesson:attn", height=h(420, 310))
+        draw(st, cached(emb, lesson_plots.attention_of, ids, int(head), 330, presenting()), key="lesson:attn",
+             height=h(420, WORDS_PX + lesson_plots.attention_height(len(ids), lesson_plots.ATTENTION_PRESENT - WORDS_PX)))
+        if presenting():  # the grids take the screen's height: the formula under them is the page's, not the slide's
+            return
         st.caption(_("{label}'s first layer on {n} tokens: h = RMSNorm(x), q = h·W_q, k = h·W_k, both read from its "
                      ".bin; a score is q_i · k_j / √{dh}.", label=model_label(emb.key), n=len(ids),
                      dh=emb.d_model // heads))
@@ -289,22 +298,30 @@ def learned() -> None:
     st.markdown(_("ANDREA-120M's position table: T × d_model = {T:,} × {d} = {n:,} parameters; with the token table, "
                   "{emb:,} embedding parameters.", T=T, d=d, n=T * d, emb=count_shape(ANDREA_120M).embeddings))
     c1, c2 = st.columns(2)
-    draw(c1, cached(trained_emb, position_plots.cosines_of, "learned"), key="lesson:cos:learned", height=h(420, 330))
-    draw(c2, cached(trained_emb, position_plots.cosines_of, "sinusoidal"), key="lesson:cos:sin", height=h(420, 330))
+    for where, kind, key in ((c1, "learned", "lesson:cos:learned"), (c2, "sinusoidal", "lesson:cos:sin")):
+        fig = cached(trained_emb, position_plots.cosines_of, kind)
+        if presenting():  # as tall as the screen allows, and only as wide as its square and its colour bar beside it
+            high = position_plots.COSINE_PRESENT
+            draw(where, fig, key=key, height=high, width=position_plots.square_width(fig, high - WORDS_PX))
+        else:
+            draw(where, fig, key=key, height=420)
+    if presenting():  # the squares take the screen's height; their titles say which table each is
+        return
     st.caption(_("Left: the learned table of {label} after training; right: the sinusoidal table of the same size, a "
                  "formula.", label=model_label(run)))
 
 
 def where() -> None:
     pc = count_shape(ANDREA_120M)
-    c1, c2 = st.columns([3, 2], vertical_alignment="center")
+    c1, c2 = st.columns([7, 5], vertical_alignment="center")  # the key's names each on one line, in every language
     draw(c1, figure(params_treemap, pc, _("ANDREA-120M: {n} parameters", n=num(pc.total))), key="lesson:treemap",
          height=h(420, 300))
     c2.markdown(parts_key(pc), unsafe_allow_html=True)  # every part named (our words only); its swatches are HTML
     g = nominal_gap()
     st.markdown(_("**The nominal 120M, part by part:** embeddings {emb:.2%} + output table {out:.2%} + blocks {blocks:.2%} "
-                  "+ {none:.2%} that is no parameter at all = 100%: the layout computes {total}, not {nominal}.",
-                  emb=g["embeddings"], out=g["output"], blocks=g["blocks"], none=g["none"], total=num(g["computed"]),
+                  "= {have:.2%}. The other {none:.2%} is the part of the nominal 120M that the layout doesn't have: it "
+                  "computes {total} parameters, not {nominal}.", emb=g["embeddings"], out=g["output"],
+                  blocks=g["blocks"], have=1 - g["none"], none=g["none"], total=num(g["computed"]),
                   nominal=num(g["nominal"])))
     b = block_share()
     st.markdown(_(
@@ -366,9 +383,12 @@ def flow() -> None:
         if not presenting():
             st.markdown(_("**Tokens:** ") + token_chips([emb.token(i) for i in ids], list(ids)))
         c1, c2 = st.columns([1, 1])
-        draw(c1, cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t), h(620, 330)), key="lesson:sum",
-             height=h(620, 330))
-        draw(c2, cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, 330))
+        high = h(620, position_plots.SUM_PRESENT)  # the three rows laid out for the height they are drawn at
+        draw(c1, cached(emb, position_plots.sum_of, int(ids[t]), "learned", int(t),
+                        high - WORDS_PX if presenting() else high, presenting()), key="lesson:sum", height=high)
+        draw(c2, cached(emb, lesson_plots.x_heatmap, ids, int(t)), key="lesson:x", height=h(420, position_plots.SUM_PRESENT))
+        if presenting():  # the charts take the screen's height; the sentence's numbers are in their titles and words
+            return
         st.caption(_("Left: x_{t} of {label} for id {id} (“{token}”) at position {t}, its own row plus position row {t}. "
                      "Right: all {n} rows of x. ANDREA-120M does the same with a full context: {ids} ids → a ({T}, {d}) "
                      "matrix x.", t=t, label=model_label(run), id=int(ids[t]), token=md(shown_token(emb.token(ids[t]))),

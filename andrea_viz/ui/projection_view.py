@@ -42,7 +42,7 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
     m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
                 help=_("computed once, then kept on the server's disk: this map was read from there")
                 if result.from_cache else _("the first time; views after that come from the cache"))
-    m[2].metric(_("Trust (10 nearest kept)"), num(result.trust_mean, ".1%"),
+    m[2].metric(_("{k} nearest kept", k=10), num(result.trust_mean, ".1%"),  # the card's name for the same figure
                 help=_("Average share of each point's 10 nearest neighbours in the full space (by cosine) that are also "
                        "among its 10 nearest in the picture")
                 + (" " + _("(scored on {n:,} of the points)", n=TRUST_SAMPLE) if len(result.sample) > TRUST_SAMPLE else ""))

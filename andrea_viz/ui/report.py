@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from ..i18n import _, num, tr, tr_md
@@ -21,7 +22,9 @@ def checkpoint_report(emb: Embeddings) -> None:
     for w in p.warnings:
         st.warning(tr(w, escape=md), icon=":material/warning:")
     st.markdown("**" + _("Taken as the model's tables") + "**")
-    dataframe([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles], width="stretch")
+    # a few rows whose "why" is a sentence: an HTML table wraps it, where the grid cut it at its edge
+    st.table(pd.DataFrame([{_("role"): tr(r), _("tensor"): n, _("why"): tr(why)} for r, n, why in p.roles]),
+             hide_index=True)
     if p.assumptions:
         st.markdown("**" + _("Assumed") + "**\n" + "\n".join(f"- {tr(a, escape=md)}" for a in p.assumptions))
     if p.notes:

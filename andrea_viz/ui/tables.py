@@ -21,6 +21,7 @@ MAX_DECIMALS = 6  # a column of raw floats (a product, a mean) is written to 6 d
 # (a generous average of Source Sans); the grid's own sizing measured such cells short and cut them
 # ("注意力（wq、wk、wv、" on Sizing in zh-TW, "januari → januar…" on Compare in Dutch)
 WIDE_PX, NARROW_PX, CELL_PAD_PX, MAX_COLUMN_PX = 15, 8, 28, 560
+ROW_PX = 35  # the grid's row height, its header's too
 MEASURED_SHORT = 0x2000  # a cell with a character from here on (→, 注, （) is one the grid cut
 
 
@@ -82,6 +83,12 @@ def fitted_widths(df: pd.DataFrame) -> dict[str, int]:
             if px <= MAX_COLUMN_PX:
                 out[str(c)] = px
     return out
+
+
+def height_for(rows: int) -> int:
+    """A grid's height in pixels that shows ``rows`` whole rows under its header (its default, 400 px, shows ten
+    and a half: a cut row whose token cannot be read)."""
+    return ROW_PX * (rows + 1) + 3
 
 
 def dataframe(rows: Any, where: Any = None, decimals: dict[str, int] | None = None, **kw) -> None:

@@ -120,6 +120,9 @@ def test_the_sizing_exercise_on_the_page(lang, typed, kind, said):
     boxes = at.get(kind) if kind != "error" else at.warning
     assert any(said in b.value for b in boxes), [b.value for b in [*at.success, *at.warning]]
     assert all(b.icon.startswith(":material/") for b in [*at.success, *at.warning])  # no colour emoji
+    # each equation kept whole on one line: "d_model =" ended a line and "1.536" began the next
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**ANDREA-480M**")]
+    assert "d_model\u00a0=\u00a0" in line and "V\u00a0=\u00a0" in line and " = " not in line
 
 
 BIG = re.compile(r"(?<![\d.,])\d{4,}(?![\d.,]?\d)")  # a whole number of 1,000 or more with no group mark: 16384

@@ -143,7 +143,7 @@ def test_projection_draws_lines_to_a_words_true_nearest(app, load_model):
     fig = next(f for f in figures(at) if "PCA" in f["layout"]["title"]["text"])
     where = {}  # a point's position on the map -> its token id
     for t in fig["data"]:
-        if t.get("mode") != "lines":
+        if t.get("mode") != "lines" and "customdata" in t:  # the points (the words' own trace has no ids)
             for x, y, i in zip(values(t["x"]), values(t["y"]), values(t["customdata"]), strict=True):
                 where[(np.float32(x), np.float32(y))] = int(i)
     lines = next(t for t in fig["data"] if t.get("mode") == "lines")

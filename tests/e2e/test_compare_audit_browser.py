@@ -66,5 +66,10 @@ def test_the_audit_of_a_resized_fine_tune_in_each_language(page, audit_app, lang
         cells = rows.nth(k).locator("td").all_inner_texts()
         assert cells[:3] == [str(r["id"]), r["token"], init] and cells[4] == Msg("no").render(lang), cells
     assert exceptions(page) == [] and streamlit_english(page) == []
+    # every header on one line: the narrow columns' headers broke between two Chinese characters ("已移" over "動")
+    lines = section.locator("thead th").evaluate_all("""ths => ths.map(th => {
+        const r = document.createRange(); r.selectNodeContents(th);
+        return new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top))).size; })""")
+    assert len(lines) == 6 and lines[4:] == [1, 1] and lines[:2] == [1, 1], lines
     SHOTS.mkdir(parents=True, exist_ok=True)
     section.screenshot(path=str(SHOTS / f"compare_audit_{lang}.png"))

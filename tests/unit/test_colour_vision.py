@@ -166,7 +166,7 @@ def test_past_the_palette_a_class_is_told_apart_by_shape_and_by_its_name_where_i
     rng = np.random.default_rng(0)
     coords = rng.standard_normal((2, len(groups), 2))
     fig = timeline.class_map(coords, [0, 600], [f"w{i}" for i in range(len(groups))], groups, np.array([0.5, 0.25]), 600)
-    points = [t for t in fig.data if t.mode == "markers+text"]
+    points = [t for t in fig.data if t.mode == "markers"]
     styles = [(t.marker.color, t.marker.symbol) for t in points]
     assert len(points) == 18 and len(set(styles)) == 18  # no two classes drawn alike
     assert [s for s, _ in styles[13:]] == list(style.PALETTE[:5]) and {m for _, m in styles[13:]} == {"square"}

@@ -112,7 +112,7 @@ def test_the_deck_maps_key_names_each_colour_it_shows_and_escapes_the_typed_word
     proj, sample, trust = _map(50, tokens, groups)
     scene = build_scene(proj, sample, tokens, trust)
     key = deck_legend(scene)
-    colours = entry_colours(len(scene.word_groups))
+    colours = entry_colours(scene.slots)
     assert key.count('role="listitem"') == 4 and "<img" not in key and html_lib.escape(typed) in key
     for j, colour in enumerate(colours):  # the grey, animals, the typed word's neighbours, the query
         assert f"background:{colour}" in key and html_lib.escape(scene.name(j)) in key

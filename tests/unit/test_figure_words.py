@@ -333,16 +333,21 @@ def test_the_class_maps_labels_at_each_step_overlap_none_and_every_word_keeps_it
     coords = np.stack([spread, clump])
     fig = timeline.class_map(coords, [0, 600], words, ["a"] * 12 + ["b"] * 12, np.array([0.5, 0.25]), 600)
     for frame, at in zip(fig.frames, coords, strict=True):
-        points = [t for t in frame.data if t.mode == "markers+text"]
-        shown = {str(c): str(t) for tr in points for t, c in zip(tr.text, tr.customdata, strict=True)}
-        assert sorted(shown) == sorted(words)  # every word in a hover
+        points = [t for t in frame.data if t.mode == "markers"]
+        assert sorted(str(c) for tr in points for c in tr.customdata) == sorted(words)  # every word in a hover
+        (written,) = [t for t in frame.data if t.mode == "markers+text"]
+        # the words are drawn over every class's markers: their trace comes after all of them
+        assert list(frame.data).index(written) > max(list(frame.data).index(t) for t in points)
+        assert written.hoverinfo == "skip" and written.showlegend is False and written.marker.opacity == 0
         lim = float(np.abs(coords).max()) * 1.1
         want = {words[i] for i in kept_apart([(x, y, w) for (x, y), w in zip(at, words, strict=True)],
                                              np.array([[-lim, -lim], [lim, lim]]), CLASS_MAP_AREA, equal=True)}
-        assert {w for w, t in shown.items() if t} == want
-    last = {str(t) for tr in fig.frames[1].data if tr.mode == "markers+text" for t in tr.text if t}
+        assert set(written.text) == want
+        for x, y, w in zip(written.x, written.y, written.text, strict=True):  # each word over its own point
+            assert (x, y) == tuple(at[words.index(w)])
+    last = {str(t) for tr in fig.frames[1].data if tr.mode == "markers+text" for t in tr.text}
     assert len(last & set(words[:12])) <= 3 and len({str(t) for tr in fig.frames[0].data if tr.mode == "markers+text"
-                                                      for t in tr.text if t}) >= 16
+                                                      for t in tr.text}) >= 16
 
 # --- Compare ---
 def test_the_drift_histogram_says_the_median_and_the_largest():
@@ -367,7 +372,7 @@ def test_every_arrowhead_points_from_its_token_in_a_to_it_in_b_the_first_too():
     b = np.array([[0.0, 3.0], [4.0, 1.0], [0.0, -2.0], [3.5, 5.0], [2.0, 2.0]])  # up, right, down, left, no length
     fig = compare.arrows_map(a, b, ["up", "right", "down", "left", "still"], ["most"] * 4 + ["least"],
                              np.array([0.5, 0.25]))
-    heads = {t.name: t for t in fig.data if t.mode == "markers+text"}
+    heads = {t.name: t for t in fig.data if t.mode == "markers" and t.name}
     most, least = heads["moved most"], heads["moved least"]
     assert most.marker.angleref == "up" and [x % 360 for x in most.marker.angle] == [0.0, 90.0, 180.0, 270.0]  # plotly writes 180 as -180
     assert list(least.marker.angle) == [0.0]

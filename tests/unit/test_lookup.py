@@ -6,7 +6,7 @@ import pytest
 from andrea_viz.builtin import init_std
 from andrea_viz.errors import QueryError
 from andrea_viz.i18n import set_language
-from andrea_viz.plots.lookup import table_overview
+from andrea_viz.plots.lookup import table_overview, value_histogram
 from andrea_viz.lookup import block_average, expected_init_norm, one_hot, one_hot_product, value_stats
 
 INIT_MODELS = ["andrea-12m-init", "andrea-120m-init", "andrea-480m-init"]
@@ -111,3 +111,19 @@ def test_the_overview_says_its_cells_without_a_1_columns(rb, cb, said):
     finally:
         set_language("en")
     assert f"({said})" in title
+
+
+@pytest.mark.parametrize("log_y", [True, False])
+def test_the_values_y_range_holds_the_init_curves_peak(log_y):
+    """A table wider than its init (here twice): the init's curve peaks near 1/(0.02·√(2π)) ≈ 19.9, above every bar;
+    the log axis's range was set from the histogram alone and cut the curve's top off (stopped near 15)."""
+    values = np.random.default_rng(0).normal(0, 0.04, (2_000, 64)).astype(np.float32)
+    stats = value_stats(values, 0.02)
+    fig = value_histogram(stats, 64, log_y=log_y)
+    peak = max(fig.data[1].y)
+    assert peak > 1.5 * stats.density.max()  # the case drawn: the curve stands above its bars
+    if log_y:
+        assert 10 ** fig.layout.yaxis.range[1] >= peak * 1.2  # room above the peak
+        assert max(fig.layout.yaxis.tickvals) * 10 >= peak  # a tick within a decade of it
+    else:
+        assert fig.layout.yaxis.range is None  # a linear axis is plotly's own, fitted to every trace

@@ -21,8 +21,11 @@ from andrea_viz.plots.style import OTHER_GREY, PALETTE, RED, hex_rgb, score_rgb
 from andrea_viz.safe_text import plot
 
 N = 400
-# groups in an order that is not alphabetical: the first seen gets the palette's first colour on every renderer
+# groups in an order that is neither alphabetical nor the palette's: each gets its own colour on every renderer
 GROUPS = ("neighbour of c<a>t", "numbers", "animals", "included", "colours")
+# the palette's place of each named group, written out by hand: the first "neighbour of …" group takes the first
+PLACE = {"animals": 1, "weekdays": 2, "months": 3, "numbers": 4, "colours": 5, "countries": 6, "family": 7,
+         "people": 8, "included": 9}
 
 
 def _map():
@@ -47,14 +50,20 @@ def _map():
 
 
 def _expected(groups) -> dict[int, tuple[str, list[int]]]:
-    """The slow reference: each point's group and rgb, by walking the sample's groups in order."""
-    order: list[str] = []
+    """The slow reference: each point's group and rgb, by walking the sample's groups in order (a named group at its
+    place in PLACE, the first "neighbour of …" group at 0, other groups after the named ones as they come)."""
+    unnamed: list[str] = []
     for g in groups:
-        if g not in ("other", "query") and g not in order:
-            order.append(g)
+        if g not in ("other", "query") and g not in PLACE and g not in unnamed:
+            unnamed.append(g)
     out = {}
     for k, g in enumerate(groups):
-        colour = OTHER_GREY if g == "other" else RED if g == "query" else PALETTE[order.index(g) % len(PALETTE)]
+        if g in ("other", "query"):
+            colour = OTHER_GREY if g == "other" else RED
+        else:
+            j = unnamed.index(g) if g in unnamed else None
+            place = PLACE[g] if j is None else 0 if j == 0 and g.startswith("neighbour of ") else len(PLACE) + j
+            colour = PALETTE[place % len(PALETTE)]
         out[k] = (g, hex_rgb(colour))
     return out
 
@@ -114,6 +123,41 @@ def test_the_three_renderers_agree_on_each_points_group_colour_and_label(lang):
         assert (texts[0].startswith("word class: animals")) == (lang == "en")
     finally:
         set_language("en")
+
+
+def test_a_group_keeps_its_colour_on_a_map_that_lacks_the_groups_before_it():
+    """A map of another model (or another sample) without the query's neighbours and the animals: the numbers and the
+    colours keep the colours they have on the first map, on every renderer (by index, each group took the colour of
+    the one before it: the weekdays in the animals' orange)."""
+    proj, sample, tokens, trust, _labels = _map()
+    colours = {}
+    for groups in (sample.groups, tuple("other" if g in ("neighbour of c<a>t", "animals") else g for g in sample.groups)):
+        scene = build_scene(proj, Sample(sample.ids, groups), tokens, trust)
+        on_plotly = _plotly(scene_scatter(scene, "T"), sample.ids)
+        on_canvas = _canvas(scene_payload(scene))
+        on_deck, _layers = _deck(scene_deck(scene), sample.ids)
+        for k, g in enumerate(groups):
+            if g in ("numbers", "colours"):
+                assert on_plotly[k][1] == on_canvas[k][1] == on_deck[k]
+                colours.setdefault(g, set()).add(tuple(on_deck[k]))
+    assert colours == {"numbers": {tuple(hex_rgb(PALETTE[4]))}, "colours": {tuple(hex_rgb(PALETTE[5]))}}
+
+
+def test_a_2d_maps_words_are_drawn_over_every_groups_markers():
+    """Each group was one trace with its words, so a later group's dots covered an earlier group's words ("wolf",
+    "monday" under other dots; the query's word under its own star): the words are one trace after every trace of
+    markers, each over its own point at its point's marker size."""
+    proj, sample, tokens, trust, _labels = _map()
+    fig = scene_scatter(build_scene(proj, sample, tokens, trust), "T")
+    marks = [k for k, t in enumerate(fig.data) if t.customdata is not None]
+    (words,) = [k for k, t in enumerate(fig.data) if t.mode == "markers+text"]
+    assert words > max(marks) and all(fig.data[k].mode == "markers" and fig.data[k].text is None for k in marks)
+    w = fig.data[words]
+    at = {plot(tokens[k]): k for k in range(N)}
+    assert "w2" in w.text  # the query's word is written
+    for x, y, text, size in zip(w.x, w.y, w.text, w.marker.size, strict=True):
+        k = at[text]
+        assert (x, y) == tuple(proj.coords[k]) and size == (14 if sample.groups[k] == "query" else 8)
 
 
 def test_the_three_renderers_shade_each_point_by_the_same_value():
