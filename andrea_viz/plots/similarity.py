@@ -145,7 +145,8 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                              top=len_u * len_v, bottom=-len_u * len_v),
                       {_("angle θ"): [f"{t}°" for t in shown],
                        "cos θ": [num(float(np.cos(np.radians(t))), "+.3f") for t in shown],
-                       "u·v": [num(float(len_u * len_v * np.cos(np.radians(t))), "+.3f") for t in shown]})
+                       "u·v": [num(float(len_u * len_v * np.cos(np.radians(t))), "+.3f") for t in shown]},
+                      title=_("u fixed, v turning"))  # the whole animation's words, not its first frame's title
 
 
 def elementwise_products(u: np.ndarray, v: np.ndarray, word_u: str, word_v: str) -> go.Figure:

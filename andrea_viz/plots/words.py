@@ -32,9 +32,11 @@ class Words:
     title: str = ""
 
 
-def with_words(fig, summary: str, table: dict[str, list] | None = None, note: str = ""):
-    """``fig`` carrying its builder's own words (kept on the figure object, never sent to the browser)."""
-    fig._andrea_words = Words(summary, table, note, plain(fig.layout.title.text) if fig.layout.title else "")
+def with_words(fig, summary: str, table: dict[str, list] | None = None, note: str = "", title: str | None = None):
+    """``fig`` carrying its builder's own words (kept on the figure object, never sent to the browser), named by its
+    title, or by ``title`` where the picture's own changes as it plays (an animation's frames)."""
+    name = title if title is not None else fig.layout.title.text if fig.layout.title else ""
+    fig._andrea_words = Words(summary, table, note, plain(name) if name else "")
     return fig
 
 

@@ -12,7 +12,7 @@ import pytest
 from andrea_viz.lesson.angles import plane_pair
 from andrea_viz.classroom.answers import Grid
 from andrea_viz.family import FAMILY, count_shape
-from andrea_viz.i18n import set_language
+from andrea_viz.i18n import set_language, translate
 from andrea_viz.lesson import attention_preview, x_matrix
 from andrea_viz.lookup import value_stats
 from andrea_viz.plots import anatomy, classroom, compare, lesson, lookup, neighbours, positions, similarity, sizing
@@ -122,6 +122,8 @@ def test_the_arrows_say_both_lengths_the_angle_the_cosine_and_the_dot_product(le
 def test_the_turning_animation_says_the_dot_product_at_both_ends_and_tables_the_angles():
     w = check(lambda: similarity.turning_animation(2.0, 1.5), [(3.0, "+.2f"), (-3.0, "+.2f")], "On the left, u stays")
     assert w["nl"].table["u·v"][2] == say(3.0 * math.cos(math.radians(60)), "+.3f", "nl")  # 60°: half of 3
+    # named for the whole animation: its first frame's title ("θ = 0°: u·v = +3.00") read as the state while it played
+    assert w["en"].title == "u fixed, v turning" and w["nl"].title == translate("u fixed, v turning", "nl")
 
 
 def test_the_products_say_how_many_are_positive_their_sum_and_the_largest(micro):
