@@ -249,10 +249,16 @@ def matrix_heatmap(x: np.ndarray, labels: list[str], title: str, lim: float | No
                       {_("token"): list(labels), _("row length ‖v‖"): [num(float(v), ".3f") for v in lengths]})
 
 
+def added_scale(parts) -> float:
+    """The one colour limit of the terms added into block 1's input (full colour at ± this): the largest of their
+    99.5th percentiles of |value|."""
+    return max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0
+
+
 def block_input_heatmaps(parts, labels: list[str]) -> list[go.Figure]:
     """One heatmap per part of block 1's input: the terms that are added share one colour scale (so the sum reads as
-    their sum); a step applied after the sum (a LayerNorm, a projection) gets its own."""
-    shared = max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0
+    their sum, ``added_scale``); a step applied after the sum (a LayerNorm, a projection) gets its own."""
+    shared = added_scale(parts)
     return [matrix_heatmap(p.values, labels, tr(p.label), None if p.step else shared) for p in parts]
 
 

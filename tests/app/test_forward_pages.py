@@ -90,3 +90,17 @@ def test_forward_pass_order_check_says_what_is_wrong(app):
     at.text_input[2].set_value("the dog ran").run()
     no_exception(at)
     assert any("same tokens in another order" in e.value for e in at.error)
+
+
+def test_forward_pass_says_the_colour_scale_its_pictures_share(app, load_model):
+    """The three heatmaps had no colour scale: the caption under them says what the colours mean and the one limit
+    the token part, the position part and their sum share, worked out here from the model's own rows."""
+    at = open_page(app("andrea-micro"), "7_Forward_pass.py")
+    emb = load_model("andrea-micro")
+    ids = emb.tokenizer.encode(at.text_input[0].value)
+    tok = emb.token_table[ids].astype(np.float64)
+    pos = emb.position_table[: len(ids)].astype(np.float64)
+    lim = max(float(np.percentile(np.abs(m), 99.5)) for m in (tok, pos, tok + pos))
+    (said,) = [c.value for c in at.caption if c.value.startswith("Colour: blue below 0")]
+    assert f"The first 3 pictures share one scale, full colour at ±{lim:.3f}" in said
+    assert "a scale of its own" not in said  # ANDREA adds and hands x on: no step after the sum
