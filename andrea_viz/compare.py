@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -170,6 +170,15 @@ def vocab_drift(a: Embeddings, b: Embeddings, k: int = 10, sample: int = OVERLAP
     overlap[ids] = [len(set(x) & set(y) - {-1}) / k for x, y in zip(na, nb, strict=True)]
     report(1.0, Msg("done"))
     return Drift(d, overlap, ids, ANCHORS, k, None, time.perf_counter() - t), al
+
+
+def held_out_only(r: Drift, al: Alignment) -> Drift:
+    """Two vocabularies' drift (``vocab_drift``) for the anchors the map was not fitted on, NaN for the rest: what the
+    histogram and the lists of tokens moved most and least show. The anchors it was fitted on land almost on their
+    rows (drift about 0): they piled up at 0 beside a held-out median cosine of 0.92 and filled "moved least"."""
+    drift = np.full_like(r.drift, np.nan)
+    drift[al.held_out] = r.drift[al.held_out]
+    return replace(r, drift=drift)
 
 
 def vocab_map(a: np.ndarray, b: np.ndarray, al: Alignment, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ from andrea_viz.compare import (
     ALIGNMENTS,
     aligned_map,
     drift,
+    held_out_only,
     placed_neighbours,
     same_vocabulary,
     vocab_drift,
@@ -74,10 +75,12 @@ with ui.explain_errors():
                     help=_("Tokens whose row is the same in A and B, number for number (before any alignment)."))
     else:
         m[3].metric(_("Anchors"), num(len(al.anchors)), help=_("Tokens both models hold: the only ones compared."))
+    shown = r if same else held_out_only(r, al)  # two vocabularies: the anchors the map was not fitted on
     ui.chart(ui.remember(("drift-hist", a.key, b.key, align if same else "anchors", k), lambda progress:
-                                drift_histogram(r.drift, r.aligned), label=None), key="cmp:hist")
+                                drift_histogram(shown.drift, r.aligned), label=None), key="cmp:hist")
 
-    most, least = r.most_moved(LIST), r.least_moved(LIST)
+    most, least = shown.most_moved(LIST), shown.least_moved(LIST)
+    most = most[np.isfinite(shown.drift[most])] if not same else most
     label = (lambda i: b.token(int(i))) if same else (lambda i: ui.compare.anchor_label(a, b, al, int(i)))
 
     def rows(ids):

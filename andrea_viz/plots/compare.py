@@ -18,7 +18,7 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     fig = go.Figure(go.Histogram(x=d, nbinsx=80, marker_color=PURPLE, marker_line_width=0,
                                  hovertemplate=_("drift %{x}<br>%{y:,} tokens") + "<extra></extra>"))
     fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
-    how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors, A mapped onto B")
+    how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors held out of the map's fit, A mapped onto B")
            }.get(aligned) or _("in place (no rotation)")
     layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
            y=_("tokens (log scale)"), height=360)

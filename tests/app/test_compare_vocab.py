@@ -7,7 +7,7 @@ import numpy as np
 import andrea_viz
 from andrea_viz.alignment import align
 
-from .conftest import figures, no_exception, open_page
+from .conftest import figures, no_exception, open_page, values
 
 
 def metrics(at):
@@ -34,10 +34,19 @@ def test_the_dutch_model_rotated_onto_the_english_one(app):
     assert f"{n:,} anchors" in note and f"{al.anchors.count('lexicon')} of the lesson's words" in note
     assert f"median cosine with its true row in B is {al.median_cosine:.3f}" in note
     assert f"{al.median_baseline:.3f} for the nearest-anchor baseline" in note
-    most = at.dataframe[0].value
+    most, least = at.dataframe[0].value, at.dataframe[1].value
     assert list(most["drift"]) == sorted(most["drift"], reverse=True) and len(most) == 15
+    # the histogram and both lists are of the held-out anchors: those the map was fitted on sat at drift ~0 and
+    # filled "moved least"; each listed drift is a held-out anchor's 1 − cos, worked out from the alignment here
+    held = {int(al.anchors.b[i]): 1 - float(c) for i, c in zip(al.held_out, al.held_out_cosine, strict=True)}
+    for table in (most, least):
+        for _k, row in table.iterrows():
+            assert abs(row["drift"] - held[row["id"]]) < 1e-3, row
+    assert min(least["drift"]) == round(min(held.values()), 4)
+    (hist,) = [f for f in figures(at) if f["layout"]["title"]["text"].startswith("Drift of every token")]
+    assert "over the anchors held out of the map's fit, A mapped onto B" in hist["layout"]["title"]["text"]
+    assert len(values(hist["data"][0]["x"])) == int(np.isfinite(1 - al.held_out_cosine).sum())
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
-    assert any("over the anchors, A mapped onto B" in t for t in titles)
     assert any("From A (open circle) to B" in t for t in titles)
     # the word is A's (kat, the Dutch model's cat); B's column: the English tokens nearest to kat mapped into B
     assert at.text_input(key="cmp:vword").value == "kat"
