@@ -46,16 +46,18 @@ with ui.explain_errors():
         row = {_("rank"): rank, _("token"): emb.token(i), "id": i, _("score"): round(float(r.scores[i]), 4)}
         if r.indicator == "norm":  # the score's evidence as numbers beside it (a sentence ran past the table's edge)
             row[_("length")] = round(float(norms[i]), 3)
-            row[_("× the median length")] = round(1.0 - float(r.scores[i]), 2)
-        row[_("at or above the threshold")] = bool(r.scores[i] >= r.threshold)
+            row[_("× median")] = round(1.0 - float(r.scores[i]), 2)  # short headers: the table fits its page
+        row[_("≥ threshold")] = bool(r.scores[i] >= r.threshold)
         if u.truth is not None:
             if u.truth.counts is not None:
                 row[_("count in the corpus")] = int(u.truth.counts[i])
             row[_("never in a batch")] = bool(u.truth.never_in_batch[i])
         row[_("reference")] = reason.get(ref.reasons.get(i), "")  # the widest text last: the numbers stay in view
         rows.append(row)
-    ui.dataframe(rows, width="stretch", height=ui.height_for(8),
-                 column_config={_("score"): st.column_config.Column(help=tr(r.meaning))})
+    ui.dataframe(rows, width="stretch", height=ui.height_for(8), column_config={
+        _("score"): st.column_config.Column(help=tr(r.meaning)),
+        _("× median"): st.column_config.Column(help=_("the row's length ÷ the median row's length")),
+        _("≥ threshold"): st.column_config.Column(help=_("at or above the threshold"))})
     if u.truth is not None:
         st.caption(_("The corpus counts and the run's record of ids never in a batch are the truth, shown beside the "
                      "score to check it; the score never reads them."))
@@ -129,4 +131,4 @@ if quick or st.session_state.get(key) or st.button(label, key="anatomy:hubs"):
                     st.caption(_("Still among the 20 largest: {n} of the raw table's 20 largest hubs",
                                  n=h.overlap(hv)))
                 ui.dataframe([{_("token"): emb.token(i), "id": i, _("lists"): n} for i, n in hv.top(20)],
-                             width="stretch")
+                             width="stretch", height=ui.height_for(10))

@@ -60,7 +60,7 @@ def test_grown_andrea_shows_its_truth_beside_the_score_and_the_auroc():
     m = metrics(at)
     assert float(m["AUROC"]) >= 0.98 and m["Reference rows"] == "13"
     table = at.dataframe[0].value
-    assert {"count in the corpus", "never in a batch", "score", "length", "× the median length"} <= set(table.columns)
+    assert {"count in the corpus", "never in a batch", "score", "length", "× median", "≥ threshold"} <= set(table.columns)
     assert table["score"].is_monotonic_decreasing
     # the score's evidence as numbers (a sentence was cut at the table's edge): the row's own length, and the score
     # as 1 − that length ÷ the median row's, worked out here from the table
@@ -69,7 +69,7 @@ def test_grown_andrea_shows_its_truth_beside_the_score_and_the_auroc():
     norms = np.linalg.norm(load_builtin("andrea-micro").token_table.astype(np.float64), axis=1)
     for _k, row in table.head(5).iterrows():
         assert row["length"] == pytest.approx(norms[row["id"]], abs=5e-4)
-        assert row["× the median length"] == pytest.approx(norms[row["id"]] / np.median(norms), abs=5e-3)
+        assert row["× median"] == pytest.approx(norms[row["id"]] / np.median(norms), abs=5e-3)
         assert row["score"] == pytest.approx(1 - norms[row["id"]] / np.median(norms), abs=5e-4)
     assert list(table.columns)[-1] == "reference"  # the widest text last: the numbers stay in view
     assert table["never in a batch"].iloc[:20].all()  # the rows scored most under-trained were never in a batch
