@@ -69,6 +69,12 @@ def unbroken(text: str) -> str:
     return WORD_JOINER.join(text.replace(" ", "\u00a0"))
 
 
+def unhyphenated(name: str) -> str:
+    """A name kept whole at its hyphens (U+2011, the no-break hyphen): "ANDREA-" ended a line of a Chinese heading
+    and "micro" began the next."""
+    return name.replace("-", "\u2011")
+
+
 def glued(text: str) -> str:
     """An equation's sides kept on one line with its sign: no-break spaces around " = " and " × " ("d_model =" ended
     one line of the sizing exercise and "1,536" began the next)."""

@@ -17,7 +17,7 @@ from ..geometry import cosine, dot, jaccard, neighbours, norm, resolve
 from ..grow import tying
 from ..lesson.handout import PAGES as HANDOUT_PAGES
 from ..lesson.handout import handout_html
-from ..i18n import N_, _, language, listed, num, render, set_language, tex, tr
+from ..i18n import N_, _, language, listed, num, render, set_language, tex, tr, unhyphenated
 from ..lesson import (EXAMPLE_IDS, LARGE, SHAPES, SOURCE_TYING, STEPS, models_of, nominal_gap, pair_changes, params,
                       row_updates, start_of, trained_of)
 from ..lookup import one_hot_product
@@ -151,9 +151,9 @@ def floats() -> None:
     # read as if training had changed 768 columns into 64); ANDREA-120M's own 1/√768 is said in the caption
     start, trained_emb = get_model(run0), get_model(run)
     c1, c2, c3 = st.columns([1.2, 1.2, 1.7]) if presenting() else (*st.columns(2), st.container())
-    c1.markdown("**" + _("At step 0: {label}", label=model_label(run)) + "**")  # the run's name: "step 0" once
+    c1.markdown("**" + _("At step 0: {label}", label=unhyphenated(model_label(run))) + "**")  # the run's name: "step 0" once
     values_histogram(c1, start, "lesson:values:start")
-    c2.markdown("**" + _("After training: {label}", label=model_label(run)) + "**")
+    c2.markdown("**" + _("After training: {label}", label=unhyphenated(model_label(run))) + "**")
     values_histogram(c2, trained_emb, "lesson:values:trained")
     ru = row_updates(start, trained_emb)
     shown = listed([f"{i}" for i in ru.unmoved[:12]] + (["…"] if ru.unmoved.size > 12 else []))
@@ -164,7 +164,7 @@ def floats() -> None:
                   and ru.never_input.tolist() == ru.unmoved.tolist() else ""))
     with explain_errors():
         changes = pair_changes(start, trained_emb, lang)  # four pairs: cheap, nothing to cache
-        table(c3, [{_("pair"): f"{c.a} / {c.b}", _("cosine at step 0"): round(c.before, 3),
+        table(c3, [{_("pair"): unhyphenated(f"{c.a} / {c.b}"), _("cosine at step 0"): round(c.before, 3),
                               _("cosine after training"): round(c.after, 3)} for c in changes], width="content")
         said = functools.reduce(lambda first, then: _("{first} {then}", first=first, then=then),  # Chinese: no space
                                 [tr(c.verdict, escape=md) for c in changes if not c.related])

@@ -159,3 +159,16 @@ def test_the_projected_tied_step_shows_no_command():
 
     assert len(commands(open_step("tied"))) == 1
     assert commands(open_step("tied", present=True)) == []
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "pt-BR"])
+def test_the_floats_step_keeps_its_names_whole_at_their_hyphens(lang):
+    """A heading broke "ANDREA-" from "micro" in Chinese, a table cell "terça-" from "feira": the run's name in both
+    headings and each pair in the table carry no-break hyphens, and read the same otherwise."""
+    at = open_step("floats", lang, present=True)
+    heads = [m.value for m in at.markdown if "ANDREA" in m.value and m.value.startswith("**")][:2]
+    assert len(heads) == 2 and all("ANDREA\u2011micro" in h and "ANDREA-micro" not in h for h in heads), heads
+    pairs = list(at.table[0].value[translate("pair", lang)])
+    assert len(pairs) == 4 and not any("-" in p for p in pairs), pairs
+    if lang == "pt-BR":
+        assert "gato / terça\u2011feira" in pairs
