@@ -36,7 +36,10 @@ GROUP_NAMES = {"animals": N_("animals"), "weekdays": N_("weekdays"), "months": N
 NEIGHBOUR_OF = "neighbour of "
 # the named groups' places in a map's palette, after the first "neighbour of …" group's: the same on every map, so
 # that a group absent from one map does not hand its colour to the next (weekdays never take the animals' colour)
-COLOUR_ORDER = ("animals", "weekdays", "months", "numbers", "colours", "countries", "family", "people", "included")
+COLOUR_ORDER = ("animals", "weekdays", "months", "numbers", "colours", "countries", "family", "people", "included",
+                # the rest of the lexicon's classes, which Grow's class map draws: the same colour there as here
+                "instruments", "foods", "drinks", "cities", "objects", "vehicles", "feelings", "sizes", "temperatures",
+                "verbs", "nature", "subjects")
 ALL = "all"  # n = "all": every row of the table
 DEFAULT_SAMPLE = 5_000  # tokens in a map unless asked otherwise
 

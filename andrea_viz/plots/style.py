@@ -30,14 +30,16 @@ SHAPES = ("circle", "square", "diamond", "triangle-up", "cross")
 
 
 def group_style(j: int) -> tuple[str, str]:
-    """(colour, plotly marker symbol) of the j-th group of a chart."""
+    """(colour, plotly marker symbol) of the group in palette place j (``maps.sample.colour_slots``)."""
     return PALETTE[j % len(PALETTE)], SHAPES[(j // len(PALETTE)) % len(SHAPES)]
 
 
-def shared_colour(n: int) -> list[int]:
-    """Of n groups drawn at once, those whose colour another group also has (the palette's first colours again):
-    the chart writes their names where their points are, so that they are told apart by label, not only by shape."""
-    return [j for j in range(n) if n > len(PALETTE) and (j % len(PALETTE)) < n - len(PALETTE)]
+def shared_colour(slots) -> list[int]:
+    """Of the groups drawn at once in palette places ``slots`` (``group_style``), the positions of those whose colour
+    another of them also has (a place past the palette's end takes its first colours again): the chart writes their
+    names where their points are, so that they are told apart by label, not only by shape."""
+    colours = [s % len(PALETTE) for s in slots]
+    return [j for j, c in enumerate(colours) if colours.count(c) > 1]
 
 
 QUERY_RGB = (214, 39, 40)  # a map's first word asked for (RED)

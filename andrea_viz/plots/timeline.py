@@ -68,14 +68,17 @@ CLASS_MAP_AREA = (440.0, 440.0)  # px of the class map's square plotting area (6
 
 
 def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], groups: Sequence[str],
-              ratio: np.ndarray, chosen: int) -> go.Figure:
+              ratio: np.ndarray, chosen: int, slots: dict[str, int] | None = None) -> go.Figure:
     """The class words in one 2-D frame at every snapshot, played as an animation over the steps.
 
-    ``coords`` is (S, n, 2): the same PCA axes at every step, so the picture shows the table move.
+    ``coords`` is (S, n, 2): the same PCA axes at every step, so the picture shows the table move. ``slots``: each
+    class's place in the palette (``maps.sample.colour_slots``: the colour its words have on every map); without it,
+    the classes in name order.
     """
     names = sorted(set(groups))
-    styles = {g: group_style(j) for j, g in enumerate(names)}
-    named = [names[j] for j in shared_colour(len(names))]  # colours seen twice: the class's name where it is
+    places = [slots[g] if slots else j for j, g in enumerate(names)]
+    styles = {g: group_style(j) for j, g in zip(places, names, strict=True)}
+    named = [names[j] for j in shared_colour(places)]  # colours seen twice: the class's name where it is
     groups = np.array(groups)
     start = list(steps).index(chosen)
 

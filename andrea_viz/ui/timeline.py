@@ -18,6 +18,7 @@ from ..plots import timeline as plots
 from ..safe_text import md
 from ..timeline import Timeline
 from ..model_words import class_words, default_pairs, tracked_word
+from ..maps.sample import colour_slots
 from .errors import show_error
 from .tables import dataframe
 from .charts import chart
@@ -108,7 +109,9 @@ def timeline_view(tl: Timeline, key: str, classes: dict[str, list[str]], class_l
         coords, ratio = tl.memo(("map", tuple(words)), lambda: aligned_map(
             [tl.model(k).token_table for k in range(len(steps))], ids, align="none"))
         labels = [tr(class_labels.get(g, g)) for g in groups]
-        chart(plots.class_map(coords, steps, words, labels, ratio, step), key=f"{key}:map")
+        keys = list(dict.fromkeys(groups))  # each class in the colour its words have on every map
+        slots = {tr(class_labels.get(g, g)): s for g, s in zip(keys, colour_slots(keys), strict=True)}
+        chart(plots.class_map(coords, steps, words, labels, ratio, step, slots), key=f"{key}:map")
         st.caption(_("One PCA, fitted on the last snapshot, draws every snapshot on the same axes: snapshots of one "
                      "run share their coordinates, so nothing is rotated. Press {play} to watch the classes form.",
                      play=_("▶ Play")))  # the button's own label

@@ -172,3 +172,27 @@ def test_the_three_renderers_shade_each_point_by_the_same_value():
     for k in range(N):
         v = 0.0 if np.isnan(values[k]) else float(values[k])
         assert canvas[k] == round(v * (SHADES - 1)) and on_deck[k] == score_rgb(v)[:3], k
+
+
+def test_a_class_has_one_colour_on_the_projection_and_on_grows_class_map():
+    """Grow's class map coloured its classes in the order of their names (translated: one class, two colours in two
+    languages) and Projection by group: weekdays were Projection's colours blue on one, animals its neighbours' on
+    the other. Both now read each group's place in the palette from ``colour_slots``."""
+    from andrea_viz.maps.sample import colour_slots
+    from andrea_viz.plots.timeline import class_map
+
+    proj, sample, tokens, trust, _labels = _map()
+    groups = tuple("weekdays" if g == "numbers" else g for g in sample.groups)  # weekdays, animals, colours on the map
+    on_map = {g: rgb for g, rgb in _expected(groups).values()}
+    scene_colours = _plotly(scene_scatter(build_scene(proj, Sample(sample.ids, groups), tokens, trust), "T"), sample.ids)
+    assert {scene_colours[k][1] == on_map[g] for k, g in enumerate(groups)} == {True}
+    keys = ["weekdays", "colours", "animals", "foods"]  # the class map's own classes, in another order
+    names = {"weekdays": "weekdagen", "colours": "kleuren", "animals": "dieren", "foods": "eten"}  # as labelled in nl
+    slots = {names[g]: s for g, s in zip(keys, colour_slots(keys), strict=True)}
+    rng = np.random.default_rng(1)
+    fig = class_map(rng.standard_normal((2, 8, 2)), [0, 600], [f"w{i}" for i in range(8)],
+                    [names[g] for g in keys for _ in range(2)], np.array([0.5, 0.25]), 600, slots)
+    drawn = {t.name: hex_rgb(t.marker.color) for t in fig.data if t.mode == "markers"}
+    for g in ("weekdays", "colours", "animals"):
+        assert drawn[names[g]] == on_map[g], g
+    assert drawn["eten"] == hex_rgb(PALETTE[(1 + 10) % len(PALETTE)])  # foods: its own place after the map's groups
