@@ -42,7 +42,7 @@ def test_positions_log_axis_and_rope_in_dutch(page, app_url):
     rope.locator(".gtitle").wait_for(timeout=60_000)
     page.wait_for_function(PLOTS_FIT_THEIR_CONTAINERS, timeout=30_000)
     assert titles_past_their_chart(page) == []
-    assert "q·k hangt alleen af van m − n" in rope.inner_text()  # the claim, on its own line
+    assert "q·k hangt alleen af van m\u00a0−\u00a0n" in rope.inner_text()  # the claim, on its own line, m − n unbroken
 
 
 def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
