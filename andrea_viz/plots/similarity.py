@@ -116,6 +116,8 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                        "line": {"color": "#999", "dash": "dot"}})
         notes.append({"x": theta, "y": top, "xref": "x2", "yref": "y2", "text": label, "showarrow": False,
                       "xanchor": "left" if theta == 0 else "right" if theta == 180 else "center",
+                      # clear of the axis and its "2" at 0°, and of the picture's edge at 180°
+                      "xshift": 4 if theta == 0 else -4 if theta == 180 else 0,
                       "bgcolor": "rgba(255, 255, 255, 0.9)"})  # the dotted line runs behind the word, not through it
     frames = []
     for theta in angles:

@@ -124,6 +124,10 @@ def test_the_turning_animation_says_the_dot_product_at_both_ends_and_tables_the_
     assert w["nl"].table["u·v"][2] == say(3.0 * math.cos(math.radians(60)), "+.3f", "nl")  # 60°: half of 3
     # named for the whole animation: its first frame's title ("θ = 0°: u·v = +3.00") read as the state while it played
     assert w["en"].title == "u fixed, v turning" and w["nl"].title == translate("u fixed, v turning", "nl")
+    # the three cases' words clear of the axis at 0° (its top tick "2" touched "同方向") and of the edge at 180°
+    cases = {a.text: a for a in similarity.turning_animation(2.0, 1.5).layout.annotations if a.xref == "x2"}
+    assert (cases["same direction"].xanchor, cases["opposite"].xanchor) == ("left", "right")
+    assert cases["same direction"].xshift > 0 > cases["opposite"].xshift and not cases["perpendicular"].xshift
 
 
 def test_the_products_say_how_many_are_positive_their_sum_and_the_largest(micro):
