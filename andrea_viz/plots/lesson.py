@@ -28,13 +28,13 @@ def rows_heatmap(emb, ids: tuple[int, ...], height: int = 240) -> go.Figure:
     names = [_("row {id}", id=i) for i in ids]
     fig = go.Figure(go.Heatmap(z=rows, y=names, colorscale=DIVERGING, zmin=-lim,
                                zmax=lim, showscale=False, hovertemplate=_("%{y} · dim %{x}: %{z:.4f}") + "<extra></extra>"))
-    layout(fig, _("ids {ids} → {n} rows of the ({V:,}, {d}) table", ids=list(ids), n=len(ids), V=emb.vocab_size,
+    layout(fig, _("ids {ids} → {n} rows of the ({V}, {d}) table", ids=list(ids), n=len(ids), V=emb.vocab_size,
                   d=emb.d_model), x=_("dimension"), height=height)
     # every row named: at a projector's 18 px plotly's own ticks kept one of three
     fig.update_layout(yaxis={"autorange": "reversed", "type": "category", "tickmode": "array", "tickvals": names},
                       margin={"t": 50, "b": 45})
     lengths = np.linalg.norm(rows.astype(np.float64), axis=1)
-    return with_words(fig, _("The ids {ids} pick {n} rows of the ({V:,}, {d}) table, one heatmap row each: {d} numbers per "
+    return with_words(fig, _("The ids {ids} pick {n} rows of the ({V}, {d}) table, one heatmap row each: {d} numbers per "
                              "row, from {lo:.4f} to {hi:.4f}.", ids=", ".join(str(i) for i in ids), n=len(ids),
                              V=emb.vocab_size, d=emb.d_model, lo=float(rows.min()), hi=float(rows.max())),
                       {"id": [str(i) for i in ids], _("token"): [shown_token(emb.token(i)) for i in ids],

@@ -106,8 +106,8 @@ def reset_quiz() -> None:
 
 
 LOOKUP_SAID = {  # step 1's sentence over the row drawn: a word of one token, or of several (one row each)
-    False: N_("“{text}” → ids {ids} → row {id} of the ({V:,}, {d}) table:"),
-    True: N_("“{text}” → ids {ids}, one row for each → row {id}, the first, of the ({V:,}, {d}) table:"),
+    False: N_("“{text}” → ids {ids} → row {id} of the ({V}, {d}) table:"),
+    True: N_("“{text}” → ids {ids}, one row for each → row {id}, the first, of the ({V}, {d}) table:"),
 }
 
 

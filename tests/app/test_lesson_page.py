@@ -135,9 +135,11 @@ def test_the_lookup_step_says_a_word_of_several_tokens_is_one_row_each_and_draws
     mean = translate("“{text}” is {n} tokens ({pieces}): its vector is the mean of their rows", lang)
     assert mean.split("{pieces}")[1] not in caption  # ": de vector is het gemiddelde van hun rijen" nowhere
     said = [m.value for m in at.markdown if m.value.startswith(f"“{word}” →")]
-    first = translate("“{text}” → ids {ids}, one row for each → row {id}, the first, of the ({V:,}, {d}) table:",
+    first = translate("“{text}” → ids {ids}, one row for each → row {id}, the first, of the ({V}, {d}) table:",
                       lang).split("{ids}")[1].split("{id}")[0]
     assert len(said) == 1 and first in said[0], said
+    # a shape as the lesson writes one, (1024, 768): "(8,449, 768)" read as three numbers
+    assert "(8449, 768)" in said[0] and "8,449" not in said[0] and "8.449" not in said[0], said
 
 
 @pytest.mark.parametrize("lang,mark", [("en", ", "), ("zh-TW", "、")])
