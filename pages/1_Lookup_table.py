@@ -14,7 +14,7 @@ table = emb.token_table
 V, d = table.shape
 
 st.title(_("The embedding layer is a lookup table"))
-st.markdown(_("The token table of this model has shape **(V, d_model) = ({V:,}, {d:,})**. Token id *i* selects row *i*: "
+st.markdown(_("The token table of this model has shape **(V, d_model) = ({V}, {d})**. Token id *i* selects row *i*: "
               "no arithmetic, no activation, just an index.", V=V, d=d))
 
 q = ui.token_picker(emb, key="lookup:token", url_name="word", mean_note=False)  # one row is looked up: the first

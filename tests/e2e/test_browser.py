@@ -34,7 +34,7 @@ def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
     page.locator("[data-testid='stSidebar'] a", has_text="Lookup table").click()
     page.wait_for_url("**/Lookup_table**")
     page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']",
-                 has_text="(V, d_model) = (8,449, 768)").wait_for(timeout=60_000)
+                 has_text="(V, d_model) = (8449, 768)").wait_for(timeout=60_000)
     wait_idle(page)
     assert exceptions(page) == []
     assert sidebar_model(page) == "ANDREA-120M at init (untrained)"
