@@ -66,7 +66,7 @@ def test_the_key_names_each_group_as_a_subtotal_after_its_parts():
 
 
 @pytest.mark.parametrize("lang, head", [("en", "% of the model"), ("nl", "% van het model"), ("pt-BR", "% do modelo"),
-                                        ("zh-TW", "占模型 %")])
+                                        ("zh-TW", "占比")])  # "占模型 %" wrapped its "%" alone
 def test_the_keys_share_says_its_whole_and_names_stay_on_one_line(language, lang, head):
     language(lang)
     key = parts_key(PC)
