@@ -7,8 +7,8 @@ from andrea_viz.byte_tokens import shown_token
 from andrea_viz.errors import QueryError
 from andrea_viz.forward_pass import (BACKENDS, backend_status, block_input_formula, block_input_parts, block_input_steps,
                                      forward, kernels_building, kernels_ready, time_backends)
-from andrea_viz.i18n import _, num, sentences, short_duration, tr
-from andrea_viz.plots.positions import added_scale, block_input_heatmaps
+from andrea_viz.i18n import _, num, short_duration, tr
+from andrea_viz.plots.positions import block_input_heatmaps, block_input_scale
 from andrea_viz.positions import order_blindness
 from andrea_viz.safe_text import md
 from andrea_viz.model_words import model_language
@@ -54,11 +54,7 @@ with ui.explain_errors():
         if k % 3 == 0:
             h = st.columns(3)
         ui.chart(fig, where=h[k % 3], key=f"fwd:part:{k}")
-    added = sum(not p.step for p in parts)
-    st.caption(sentences([_("Colour: blue below 0, white at 0, red above. The first {n} pictures share one scale, "
-                            "full colour at ±{lim:.3f}, so the sum's colours are the terms' colours added.", n=added,
-                            lim=added_scale(parts)),
-                          *([] if added == len(parts) else [_("A step after the sum has a scale of its own.")])]))
+    st.caption(block_input_scale(parts))
     m = st.columns(3)
     m[0].metric(_("Backend used"), result.backend)
     m[1].metric(_("Time of this run"), short_duration(result.seconds))

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import BLUE, ORANGE, PURPLE, kept_apart, layout, log_axis, marked_line
+from .style import BLUE, ORANGE, PURPLE, kept_apart, layout, log_axis, marked_line, words_on_top
 from .words import with_words
 
 
@@ -18,8 +18,9 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     fig = go.Figure(go.Histogram(x=d, nbinsx=80, marker_color=PURPLE, marker_line_width=0,
                                  hovertemplate=_("drift %{x}<br>%{y:,} tokens") + "<extra></extra>"))
     fig.update_yaxes(log_axis(1, max(len(d), 10)))  # counts of tokens: 1 to all of them, labelled the language's way
-    how = {"procrustes": _("after a Procrustes rotation of A onto B"), "anchors": _("over the anchors held out of the map's fit, A mapped onto B")
-           }.get(aligned) or _("in place (no rotation)")
+    how = {"procrustes": _("after a Procrustes rotation of A onto B"),
+           "anchors": _("over the anchors held out of the map's fit, A mapped onto B")}.get(aligned) \
+        or _("in place (no rotation)")
     layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
            y=_("tokens (log scale)"), height=360)
     if not d.size:
@@ -37,6 +38,7 @@ def heading(a, b) -> float:
     return float(np.degrees(np.arctan2(dx, dy))) if dx or dy else 0.0
 
 
+HEAD_PX = 8  # an arrow's head, or a still token's dot: its word sits just above it
 STILL = 1e-9  # an arrow shorter than this share of the map's extent is no arrow: its token did not move (drift 0)
 
 
@@ -72,13 +74,12 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
         fig.add_scatter(x=b2[idx, 0], y=b2[idx, 1], mode="markers", name=names[g], customdata=[plot(tokens[i]) for i in idx],
                         # each head turned along its own arrow (plotly's angleref "previous" turns it toward the
                         # point before it in the trace: the first, the token that moved most, had none and no head)
-                        marker={"color": colors[g], "size": 8, "symbol": ["circle" if still[i] else "arrow" for i in idx],
+                        marker={"color": colors[g], "size": HEAD_PX,
+                                "symbol": ["circle" if still[i] else "arrow" for i in idx],
                                 "angleref": "up", "angle": [heading(a2[i], b2[i]) for i in idx]},
                         hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
-    fig.add_scatter(x=b2[written, 0], y=b2[written, 1], mode="text", text=[plot(tokens[i]) for i in written],
-                    textposition="top center", textfont={"size": 10, "color": [colors[groups[i]] for i in written],
-                              "shadow": "0px 0px 2px white, 0px 0px 2px white"},  # readable over the knot's dots
-                    showlegend=False, hoverinfo="skip")  # last: above every marker
+    fig.add_trace(words_on_top(b2[written, 0], b2[written, 1], [plot(tokens[i]) for i in written],
+                               [HEAD_PX] * len(written), 10, [colors[groups[i]] for i in written]))  # last: on top
     fig.update_yaxes(scaleanchor="x")
     layout(fig, _("From A (open circle) to B (arrowhead), on B's two principal axes ({a:.0%} and {b:.0%} of its "
                   "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560,

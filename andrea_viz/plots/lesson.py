@@ -10,7 +10,7 @@ from ..byte_tokens import shown_token
 from ..i18n import _, num
 from ..lesson import attention_preview, x_matrix
 from ..safe_text import plot
-from .style import CHAR_PX, DIVERGING, LABEL_PITCH, PRESENT_FONT, _text_width, layout
+from .style import CHAR_PX, DIVERGING, LABEL_PITCH, PRESENT_FONT, text_width, layout
 from .words import with_words
 
 # Presenter mode's heights (px, the chart with its collapsed words: andrea_viz.ui.lesson.draw takes WORDS_PX off):
@@ -69,9 +69,9 @@ def _attention_panels(full: list[str], short: list[str], size: float, width: flo
     px wide: the first panel's rows named whole at its left, the other two by their short labels in the gap before
     each, so that every panel's rows are named (the mask and the softmax had none)."""
     char = CHAR_PX * size / 11
-    left = max(_text_width(t, char) for t in full) + 20
-    plot = max(width - left - 10, 1.0)
-    gap = min(0.2, (max(_text_width(t, char) for t in short) + 24) / plot)
+    left = max(text_width(t, char) for t in full) + 20
+    plot_px = max(width - left - 10, 1.0)
+    gap = min(0.2, (max(text_width(t, char) for t in short) + 24) / plot_px)
     panel = (1 - 2 * gap) / 3
     return left, tuple([round(k * (panel + gap), 6), min(1.0, round(k * (panel + gap) + panel, 6))] for k in range(3))
 

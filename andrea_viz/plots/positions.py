@@ -24,13 +24,13 @@ def row_domains(height: int, font: float, top: int = SUM_TOP) -> tuple[list[floa
     """The y domains, top to bottom, of three_rows' rows on a chart ``height`` px high whose row titles are ``font``
     px: each row's title on a line of its own above its bars (a row reached into the title of the one under it when
     the domains were fixed fractions of a short chart)."""
-    plot = max(height - top - SUM_BOTTOM, 1)
+    plot_px = max(height - top - SUM_BOTTOM, 1)
     line = TITLE_LINE * font
-    row = max((plot - 3 * line - 2 * ROW_GAP) / 3, 1.0)
+    row = max((plot_px - 3 * line - 2 * ROW_GAP) / 3, 1.0)
     out = []
     for k in range(3):
-        top = plot - k * (line + row + ROW_GAP) - line
-        out.append([max(0.0, (top - row) / plot), top / plot])
+        upper = plot_px - k * (line + row + ROW_GAP) - line  # the row's top, under its title's line
+        out.append([max(0.0, (upper - row) / plot_px), upper / plot_px])
     return tuple(out)
 
 
@@ -253,6 +253,16 @@ def added_scale(parts) -> float:
     """The one colour limit of the terms added into block 1's input (full colour at ± this): the largest of their
     99.5th percentiles of |value|."""
     return max(float(np.percentile(np.abs(p.values), 99.5)) for p in parts if not p.step) or 1.0
+
+
+def block_input_scale(parts) -> str:
+    """What the colours of ``block_input_heatmaps`` mean, said under them: the one scale the first pictures (the
+    terms and their sum) share, and that a step after the sum has its own."""
+    added = sum(not p.step for p in parts)
+    return sentences([_("Colour: blue below 0, white at 0, red above. The first {n} pictures share one scale, full "
+                        "colour at ±{lim:.3f}, so the sum's colours are the terms' colours added.", n=added,
+                        lim=added_scale(parts)),
+                      *([] if added == len(parts) else [_("A step after the sum has a scale of its own.")])])
 
 
 def block_input_heatmaps(parts, labels: list[str]) -> list[go.Figure]:

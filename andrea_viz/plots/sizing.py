@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import plotly.graph_objects as go
 
 from ..family import ParamCount
 from ..i18n import N_, _, num, series, tr
-from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout, swatch
+from .style import BLUE, GREEN, ORANGE, PURPLE, RED, layout, swatch, text_width
 from .words import with_words
 
 PART_LABELS = {"token table": N_("token table"), "position table": N_("position table"), "output table": N_("output table"),
@@ -69,7 +67,7 @@ def _two_lines(label: str) -> str:
     """A part's name for its tile: a long one over its parenthesis ("attention<br>(wq, wk, wv, wo)"), so that it
     fits a narrow tile at a readable size."""
     for opening in (" (", "（"):
-        if sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in label) > LINE_CHARS and opening in label:
+        if text_width(label, 1) > LINE_CHARS and opening in label:
             head, tail = label.split(opening, 1)
             return f"{head}<br>{opening.strip()}{tail}"
     return label

@@ -44,8 +44,8 @@ def shared_colour(slots) -> list[int]:
 
 QUERY_RGB = (214, 39, 40)  # a map's first word asked for (RED)
 OTHER_GREY = "#b2b2b2"  # a map's points of no group
-TEXT = "#31333f"
-BUTTON_EDGE = "#8a8d98"  # an animation's Play and Pause: their frame, 3.3:1 on white (a control's edge needs 3)  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white
+TEXT = "#31333f"  # text drawn on a chart in a colour of ours: Streamlit's own text colour, 12.6:1 on white
+BUTTON_EDGE = "#8a8d98"  # an animation's Play and Pause: their frame, 3.3:1 on white (a control's edge needs 3)
 
 
 def hex_rgb(hex_colour: str) -> list[int]:
@@ -160,7 +160,7 @@ MAP_AREA = (540.0, 540.0)  # about the plotting area of a 700 px high map beside
 CHAR_PX, LINE_PX = 6.5, 16.0  # a label character's width (twice that for a wide one: 貓, ｋ) and its height at 11 px
 
 
-def _text_width(text: str, char: float) -> float:
+def text_width(text: str, char: float) -> float:
     """A label's width in px, ``char`` px a character and twice that for an East Asian wide or full-width one."""
     return sum(2 * char if unicodedata.east_asian_width(c) in "WF" else char for c in text)
 
@@ -189,7 +189,7 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
              for mx, my, size in avoid]
     kept, boxes = [], []
     for k, (x, y, text) in enumerate(labels):
-        w, cx, cy = _text_width(text, char), x * sx, y * sy + 10
+        w, cx, cy = text_width(text, char), x * sx, y * sy + 10
         box = (cx - w / 2 - 2, cx + w / 2 + 2, cy - line / 2 - 1, cy + line / 2 + 1)
         others = [b for at, b in marks if at != (x, y)]
         if all(box[1] < b[0] or box[0] > b[1] or box[3] < b[2] or box[2] > b[3] for b in boxes + others):
@@ -198,12 +198,13 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
     return kept
 
 
-def words_on_top(x, y, text, marker_size, font_size, color: str | None = None) -> go.Scatter:
+def words_on_top(x, y, text, marker_size, font_size, color=None) -> go.Scatter:
     """A 2-D map's words as one trace, to be added after every trace of markers: plotly draws a trace's text with its
     own markers, so the words of one group lay under the dots of every group drawn after it. Each word sits where
     "top center" puts it over its point: invisible markers of the point's own size (``marker_size``, one per word,
     like ``font_size``) keep it clear of its dot, and a halo keeps it readable where another dot lies under it; the
-    trace takes no hover, no click and no legend entry."""
+    trace takes no hover, no click and no legend entry. ``color``: one for every word, or one per word (TEXT when
+    not given)."""
     font = {"size": font_size, "color": color or TEXT, "shadow": "auto"}  # a light halo: readable over a dot
     return go.Scatter(x=x, y=y, text=text, mode="markers+text", textposition="top center", textfont=font,
                       marker={"size": marker_size, "opacity": 0}, hoverinfo="skip", showlegend=False)

@@ -251,7 +251,7 @@ def test_wide_characters_take_twice_the_room_and_a_knot_of_arrows_keeps_one_word
     fig = arrows_map(a_xy, b_xy, tokens, ["most"] * 5 + ["least"] * 10, np.array([0.5, 0.2]))
     least = next(t for t in fig.data if t.name == "moved least")
     words = fig.data[-1]  # every word in one trace drawn last, over the markers
-    assert words.mode == "text" and sum(str(x).startswith("&lt;0x") for x in words.text if x) == 1
+    assert words.mode == "markers+text" and words.hoverinfo == "skip" and sum(str(x).startswith("&lt;0x") for x in words.text if x) == 1
     assert len(least.customdata) == 10 and "%{customdata}" in least.hovertemplate
 
 

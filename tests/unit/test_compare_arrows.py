@@ -16,7 +16,7 @@ GROUPS = ["most", "most", "least", "least", "least"]
 def test_the_words_are_drawn_last_over_every_marker():
     fig = arrows_map(A, B, TOKENS, GROUPS, np.array([0.5, 0.25]))
     kinds = [t.mode for t in fig.data]
-    assert kinds[-1] == "text" and all("text" not in m for m in kinds[:-1]), kinds
+    assert kinds[-1] == "markers+text" and all("text" not in m for m in kinds[:-1]), kinds  # style.words_on_top
     words = fig.data[-1]
     assert "up" in words.text and "right" in words.text and set(words.text) <= set(TOKENS)
     for w, x, y in zip(words.text, words.x, words.y, strict=True):  # each word at its token's place in B
