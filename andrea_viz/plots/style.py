@@ -198,6 +198,11 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
     return kept
 
 
+# A white halo round a word: readable over a dot of any colour. Plotly's "auto" shadow picks a dark halo for a light
+# word (Compare's orange ones were blurred by it).
+HALO = "0px 0px 2px white, 0px 0px 2px white"
+
+
 def words_on_top(x, y, text, marker_size, font_size, color=None) -> go.Scatter:
     """A 2-D map's words as one trace, to be added after every trace of markers: plotly draws a trace's text with its
     own markers, so the words of one group lay under the dots of every group drawn after it. Each word sits where
@@ -205,7 +210,7 @@ def words_on_top(x, y, text, marker_size, font_size, color=None) -> go.Scatter:
     like ``font_size``) keep it clear of its dot, and a halo keeps it readable where another dot lies under it; the
     trace takes no hover, no click and no legend entry. ``color``: one for every word, or one per word (TEXT when
     not given)."""
-    font = {"size": font_size, "color": color or TEXT, "shadow": "auto"}  # a light halo: readable over a dot
+    font = {"size": font_size, "color": color or TEXT, "shadow": HALO}
     return go.Scatter(x=x, y=y, text=text, mode="markers+text", textposition="top center", textfont=font,
                       marker={"size": marker_size, "opacity": 0}, hoverinfo="skip", showlegend=False)
 

@@ -22,6 +22,8 @@ def test_the_words_are_drawn_last_over_every_marker():
     for w, x, y in zip(words.text, words.x, words.y, strict=True):  # each word at its token's place in B
         assert (x, y) == tuple(B[TOKENS.index(w)])
     assert len(set(words.textfont.color)) == 2  # each word in its group's colour
+    # a white halo whatever the word's colour (plotly's "auto" drew a dark one round the orange words)
+    assert words.textfont.shadow == "0px 0px 2px white, 0px 0px 2px white"
 
 
 def test_a_token_that_did_not_move_is_a_dot_and_one_that_moved_a_head():
