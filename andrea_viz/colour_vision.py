@@ -6,6 +6,7 @@
   implementation notes, supplementary test data, and mathematical observations");
 - ``srgb_to_lab``: sRGB (D65) to CIELAB;
 - ``contrast_ratio(fg, bg)``: WCAG 2.1's contrast ratio (1 to 21) from relative luminance;
+- ``text_shade(colour)``: the colour darkened, hue kept, until text in it reads on white (4.5:1, WCAG's AA);
 - ``closest_pairs(colours, ...)``: the smallest ΔE2000 between any two colours of a set, for each vision.
 
 Colours are "#rrggbb" strings or (r, g, b) in 0..255. Numpy only.
@@ -154,3 +155,14 @@ def contrast_ratio(fg, bg="#ffffff") -> float:
     """WCAG 2.1's contrast ratio of two colours, (L_light + 0.05) / (L_dark + 0.05): 1 to 21."""
     lo, hi = sorted((relative_luminance(fg), relative_luminance(bg)))
     return (hi + 0.05) / (lo + 0.05)
+
+
+def text_shade(colour, ratio: float = MIN_TEXT_CONTRAST) -> str:
+    """``colour`` as "#rrggbb", scaled towards black (its hue kept) by the least step of 1/64 that gives text in it
+    at least ``ratio`` to 1 on white: a group's colour for its words (the orange #e69f00 reads at 2.0:1)."""
+    c = rgb(colour)
+    for k in range(65):
+        shade = np.round(c * (1 - k / 64) * 255).astype(int)
+        if contrast_ratio(tuple(shade)) >= ratio:
+            return "#" + "".join(f"{v:02x}" for v in shade)
+    raise AssertionError("unreachable: black reads at 21:1")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..colour_vision import text_shade
 from ..i18n import _, num
 from ..safe_text import plot
 from .style import BLUE, ORANGE, PURPLE, kept_apart, layout, log_axis, marked_line, words_on_top
@@ -78,8 +79,9 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
                                 "symbol": ["circle" if still[i] else "arrow" for i in idx],
                                 "angleref": "up", "angle": [heading(a2[i], b2[i]) for i in idx]},
                         hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
+    shades = [text_shade(colors[groups[i]]) for i in written]  # each word in its arrows' colour, dark enough to read
     fig.add_trace(words_on_top(b2[written, 0], b2[written, 1], [plot(tokens[i]) for i in written],
-                               [HEAD_PX] * len(written), 10, [colors[groups[i]] for i in written]))  # last: on top
+                               [HEAD_PX] * len(written), 10, shades))  # last: on top
     fig.update_yaxes(scaleanchor="x")
     layout(fig, _("From A (open circle) to B (arrowhead), on B's two principal axes ({a:.0%} and {b:.0%} of its "
                   "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560,

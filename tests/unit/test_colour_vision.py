@@ -144,6 +144,19 @@ def test_text_colours_we_set_reach_4_5_to_1_on_white():
     assert low == []
 
 
+@pytest.mark.parametrize("colour", style.PALETTE + style.NAMED)
+def test_a_text_shade_keeps_the_hue_reads_on_white_and_is_the_lightest_that_does(colour):
+    shade = cv.text_shade(colour)
+    c, s = cv.rgb(colour), cv.rgb(shade)
+    assert cv.contrast_ratio(shade) >= cv.MIN_TEXT_CONTRAST
+    step = round((1 - np.max(s) / np.max(c)) * 64)  # steps of 1/64 towards black
+    assert np.allclose(s, c * (1 - step / 64), atol=0.5 / 255)  # one factor for all three channels: the hue kept
+    if step:  # one step lighter would not read
+        lighter = np.round(c * (1 - (step - 1) / 64) * 255).astype(int)
+        assert cv.contrast_ratio(tuple(lighter)) < cv.MIN_TEXT_CONTRAST
+    assert cv.text_shade("#e69f00") == "#9e6d00"  # the arrows' orange: 2.25 to 1, its words' shade 4.52 to 1
+
+
 def test_the_map_frame_shows_where_the_focus_is():
     """Focus visible (WCAG 2.4.7): the frame's focusable elements get an outline of 3:1 or more on its white ground."""
     css = re.sub(r"/\*.*?\*/", "", (ROOT / "andrea_viz" / "ui" / "map_frame" / "map.css").read_text(), flags=re.S)

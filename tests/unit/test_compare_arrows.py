@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from andrea_viz import i18n
+from andrea_viz.colour_vision import MIN_TEXT_CONTRAST, contrast_ratio
 from andrea_viz.plots.compare import arrows_map
 
 A = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [0.5, 0.5], [0.5, 0.5]])
@@ -21,7 +22,8 @@ def test_the_words_are_drawn_last_over_every_marker():
     assert "up" in words.text and "right" in words.text and set(words.text) <= set(TOKENS)
     for w, x, y in zip(words.text, words.x, words.y, strict=True):  # each word at its token's place in B
         assert (x, y) == tuple(B[TOKENS.index(w)])
-    assert len(set(words.textfont.color)) == 2  # each word in its group's colour
+    assert len(set(words.textfont.color)) == 2  # each word in its group's colour, dark enough to read on white
+    assert all(contrast_ratio(c) >= MIN_TEXT_CONTRAST for c in words.textfont.color), words.textfont.color
     # a white halo whatever the word's colour (plotly's "auto" drew a dark one round the orange words)
     assert words.textfont.shadow == "0px 0px 2px white, 0px 0px 2px white"
 
