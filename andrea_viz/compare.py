@@ -72,8 +72,10 @@ class Drift:
         return float(np.nanmedian(self.drift))
 
     def most_moved(self, n: int) -> np.ndarray:
-        """The ``n`` ids that moved most, most first (ties in id order; rows that are not finite last)."""
-        return np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")[:n]
+        """The ``n`` finite ids that moved most, most first (ties in id order). A row that is not finite has no drift
+        to rank (a held-out-only drift is NaN off its anchors; ``drift --json`` would write NaN, which JSON lacks)."""
+        order = np.argsort(-np.nan_to_num(self.drift, nan=-1.0), kind="stable")
+        return order[np.isfinite(self.drift[order])][:n]
 
     def least_moved(self, n: int) -> np.ndarray:
         """The ``n`` finite ids that moved least, least first."""

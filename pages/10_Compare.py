@@ -80,7 +80,6 @@ with ui.explain_errors():
                                 drift_histogram(shown.drift, r.aligned), label=None), key="cmp:hist")
 
     most, least = shown.most_moved(LIST), shown.least_moved(LIST)
-    most = most[np.isfinite(shown.drift[most])] if not same else most
     label = (lambda i: b.token(int(i))) if same else (lambda i: ui.compare.anchor_label(a, b, al, int(i)))
 
     def rows(ids):

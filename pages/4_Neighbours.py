@@ -3,7 +3,7 @@
 import streamlit as st
 
 from andrea_viz import ui
-from andrea_viz.geometry import MAX_QUERY_CHARS, METRICS, analogy, anisotropy, jaccard, neighbours
+from andrea_viz.geometry import MAX_QUERY_CHARS, METRICS, analogy, anisotropy, anisotropy_note, jaccard, neighbours
 from andrea_viz.i18n import _, num, sentences, tr
 from andrea_viz.plots import neighbours as plots
 from andrea_viz.precision import K as PRECISION_K
@@ -25,13 +25,7 @@ metric = c3.radio(_("Measure"), METRICS, horizontal=True, format_func=METRIC_LAB
 centered = st.toggle(_("Mean-centred cosine"), value=False, disabled=metric != "cosine",
                      help=_("Subtract the table's average row before measuring angles (cosine only)."))
 aniso, aniso_c = ui.cached(emb, anisotropy), ui.cached(emb, anisotropy, True)
-said = [_("Anisotropy (the mean cosine of every pair of two different rows): {raw:+.4f} raw, {centred:+.4f} "
-          "mean-centred. When every vector leans the same way, all raw cosines are inflated by that shared direction; "
-          "subtracting the mean row removes it, so the neighbours that remain are similar for their own reasons.",
-          raw=aniso, centred=aniso_c)]
-if aniso > 0 and aniso_c <= aniso:  # how much of it the mean row carries here (MiniLM 86%, andrea-micro 9%)
-    said.append(_("On this table subtracting the mean row takes away {share:.0%} of it.", share=1 - aniso_c / aniso))
-st.caption(sentences(said))
+st.caption(sentences([tr(m) for m in anisotropy_note(aniso, aniso_c)]))
 if q is not None:
     with ui.explain_errors():
         centre = centered and metric == "cosine"

@@ -148,3 +148,13 @@ def test_quiz_score_is_the_rank_agreement(minilm):
     assert score_round(ranked, pairs).points == 100  # only the order counts, not the values
     tie = score_round([0.5] * 5, pairs)
     assert tie.points == 0 and "different guesses" in tie.message
+
+
+def test_the_anisotropy_note_says_the_mean_rows_share_only_where_subtracting_it_takes_some_away():
+    from andrea_viz.geometry import anisotropy_note
+    from andrea_viz.i18n import tr
+
+    both = [tr(m) for m in anisotropy_note(0.5, 0.125)]
+    assert both[0].startswith("Anisotropy (the mean cosine of every pair of two different rows): +0.5000 raw, +0.1250")
+    assert both[1] == "On this table subtracting the mean row takes away 75% of it."
+    assert len(anisotropy_note(0.1, 0.2)) == 1 and len(anisotropy_note(-0.01, -0.02)) == 1  # nothing taken away
