@@ -39,6 +39,23 @@ def _side(vec: np.ndarray, turn: float) -> np.ndarray:
     return np.array([np.cos(a), np.sin(a)])
 
 
+def _name_at(vec: np.ndarray, turn: float) -> np.ndarray:
+    """Where an arrow's name is written: past its tip and to the side ``turn`` gives."""
+    return vec + TIP * _side(vec, 0.0) + TIP * _side(vec, turn)
+
+
+def _swept_box(p: PlanePair) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The x and y ranges that hold the origin, u, and v at every angle from 0° to 180° with both names: the same
+    box whatever the slider says (the picture does not jump as θ turns), and no wider than the half circle v sweeps
+    (a box of ±|v| in y left a third of the projected picture empty below the arrows)."""
+    a = np.arctan2(p.u[1], p.u[0]) if p.norm_u else 0.0
+    arc = p.norm_v * np.stack([np.cos(a + np.linspace(0, np.pi, 91)), np.sin(a + np.linspace(0, np.pi, 91))], axis=1)
+    points = np.vstack([[0.0, 0.0], p.u, _name_at(p.u, -np.pi / 2), arc, [_name_at(v, np.pi / 2) for v in arc]])
+    pad = TIP * max(p.norm_u, p.norm_v, 0.5)
+    lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad
+    return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
+
+
 def arrows(p: PlanePair, labelled: bool = False) -> go.Figure:
     """u and v as arrows from the origin, with the shadow of v on u (|v| cos θ). ``labelled``: for a projector, each
     named where it is drawn (u and v at their tips, pushed apart to either side so that at 0° they do not meet; the
@@ -55,13 +72,12 @@ def arrows(p: PlanePair, labelled: bool = False) -> go.Figure:
     if not labelled:
         fig = go.Figure(data, go.Layout(legend={"orientation": "h", "y": -0.22, "yanchor": "top"}, **_square_axes(lim)))
     else:
-        lim = (1 + 2 * TIP) * max(p.norm_u, p.norm_v, 0.5)  # room for the names past the tips
-        axes = _square_axes(lim)
-        for axis in axes.values():
-            axis["title"] = None
+        axes = _square_axes(1.0)
+        for axis, (lo, hi) in zip(axes.values(), _swept_box(p), strict=True):
+            axis["title"], axis["range"] = None, [lo, hi]
         notes = []
         for vec, name, colour, turn in ((p.u, "u", BLUE, -np.pi / 2), (p.v, "v", ORANGE, np.pi / 2)):
-            at = vec + TIP * _side(vec, 0.0) + TIP * _side(vec, turn)
+            at = _name_at(vec, turn)
             notes.append({"x": float(at[0]), "y": float(at[1]), "text": f"<b>{name}</b>", "showarrow": False,
                           "font": {"color": colour, "size": 22}})
         if abs(p.cos) > 0.2:  # a shadow long enough to be named beside it (at 90° it is a point)

@@ -79,12 +79,17 @@ def test_step_5s_arrows_are_the_steps_picture():
     assert plot_height(big.layout) >= 250
     names = {a.text for a in big.layout.annotations}
     assert {"<b>u</b>", "<b>v</b>"} <= names
+    box = (tuple(big.layout.xaxis.range), tuple(big.layout.yaxis.range))
+    (x0, x1), (y0, y1) = box
+    # a unit arrow is about half the plot's height: the box is the half circle v sweeps, not ±|v| (0.38 of it)
+    assert 1 / (y1 - y0) >= 0.45
     for theta in range(0, 181, 5):
         lay = similarity_plots.arrows_at(1.0, 1.0, float(theta), True).layout
-        lim = lay.yaxis.range[1]
-        px = plot_height(big.layout) / (2 * lim)  # px per unit: the axes keep one scale
+        assert np.allclose([lay.xaxis.range, lay.yaxis.range], box, atol=1e-9)  # the picture does not jump as θ turns
+        px = plot_height(big.layout) / (y1 - y0)  # px per unit: the axes keep one scale
         u, v = [np.array([a.x, a.y]) for a in lay.annotations[:2]]
-        assert np.all(np.abs(np.concatenate([u, v])) < lim)  # inside the plot
+        for x, y in (u, v):  # inside the plot
+            assert x0 < x < x1 and y0 < y < y1, theta
         assert np.linalg.norm(u - v) * px >= PITCH, theta  # a line of text apart
     assert similarity_plots.arrows_at(1.0, 1.0, 60.0).layout.legend.orientation == "h"  # the page's own: a legend
 
