@@ -48,15 +48,17 @@ DEFAULT_MODEL = MINILM  # the model a new session starts with
 MICRO = "andrea-micro"
 MICRO_DIR = Path(__file__).resolve().parent / "data" / MICRO
 MICRO_START = "andrea-micro-step0"  # the same run's first snapshot, shipped beside the final one
-GROWN_IN = {  # the languages andrea-micro is also grown in: its built-in name, and its label (a msgid)
-    "nl": N_("ANDREA-micro grown in Dutch"),
-    "pt-BR": N_("ANDREA-micro grown in Brazilian Portuguese"),
-    "zh-TW": N_("ANDREA-micro grown in Traditional Chinese"),
+GROWN_IN = {  # the languages andrea-micro is also grown in: its built-in name, and its label (a msgid), short enough
+    # for the sidebar's picker (the longer "ANDREA-micro grown in Brazilian Portuguese" was cut mid-word there); the
+    # summary under the picker says what the run is
+    "nl": N_("ANDREA-micro (Dutch)"),
+    "pt-BR": N_("ANDREA-micro (Portuguese)"),
+    "zh-TW": N_("ANDREA-micro (Chinese)"),
 }
 GROWN_IN_START = {  # the same runs' step-0 snapshots, shipped beside their final ones
-    "nl": N_("ANDREA-micro grown in Dutch, at step 0 (before training)"),
-    "pt-BR": N_("ANDREA-micro grown in Brazilian Portuguese, at step 0 (before training)"),
-    "zh-TW": N_("ANDREA-micro grown in Traditional Chinese, at step 0 (before training)"),
+    "nl": N_("ANDREA-micro (Dutch), step 0"),
+    "pt-BR": N_("ANDREA-micro (Portuguese), step 0"),
+    "zh-TW": N_("ANDREA-micro (Chinese), step 0"),
 }
 
 

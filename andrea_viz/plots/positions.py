@@ -290,13 +290,20 @@ def position_table_figure(emb, kind: str) -> go.Figure:
     return table_heatmap(table, title)
 
 
-def cosines_of(emb, kind: str) -> go.Figure:
+def cosines_of(emb, kind: str, label: str | None = None) -> go.Figure:
+    """The cosines between positions of ``emb``'s learned table or of the sinusoidal one of its size; ``label``: the
+    model named under the learned one's title (the Lesson's step 9 draws it under ANDREA-120M's sizes, and presenter
+    mode drops the caption that says whose it is), and the sinusoidal one's said to be a formula."""
     T = position_table_of(emb, kind).shape[0]
     step = max(1, -(-T // COSINE_POSITIONS))
     cos, pos = emb.memo(("position_cosines", kind, step), lambda: position_cosines(emb, kind, step))
     name = _("learned") if kind == "learned" else _("sinusoidal")
-    return cosine_heatmap(cos, pos, _("cos between positions ({kind})", kind=name),
-                          _("positions 0, {a}, {b}, …", a=step, b=2 * step) if step > 1 else "")
+    said = []  # under the title: whose table (and the formula's, so that both squares are drawn the same size)
+    if label is not None:
+        said.append(label if kind == "learned" else _("a formula, of the same size"))
+    if step > 1:
+        said.append(_("positions 0, {a}, {b}, …", a=step, b=2 * step))
+    return cosine_heatmap(cos, pos, _("cos between positions ({kind})", kind=name), " · ".join(said))
 
 
 def path_of(emb, kind: str) -> go.Figure:

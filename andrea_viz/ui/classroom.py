@@ -18,7 +18,7 @@ from ..classroom import answers as A
 from ..classroom.codes import JoinLimiter, client_of, normalise_code, well_formed
 from ..classroom.keys import is_teacher_key, teacher_key
 from ..classroom.store import ClassError, ClassStore, open_store
-from ..i18n import Msg, _, language, num, tr
+from ..i18n import Msg, _, language, listed, num, tr
 from ..lexicon import ENGLISH, WORDS, word
 from ..plots.classroom import grid_heatmap
 from ..plots.style import for_projector
@@ -27,7 +27,8 @@ from . import url
 from .charts import chart
 from .errors import show_error
 from .fragments import fragment
-from .tables import dataframe
+from .presenter import PROJECTOR_CSS
+from .tables import table
 
 JOINED = "class:joined"  # session_state: (code, member id, nickname) of the class this tab joined
 TEACHING = "class:teaching"  # session_state: the code of the class this tab teaches
@@ -37,12 +38,9 @@ FOLLOWED = "class:followed"  # session_state: the presenter's step this tab last
 FOLLOWING = "class:following"  # session_state: this teacher's "follow me" is on (kept apart from the toggle's own
 # key, which Streamlit forgets when the teacher opens another page)
 POLL_SECONDS = 2.0
-SHOW_CSS = """<style>
-section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"]
-{ display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
+SHOW_CSS = "<style>" + PROJECTOR_CSS + """
 [data-testid="stElementContainer"]:has([data-testid="stHeading"] h1) { display: none !important; }
-</style>"""  # "show the class" on a projector: the whole screen for the counts (no sidebar, no page title)
+</style>"""  # "show the class" on a projector: the whole screen for the counts (no page title), text at 18 px
 MAX_NICKNAME = 30
 
 teacher_key()  # made (and written to the server's log) when the app starts, not when a teacher first asks
@@ -333,7 +331,7 @@ def live_view(code: str, anonymous: bool) -> None:
     head = left.container(horizontal=True, vertical_alignment="bottom")
     head.metric(_("Learners in the class"), num(len(members)), width="content")
     if not anonymous and members:
-        head.caption(_("Nicknames: {names}", names=", ".join(md(m.nickname) for m in members if m.nickname)
+        head.caption(_("Nicknames: {names}", names=listed(md(m.nickname) for m in members if m.nickname)
                        or _("none given")))
     if s.pending:
         left.caption(_("{n:,} answers wait on this server for the database.", n=s.pending))
@@ -342,8 +340,8 @@ def live_view(code: str, anonymous: bool) -> None:
         counts = A.tally(rows, q)
         col.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
         if counts:
-            dataframe([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
-                       for c in A.SIZING_CATEGORIES], col)
+            table([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
+                   for c in A.SIZING_CATEGORIES], col, anonymous)
             for ans, cat, n in A.common_wrong(rows, q):
                 col.markdown(_("**{answer}**: {meaning} (learners: {n})", answer=num(int(ans)) if ans.isdigit()
                                else md(ans), n=n, meaning=tr(A.meaning(cat))))
@@ -354,7 +352,8 @@ def live_view(code: str, anonymous: bool) -> None:
         c1, c2 = (right, right) if anonymous else right.columns([3, 2])
         fig = grid_heatmap(grid, labels)
         chart(for_projector(fig) if anonymous else fig, key="class:grid", where=c1)  # projected: no text under 18 px
-        c1.caption(_("Each learner's order is judged by the cosines of the model grown in that learner's language, so "
+        # projected, the note goes under the tallies, where the column has room (under the grid it ran off the screen)
+        (left if anonymous else c1).caption(_("Each learner's order is judged by the cosines of the model grown in that learner's language, so "
                      "learners in two languages can be wrong about one pair in opposite directions."))
         for hi, lo, n, of in grid.worst(3):
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
@@ -362,7 +361,8 @@ def live_view(code: str, anonymous: bool) -> None:
     choices = sorted({a.question for a in rows if a.question.startswith("lesson:")})
     for col, q in zip(st.columns(max(1, len(choices))), choices, strict=False):
         col.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
-        dataframe([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()], col)
+        table([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()], col,
+              anonymous)
     st.caption(_("Updated at {t}.", t=time.strftime("%H:%M:%S")))
 
 

@@ -41,7 +41,8 @@ from ..safe_text import md
 from .errors import explain_errors
 from .models import model_label, run_language
 from .widgets import number_slider, token_chips, token_picker
-from .tables import dataframe, localized
+from .presenter import PROJECTOR_CSS
+from .tables import table as projected_table
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
@@ -91,12 +92,8 @@ def draw(where, fig, **kw) -> None:
 
 
 def table(where, rows, **kw) -> None:
-    """``rows`` as a table in ``where``, numbers the language's way: in presenter mode as HTML (st.table), whose text
-    the presenter style sets at 18 px, where st.dataframe draws on a canvas at its own small size."""
-    if presenting():
-        where.table(localized(rows), hide_index=True)
-    else:
-        dataframe(rows, where, **kw)
+    """``rows`` as a table in ``where``: as HTML in presenter mode (``tables.table``)."""
+    projected_table(rows, where, presenting(), **kw)
 
 
 def reset_quiz() -> None:
@@ -299,7 +296,7 @@ def learned() -> None:
                   "{emb:,} embedding parameters.", T=T, d=d, n=T * d, emb=count_shape(ANDREA_120M).embeddings))
     c1, c2 = st.columns(2)
     for where, kind, key in ((c1, "learned", "lesson:cos:learned"), (c2, "sinusoidal", "lesson:cos:sin")):
-        fig = cached(trained_emb, position_plots.cosines_of, kind)
+        fig = cached(trained_emb, position_plots.cosines_of, kind, model_label(run))
         if presenting():  # as tall as the screen allows, and only as wide as its square and its colour bar beside it
             high = position_plots.COSINE_PRESENT
             draw(where, fig, key=key, height=high, width=position_plots.square_width(fig, high - WORDS_PX))
@@ -400,22 +397,14 @@ DRAW = {"lookup": lookup, "floats": floats, "cost": cost, "exercise": sizing, "d
         "positions": positions, "learned": learned, "where": where, "tied": tied, "flow": flow}
 
 
-PRESENTER_CSS = """<style>
-html { font-size: 18px; }
-section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"],
-[data-testid="stSidebarNav"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
+PRESENTER_CSS = "<style>" + PROJECTOR_CSS + """
 [data-testid="stMainBlockContainer"] h2 { padding: 0.2rem 0 0.2rem 0; font-size: 1.6rem; }
 [data-testid="stMarkdownContainer"] p { margin-bottom: 0.3rem; }
 [data-testid="stVerticalBlock"] { gap: 0.45rem; }
 .st-key-lesson-head { margin: -0.3rem 0; }
-[data-testid="stMain"] :not(svg, svg *, .katex, .katex *, h1, h2, h3, [data-testid="stMetricValue"],
-[data-testid="stMetricValue"] *) { font-size: max(18px, 1em) !important; }
-[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
 [class*="st-key-chart-words"] summary { padding-top: 0.1rem; padding-bottom: 0.1rem; }
 [class*="st-key-chart-words"] summary p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-</style>"""  # no text of Streamlit's under 18 px (captions, metric labels, tables, code chips); a chart's words on one
-# line (a long title cut with an ellipsis on screen, read whole by a screen reader)
+</style>"""  # a chart's words on one line (a long title cut with an ellipsis on screen, read whole by a screen reader)
 
 KEYS_JS = """<script>
 const doc = window.parent.document;

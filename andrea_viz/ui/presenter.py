@@ -12,6 +12,18 @@ PICKER = "lesson:language"
 PICKER_LABEL = "Language · 語言 · Taal · Idioma"  # the sidebar's label: written in all four languages on purpose
 MENU_WIDTH = {False: 320, True: 440}  # px: in presenter mode the longest title (46 characters) whole
 
+# A page on a projector (presenter mode, "show the class"): the whole screen for the page (no sidebar, no header),
+# and no text of Streamlit's under 18 px (captions, metric labels, tables, code chips)
+PROJECTOR_CSS = """
+html { font-size: 18px; }
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"],
+[data-testid="stSidebarNav"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.4rem 0 1.4rem !important; max-width: 100% !important; }
+[data-testid="stMain"] :not(svg, svg *, .katex, .katex *, h1, h2, h3, [data-testid="stMetricValue"],
+[data-testid="stMetricValue"] *) { font-size: max(18px, 1em) !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
+"""
+
 
 def _take_language() -> None:
     st.session_state[state.LANGUAGE] = st.session_state[PICKER]

@@ -7,6 +7,7 @@ checked in test_lesson_claims.py and listed in the README)."""
 
 import json
 import re
+import unicodedata
 
 import pytest
 
@@ -120,3 +121,19 @@ def test_the_shipped_micro_of_each_language_knows_its_dog_is_near_its_cat(tmp_pa
     r = train(tmp_path / "replay", preset=run["preset"], seed=run["seed"], steps=len(first), snapshot_at=[0],
               language=lang)
     np.testing.assert_allclose(r.losses, first, rtol=1e-4)
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "pt-BR", "zh-TW"])
+def test_each_grown_models_label_fits_the_sidebars_picker(lang):
+    """The model a session in each language starts on is named whole in the sidebar's picker: about 30 columns (a
+    Chinese character takes two). "ANDREA-micro cultivado em port" and "在繁體中文中培養的 ANDREA-m" were cut there."""
+    from andrea_viz import i18n
+    from andrea_viz.builtin import BUILTINS
+
+    i18n.set_language(lang)
+    try:
+        for grown in GROWN_IN:
+            label = i18n.tr(BUILTINS[micro_name(grown)].label)
+            assert sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in label) <= 30, label
+    finally:
+        i18n.set_language("en")

@@ -178,3 +178,15 @@ def test_the_lowest_position_lengths_are_labelled(name):
     assert axis.tickvals[0] <= 1.15 * lowest and np.log10(axis.tickvals[0]) >= axis.range[0]
     assert np.log10(max(float(np.max(t.y)) for t in fig.data)) <= axis.range[1]
     assert len(axis.ticktext) == len(axis.tickvals)
+
+
+def test_step_9s_learned_square_names_its_model_and_both_squares_keep_one_size(micro):
+    """Under "ANDREA-120M's position table: …" the learned square showed the grown micro run's table with no name:
+    read as ANDREA-120M's. Its subtitle names the model; the sinusoidal square's says it is a formula, so that both
+    titles take the same room and the squares are drawn the same size."""
+    learned = position_plots.cosines_of(micro, "learned", "ANDREA-micro (trained in this app)")
+    formula = position_plots.cosines_of(micro, "sinusoidal", "ANDREA-micro (trained in this app)")
+    assert learned.layout.title.subtitle.text == "ANDREA-micro (trained in this app)"
+    assert formula.layout.title.subtitle.text == "a formula, of the same size"
+    assert learned.layout.margin.t == formula.layout.margin.t
+    assert not position_plots.cosines_of(micro, "learned").layout.title.subtitle.text  # the Positions page's own
