@@ -39,9 +39,9 @@ _INIT_SHAPES = {
     "andrea-480m-init": FAMILY["ANDREA-480M"],
 }
 _INIT_LABELS = {
-    "andrea-12m-init": N_("ANDREA-12M at init (untrained)"),
-    "andrea-120m-init": N_("ANDREA-120M at init (untrained)"),
-    "andrea-480m-init": N_("ANDREA-480M at init (untrained)"),
+    "andrea-12m-init": N_("ANDREA-12M at init"),
+    "andrea-120m-init": N_("ANDREA-120M at init"),
+    "andrea-480m-init": N_("ANDREA-480M at init"),
 }
 MINILM = "minilm-l6"
 DEFAULT_MODEL = MINILM  # the model a new session starts with
@@ -165,8 +165,8 @@ class BuiltinInfo:
 
 BUILTINS: dict[str, BuiltinInfo] = {
     MINILM: BuiltinInfo(MINILM, N_("all-MiniLM-L6-v2 (trained)"), _minilm_summary(), minilm),
-    MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (trained in this app)"), _micro_summary(), andrea_micro),
-    MICRO_START: BuiltinInfo(MICRO_START, N_("ANDREA-micro at step 0 (before training)"), Msg(
+    MICRO: BuiltinInfo(MICRO, N_("ANDREA-micro (English)"), _micro_summary(), andrea_micro),
+    MICRO_START: BuiltinInfo(MICRO_START, N_("ANDREA-micro (English), step 0"), Msg(
         "the first snapshot of the run that made andrea-micro: its tables before any training step"),
         partial(andrea_micro, first=True)),
     **{micro_name(lang): BuiltinInfo(micro_name(lang), label, Msg(

@@ -52,12 +52,14 @@ MEASURED: dict[int, tuple[str, int, dict[str, tuple[float, float, float]]]] = {
 
 
 # the reason, measured once on a reference table and not on the map on screen, whose own figures are in its card
-CLOSE = N_("Measured once by bench-map --methods on {model} ({n:,} × {d:,}), not on this map (its own figures are in the "
-           "card under it): the fastest of the app's methods whose T@10 and C@10 were within {within:.2f} of the best "
-           "any method reached ({t:.3f} and {c:.3f} against {bt:.3f} and {bc:.3f}; {s:.1f} s on two idle cores).")
-SHORT = N_("Measured once by bench-map --methods on {model} ({n:,} × {d:,}), not on this map (its own figures are in the "
-           "card under it): none of the app's methods came within {within:.2f} of the best T@10 and C@10 any method "
-           "reached ({bt:.3f} and {bc:.3f}); it falls least short ({t:.3f} and {c:.3f}; {s:.1f} s on two idle cores).")
+CLOSE = N_("It was measured once on {model} ({n:,} × {d:,}), a reference table, not this map (this map's own figures are "
+           "in the card under it): the fastest of the app's methods whose trustworthiness and continuity (T@10 and C@10) "
+           "were both within {within:.2f} of the best any method reached ({t:.3f} and {c:.3f}, the best {bt:.3f} and "
+           "{bc:.3f}; {s:.1f} s on two cores).")
+SHORT = N_("It was measured once on {model} ({n:,} × {d:,}), a reference table, not this map (this map's own figures are "
+           "in the card under it): none of the app's methods was within {within:.2f} of the best on both trustworthiness "
+           "and continuity (the best T@10 any method reached was {bt:.3f}, the best C@10 {bc:.3f}); this one came "
+           "closest ({t:.3f} and {c:.3f}; {s:.1f} s on two cores).")
 
 
 def within(t: float, c: float, best_t: float, best_c: float) -> bool:
