@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from ..colour_vision import text_shade
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import BLUE, ORANGE, PURPLE, kept_apart, layout, log_axis, marked_line, words_on_top
+from .style import BLUE, ORANGE, PURPLE, WORD_PX, kept_apart, layout, log_axis, marked_line, words_on_top
 from .words import with_words
 
 
@@ -58,7 +58,7 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
     # that hardly moved sit in one knot at the middle); every one stays in the hover
     heads = [i for g in ("most", "least") for i, x in enumerate(groups) if x == g]
     written = [heads[k] for k in kept_apart([(b2[i, 0], b2[i, 1], tokens[i]) for i in heads], both,
-                                            area=(700.0, 440.0), font=10, equal=True)]
+                                            area=(700.0, 440.0), font=WORD_PX, equal=True)]
     for g in ("most", "least"):
         idx = [i for i, x in enumerate(groups) if x == g]
         if not idx:
@@ -81,7 +81,7 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
                         hovertemplate="%{customdata}<extra>" + names[g] + "</extra>")
     shades = [text_shade(colors[groups[i]]) for i in written]  # each word in its arrows' colour, dark enough to read
     fig.add_trace(words_on_top(b2[written, 0], b2[written, 1], [plot(tokens[i]) for i in written],
-                               [HEAD_PX] * len(written), 10, shades))  # last: on top
+                               [HEAD_PX] * len(written), WORD_PX, shades))  # last: on top
     fig.update_yaxes(scaleanchor="x")
     layout(fig, _("From A (open circle) to B (arrowhead), on B's two principal axes ({a:.0%} and {b:.0%} of its "
                   "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560,

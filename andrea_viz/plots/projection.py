@@ -12,7 +12,7 @@ from ..maps.methods import METHODS
 from ..maps.sample import group_label, Sample
 from ..maps.scene import Scene, build_scene
 from ..safe_text import plot, plot_array
-from .style import apart, entry_colours, kept_apart, layout, plotly_separators, words_on_top
+from .style import WORD_PX, apart, entry_colours, kept_apart, layout, plotly_separators, words_on_top
 from .words import MAX_ROWS, plain, with_words
 
 WEBGL_FROM = 1000  # points in one trace above which the map is drawn with WebGL
@@ -87,12 +87,12 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
             marked = np.flatnonzero(scene.entry != 0)
             marked = marked[np.argsort(scene.entry[marked] != query, kind="stable")]
             stars = tuple((coords[i, 0], coords[i, 1], QUERY_STAR_PX) for i in np.flatnonzero(scene.entry == query))
-            keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=10,
+            keep = kept_apart([(coords[i, 0], coords[i, 1], scene.tokens[i]) for i in marked], coords, font=WORD_PX,
                               avoid=stars)  # a neighbour's word under the query's star could not be read
             drawn = np.where(np.isin(np.arange(len(words)), marked[keep]), words, "")
         sizes = np.full(len(scene), 8)  # each point's marker size, and its word's font size
         sizes[scene.entry == 0], sizes[scene.entry == query] = 4, QUERY_STAR_PX
-        fonts = np.where(scene.entry == query, 12, 10)
+        fonts = np.where(scene.entry == query, WORD_PX + 2, WORD_PX)
         for j, colour in enumerate(colours):
             m = scene.entry == j
             if not m.any():
@@ -106,7 +106,7 @@ def scene_scatter(scene: Scene, title: str) -> go.Figure:
             add("auto" if other else "svg", m, name=label, text=drawn[m] if words_here else None,
                 hovertext=hover(m, label), customdata=scene.ids[m], hovertemplate="%{hovertext}<extra></extra>",
                 marker=marker, mode="markers+text" if words_here else "markers", textposition="top center",
-                textfont={"size": 12 if q else 10})
+                textfont={"size": WORD_PX + 2 if q else WORD_PX})
         if dims == 2:
             at = np.flatnonzero(drawn != "")
             fig.add_trace(words_on_top(coords[at, 0], coords[at, 1], drawn[at], sizes[at], fonts[at]))

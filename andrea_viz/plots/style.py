@@ -198,6 +198,7 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
     return kept
 
 
+WORD_PX = 12  # a map's words (Projection's query word 2 px larger): at 10 px a class could not read them projected
 # A white halo round a word: readable over a dot of any colour. Plotly's "auto" shadow picks a dark halo for a light
 # word (Compare's orange ones were blurred by it).
 HALO = "0px 0px 2px white, 0px 0px 2px white"
