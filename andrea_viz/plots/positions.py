@@ -170,7 +170,8 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
 def lengths_axis(lo: float, hi: float) -> dict:
     """The log axis of the rows' lengths, whose lowest values are labelled: when the lowest listed tick of
     ``log_axis`` is well above ``lo`` (3, 4, 5 while a learned row dips to 2.01), the axis reaches down to the round
-    value just under ``lo`` (2), and that value is listed too."""
+    value just under ``lo`` (2), and that value is listed too; and up to the round value just over ``hi`` when the
+    highest listed tick is well under it."""
     axis = log_axis(lo, hi)
     ticks = list(axis["tickvals"])
     if ticks and ticks[0] > 1.15 * lo:
@@ -178,8 +179,14 @@ def lengths_axis(lo: float, hi: float) -> dict:
         floor = float(f"{np.floor(lo / p + 1e-9) * p:.3g}")  # one significant digit: 2.12 → 2, 0.3997 → 0.3
         ticks = sorted({floor, *(v for v in log_tick_values(floor, hi)), *ticks})
         axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
-    pad = 0.04 * max(np.log10(hi) - np.log10(min(lo, ticks[0] if ticks else lo)), 0.1)
-    axis["range"] = [float(np.log10(min(lo, ticks[0] if ticks else lo)) - pad), float(np.log10(max(hi, lo)) + pad)]
+    if ticks and ticks[-1] < hi / 1.15:  # likewise at the top: MiniLM's sinusoidal rows (13.9) ran along the edge
+        p = 10.0 ** np.floor(np.log10(hi))  # of an axis whose last label was 10
+        ceiling = float(f"{np.ceil(hi / p - 1e-9) * p:.3g}")  # 13.9 → 20
+        ticks = sorted({*ticks, ceiling})
+        axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
+    bottom, top = min(lo, ticks[0] if ticks else lo), max(hi, lo, ticks[-1] if ticks else hi)
+    pad = 0.04 * max(np.log10(top) - np.log10(bottom), 0.1)
+    axis["range"] = [float(np.log10(bottom) - pad), float(np.log10(top) + pad)]
     return axis
 
 
@@ -222,7 +229,11 @@ def rope_picture(q: np.ndarray, k: np.ndarray, pairs: list[tuple[int, int]], the
     layout(fig, _("RoPE: rotate q by m·θ and k by n·θ"), height=490, subtitle=_("q·k depends only on m − n"))
     fig.update_layout(xaxis={"range": [-lim, lim], "zeroline": True, "title": {"text": _("first dimension of the pair")}},
                       yaxis={"range": [-lim, lim], "zeroline": True, "scaleanchor": "x",
-                             "title": {"text": _("second dimension of the pair")}}, legend={"font": {"size": 11}})
+                             "title": {"text": _("second dimension of the pair")}},
+                      # the six arrows listed under the picture, two to a row: beside it they took a third of its width
+                      legend={"font": {"size": 11}, "orientation": "h", "yref": "container", "y": 0,
+                              "yanchor": "bottom", "entrywidth": 0.5, "entrywidthmode": "fraction"},
+                      margin={"b": 130})
     rows = {"m": [], "n": [], "m − n": [], "q·k": []}
     for m, n in pairs:
         rows["m"].append(num(m))

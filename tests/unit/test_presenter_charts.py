@@ -169,7 +169,7 @@ def test_the_path_ends_are_labelled_on_a_white_ground_away_from_the_path(micro):
 
 @pytest.mark.parametrize("name", ["andrea-micro", "andrea-micro-nl", "andrea-micro-pt-BR", "andrea-micro-zh-TW",
                                   "minilm-l6"])
-def test_the_lowest_position_lengths_are_labelled(name):
+def test_the_lowest_and_highest_position_lengths_are_labelled(name):
     """pt-BR's learned rows dip to 2.12 and zh-TW's to 2.01 while the log axis labelled only 3, 4 and 5: its lowest
     tick is now at most a little above the lowest length, and inside the axis."""
     fig = position_plots.position_norms_of(andrea_viz.load(name))
@@ -178,6 +178,9 @@ def test_the_lowest_position_lengths_are_labelled(name):
     assert axis.tickvals[0] <= 1.15 * lowest and np.log10(axis.tickvals[0]) >= axis.range[0]
     assert np.log10(max(float(np.max(t.y)) for t in fig.data)) <= axis.range[1]
     assert len(axis.ticktext) == len(axis.tickvals)
+    # and the highest: MiniLM's sinusoidal rows (√192 = 13.9) ran along the top edge over a last label of 10
+    highest = max(float(np.max(t.y)) for t in fig.data)
+    assert axis.tickvals[-1] >= highest / 1.15 and np.log10(axis.tickvals[-1]) <= axis.range[1]
 
 
 def test_step_9s_learned_square_names_its_model_and_both_squares_keep_one_size(micro):
