@@ -50,10 +50,12 @@ with ui.explain_errors():
     result = forward(emb, ids, backend)
     parts = block_input_parts(emb, ids)
     labels = [f"{t}: {shown_token(emb.token(i), short=True)}" for t, i in enumerate(ids)]  # ␣ as the chips say it
-    for k, fig in enumerate(block_input_heatmaps(parts, labels)):
-        if k % 3 == 0:
-            h = st.columns(3)
-        ui.chart(fig, where=h[k % 3], key=f"fwd:part:{k}")
+    figs = block_input_heatmaps(parts, labels)
+    row = 2 if len(figs) == 4 else min(3, len(figs))  # four as two rows of two: a fourth alone on a row was cut short
+    for k, fig in enumerate(figs):
+        if k % row == 0:
+            h = st.columns(row)
+        ui.chart(fig, where=h[k % row], key=f"fwd:part:{k}")
     st.caption(block_input_scale(parts))
     m = st.columns(3)
     m[0].metric(_("Backend used"), result.backend)
