@@ -101,7 +101,9 @@ def play_controls(frames: list[str], active: int, play: dict, prefix: str, suffi
                         {"label": labels[1], "method": "animate",
                          "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]}]}
     slider = {"active": active, "x": start, "len": 1.0 - start, "y": slider_y,
-              "currentvalue": {"prefix": prefix, "suffix": suffix, "xanchor": "right"},  # clear of the buttons
+              # clear of the buttons, in the page's text colour at a size that reads (plotly's own: small, pale grey)
+              "currentvalue": {"prefix": prefix, "suffix": suffix, "xanchor": "right",
+                               "font": {"size": 15, "color": TEXT}},
               "steps": [{"label": f, "method": "animate",
                          "args": [[f], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
                         for f in frames]}
