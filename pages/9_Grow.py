@@ -24,7 +24,7 @@ upload = ui.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow
                           help=_("Used when the corpus is “my own .txt”. Its words are segmented by Harris's "
                                  "successor variety; its most frequent words are followed below."))
 with st.form("grow:form"):
-    c = st.columns(4)
+    c = st.columns([2, 1, 1, 1])  # the preset's box as wide as its shape and time
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
                             format_func={k: ui.grow.preset_label(k) for k in PRESETS}.__getitem__)
     steps = ui.widgets.whole_number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, container=c[1],

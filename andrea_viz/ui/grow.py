@@ -96,11 +96,12 @@ def preset_timing(preset: str) -> str:
 
 
 def preset_label(preset: str) -> str:
-    """The preset's shape and, once a run of it has finished here, its measured time for its own steps."""
+    """The preset's shape and, once a run of it has finished here, its measured time for its own steps (before, the
+    note under the form says that no run of it has been timed here)."""
     seconds = expected_seconds(preset, PRESETS[preset].steps)
     if seconds is None:
-        return _("{shape} (not yet timed on this server)", shape=tr(PRESETS[preset].label))
-    return _("{shape} (about {s:.0f} s on this server)", shape=tr(PRESETS[preset].label), s=seconds)
+        return tr(PRESETS[preset].label)  # the box showed more cut; the note under the form says it is not timed
+    return _("{shape}, about {s:.0f} s here", shape=tr(PRESETS[preset].label), s=seconds)
 
 
 def _record_file(run_id: str) -> Path:
