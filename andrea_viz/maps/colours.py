@@ -3,7 +3,7 @@
 - ``trust``: the share of the point's 10 nearest (in d dimensions) that the picture kept (the projection's own score);
 - ``undertrained``: the under-trained score of the Anatomy page (Magikarp's indicator; higher = less trained);
 - ``kept:<precision>``: the token's Jaccard@10 between its exact cosine neighbours at that precision and at float32
-  (the GGUF page's measure): 1 where quantisation keeps the whole neighbourhood, 0 where it keeps none of it.
+  (the Neighbours page's measure): 1 where quantisation keeps the whole neighbourhood, 0 where it keeps none of it.
 
 Each is a row of ``COLOURINGS``: its label, the colour bar's title, its range and whether high is good, and the
 function that scores every id of a model (computed once per model and memoised with it).

@@ -51,7 +51,11 @@ def pick(side: str, default: str) -> Embeddings | None:
                 st.session_state[f"cmp:{side}:name"] = names
                 st.session_state[f"cmp:{side}:key"] = emb.key
                 uploads.drop_bytes(ups)  # last: a run stopped before this line finds the files and reads them again
-            return uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))
+                return emb
+            emb = uploads.user_models().get(st.session_state.get(f"cmp:{side}:key"))
+            if emb is not None:  # read by an earlier run: its line again, as the other side shows its own
+                uploads.show_read(emb, emb.name)
+            return emb
         root = checkpoint_dir()
         entries = list_checkpoints(root)
         if not entries:
@@ -62,7 +66,11 @@ def pick(side: str, default: str) -> Embeddings | None:
         if key not in st.session_state:
             st.session_state[key] = uploads.load_checkpoint(inside(root, rel), None, rel.rstrip("/"),
                                                               confine=root).key
-        return uploads.user_models().get(st.session_state[key])
+            return uploads.user_models().get(st.session_state[key])
+        emb = uploads.user_models().get(st.session_state[key])
+        if emb is not None:
+            uploads.show_read(emb, rel.rstrip("/"))
+        return emb
     except CheckpointError as exc:
         show_error(exc)
         return None

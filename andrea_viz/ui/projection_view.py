@@ -108,7 +108,8 @@ def colour_choice(emb: Embeddings, result, params: tuple, column) -> tuple[str, 
     colour = column.selectbox(_("Colour"), list(labels), key="proj:colour", format_func=labels.get,
                               help=_("Word groups, the trust of each point, or a score of the table itself: the Anatomy "
                                      "page's under-trained score, or how many of a token's 10 nearest neighbours a "
-                                     "precision keeps (the GGUF page's Jaccard@10, computed over the whole table once)."))
+                                     "precision keeps (the Neighbours page's Jaccard@10 at a lower precision, computed over the whole table "
+                                     "once)."))
     if colour in ("groups", "trust"):
         return colour, None
     shading = remember(("proj:shade", emb.key, *params, colour), lambda progress: shade(

@@ -160,10 +160,21 @@ def load_checkpoint(path: Path, tokenizer: Path | None, display_name: str, confi
         except (CheckpointError, OSError):
             status.update(label=_("{name} could not be read.", name=md(display_name)), state="error")
             raise
-        status.update(label=_("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=tr_md(emb.provenance.format),
-                              V=emb.vocab_size, d=emb.d_model), state="complete")
+        status.update(label=read_label(emb, display_name), state="complete")
     user_models()[emb.key] = emb
     return emb
+
+
+def read_label(emb: Embeddings, display_name: str) -> str:
+    """What was read, as ``load_checkpoint``'s status says it once done: "name: format, V × d."."""
+    return _("{name}: {format}, {V:,} × {d}.", name=md(display_name), format=tr_md(emb.provenance.format),
+             V=emb.vocab_size, d=emb.d_model)
+
+
+def show_read(emb: Embeddings, display_name: str) -> None:
+    """A checkpoint read by an earlier run, said as the run that read it said it (a side of Compare read before the
+    other showed no line while the other showed its own)."""
+    st.status(read_label(emb, display_name), state="complete", expanded=False)
 
 
 def explore_checkpoint(path: Path, name: str) -> None:

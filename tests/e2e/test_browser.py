@@ -237,6 +237,8 @@ def test_compare_two_uploaded_snapshots(page, app_url):
     wait_idle(page)
     assert exceptions(page) == []
     page.get_by_text("From A (open circle) to B").first.wait_for(timeout=30_000)
+    for name in ("step-000000.bin", "step-000600.bin"):  # each side says what it read (A's line went once B was read)
+        expect(page.locator("[data-testid='stExpander'] summary", has_text=f"{name}: ANDREA .bin")).to_have_count(1)
     moved_least = page.locator("[data-testid='stMarkdownContainer'] strong", has_text="Moved least")  # the heading
     assert moved_least.count() == 1  # (the chart's words below name the trace "Moved least" too)
     screenshot(page, "compare_snapshots")

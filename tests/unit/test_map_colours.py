@@ -1,5 +1,5 @@
 """Colouring a map by a score of the table: each point gets its own token's score, the same as the page that owns
-the score computes (the Anatomy page's under-trained score, the GGUF page's Jaccard@10 at a precision)."""
+the score computes (the Anatomy page's under-trained score, the Neighbours page's Jaccard@10 at a precision)."""
 
 from __future__ import annotations
 

@@ -153,7 +153,7 @@ def test_the_twin_with_a_nan_gets_the_same_answer_from_every_search(k):
     idx, dist = knn_graph(X, k + 1)  # the map's graph (UMAP): each row first, then its k nearest
     assert idx[:, 0].tolist() == list(range(60)) and idx[:, 1:].tolist() == want
     assert (dist[3, 1:] == 2).all()
-    for backend in ("numpy", "torch"):  # precision's top-k (the GGUF page's Jaccard@10, bench-precision)
+    for backend in ("numpy", "torch"):  # precision's top-k (the Neighbours page's Jaccard@10, bench-precision)
         assert precision.neighbour_ids(X, k, backend=backend).tolist() == want
     counts = hubs.k_occurrence(X, k, on="cpu")  # the Anatomy page's hubs
     assert counts.tolist() == np.bincount([j for row in want for j in row if j >= 0], minlength=60).tolist()
