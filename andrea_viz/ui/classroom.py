@@ -28,7 +28,7 @@ from .charts import chart
 from .errors import show_error
 from .fragments import fragment
 from .presenter import PROJECTOR_CSS
-from .tables import table
+from .tables import shown_table
 
 JOINED = "class:joined"  # session_state: (code, member id, nickname) of the class this tab joined
 TEACHING = "class:teaching"  # session_state: the code of the class this tab teaches
@@ -340,8 +340,8 @@ def live_view(code: str, anonymous: bool) -> None:
         counts = A.tally(rows, q)
         col.markdown(_("**Sizing exercise, {model}**: {n} answers", model=size, n=sum(counts.values())))
         if counts:
-            table([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
-                   for c in A.SIZING_CATEGORIES], col, anonymous)
+            shown_table([{_("answer"): tr(A.CATEGORY_LABELS[c]), _("learners"): counts.get(c, 0)}
+                         for c in A.SIZING_CATEGORIES], col, anonymous)
             for ans, cat, n in A.common_wrong(rows, q):
                 col.markdown(_("**{answer}**: {meaning} (learners: {n})", answer=num(int(ans)) if ans.isdigit()
                                else md(ans), n=n, meaning=tr(A.meaning(cat))))
@@ -361,8 +361,8 @@ def live_view(code: str, anonymous: bool) -> None:
     choices = sorted({a.question for a in rows if a.question.startswith("lesson:")})
     for col, q in zip(st.columns(max(1, len(choices))), choices, strict=False):
         col.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
-        table([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()], col,
-              anonymous)
+        shown_table([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()],
+                    col, anonymous)
     st.caption(_("Updated at {t}.", t=time.strftime("%H:%M:%S")))
 
 

@@ -42,7 +42,7 @@ from .errors import explain_errors
 from .models import model_label, run_language
 from .widgets import number_slider, token_chips, token_picker
 from .presenter import PROJECTOR_CSS
-from .tables import table as projected_table
+from .tables import shown_table
 
 ANDREA_120M = FAMILY["ANDREA-120M"]
 PRESENT = "lesson:present"  # session_state: presenter mode (a classroom screen of 1,280 × 720)
@@ -92,8 +92,8 @@ def draw(where, fig, **kw) -> None:
 
 
 def table(where, rows, **kw) -> None:
-    """``rows`` as a table in ``where``: as HTML in presenter mode (``tables.table``)."""
-    projected_table(rows, where, presenting(), **kw)
+    """``rows`` as a table in ``where``: as HTML in presenter mode (``tables.shown_table``)."""
+    shown_table(rows, where, presenting(), **kw)
 
 
 def reset_quiz() -> None:

@@ -13,7 +13,7 @@ from ..maps.clusters import MAP_LABELS, NOISE, cluster_ids, map_labels, zoom_lab
 from ..geometry import MAX_QUERY_CHARS, ready_to_search
 from ..maps import quality as map_quality
 from ..maps.choice import default_for
-from ..i18n import Msg, _, num, tr
+from ..i18n import Msg, _, num, short_duration, tr
 from ..maps.colours import COLOURINGS, colouring_label, shade
 from ..model import Embeddings
 from ..maps.scene import build_scene
@@ -39,7 +39,8 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
     proj = result.projection
     m = metric_columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
-    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds),
+    # under a tenth of a second in ms or µs (PCA's "0.00 s" read as a failure)
+    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds) if proj.seconds >= 0.1 else short_duration(proj.seconds),
                 help=_("computed once, then kept on the server's disk: this map was read from there")
                 if result.from_cache else _("the first time; views after that come from the cache"))
     m[2].metric(_("{k} nearest kept", k=10), num(result.trust_mean, ".1%"),  # the card's name for the same figure

@@ -102,7 +102,7 @@ def dataframe(rows: Any, where: Any = None, decimals: dict[str, int] | None = No
     (where or st).dataframe(localized(df, decimals), column_config={**config, **kw.pop("column_config", {})}, **kw)
 
 
-def table(rows: Any, where: Any = None, projected: bool = False, **kw) -> None:
+def shown_table(rows: Any, where: Any = None, projected: bool = False, **kw) -> None:
     """``rows`` as a table in ``where``, numbers the language's way: on a projector (``projected``: presenter mode,
     "show the class") as HTML (``st.table``), whose text the projector style sets at 18 px, where ``st.dataframe``
     draws on a canvas at its own small size; else the grid (``dataframe``)."""

@@ -1,6 +1,8 @@
 """The Projection page's quality card, under AppTest: the card's figures are those of ``map_quality`` on the very
 map the page drew, written the reader's way."""
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from andrea_viz.maps import quality as map_quality
@@ -71,6 +73,8 @@ def test_a_larger_map_shows_the_estimate_and_measures_every_point_on_asking(app,
     at = open_page(app("minilm-l6", {"method": "pca", "n": "6000"}), "5_Projection.py")
     rows = _card_table(at)
     assert rows[0] == ["Map quality", "every point (6,000)", "seeded sample (5,000)"]
+    (took,) = [m.value for m in at.metric if m.label == "Time"]  # a PCA of 6,000 rows, well under 0.1 s:
+    assert re.fullmatch(r"[\d.]+ (ms|µs)", took), took  # in ms or µs ("0.00 s" read as a failure)
     assert rows[2][1] == "not measured yet"
     emb = load_model("minilm-l6")
     r = project_model(emb, "pca", n=6000, include=("cat",), seed=0, dims=2, axes=(0, 1))

@@ -25,7 +25,7 @@ def test_model_switch_in_the_sidebar_follows_to_the_next_page(page, app_url):
     open_page(page, app_url)
     assert sidebar_model(page) == "all-MiniLM-L6-v2 (trained)"
     page.locator(f"{MODEL_PICKER} [data-testid='stSelectbox']").click()
-    page.get_by_role("option", name="ANDREA-120M at init").click()
+    page.get_by_role("option", name="ANDREA-120M at init", exact=True).click()
     page.wait_for_function("() => document.querySelector('[data-testid=stMetric]')?.innerText.includes('8,449')",
                            timeout=60_000)
     wait_idle(page)

@@ -56,7 +56,7 @@ def test_a_click_while_the_checkpoint_page_reads_an_upload_leaves_it_to_read_aga
     read.click()
     page.locator(STATUS, has_text="Reading slow.npz").wait_for(timeout=60_000)  # the read under way
     page.locator(f"{MODEL_PICKER} [data-testid='stSelectbox']").click()  # another model: a rerun asked for
-    page.get_by_role("option", name="ANDREA-micro (English)").click()
+    page.get_by_role("option", name="ANDREA-micro (English)", exact=True).click()
     expect(page.locator(f"{MODEL_PICKER} input[role='combobox']")).to_have_value("ANDREA-micro (English)",
                                                                                  timeout=60_000)
     wait_idle(page)
