@@ -269,7 +269,7 @@ def predict() -> None:
             # goes in the title's line, at its right end (the chart spans the screen)
             fig = words_kept(go.Figure(fig).update_layout(legend={"yref": "container", "y": 1, "yanchor": "top",
                                                                   "x": 1, "xanchor": "right"}), fig)
-        draw(st, fig, key="lesson:reveal-chart", height=h(420, 300))
+        draw(st, fig, key="lesson:reveal-chart", height=h(420, 330))  # the slide's last 30 px: 5 pairs of bars
 
 
 def positions() -> None:
