@@ -26,7 +26,7 @@ upload = ui.file_uploader(_("Your corpus (UTF-8 .txt)"), type=["txt"], key="grow
 with st.form("grow:form"):
     c = st.columns([2, 1, 1, 1])  # the preset's box as wide as its shape and time
     preset = c[0].selectbox(_("Preset"), list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                            format_func={k: ui.grow.preset_label(k) for k in PRESETS}.__getitem__)
+                            format_func={k: tr(PRESETS[k].label) for k in PRESETS}.__getitem__)  # its time: in the note
     steps = ui.widgets.whole_number_input(_("Steps"), 10, 20_000, PRESETS[DEFAULT_PRESET].steps, container=c[1],
                                           step=100, help=_("Training steps; the preset's own number is a good start."))
     seed = c[2].number_input(_("Seed"), 0, 1_000_000, 0, help=_("Fixes the corpus, the initial table and the batches."))

@@ -54,8 +54,9 @@ class ReferenceSet:
                        "are shown")
         if self.source == "file":
             return Msg("the reference set is the {n:,} ids of the file given", n=len(self.ids))
-        return Msg("the reference set is the {n:,} ids this tokenizer cannot produce from any text, less its {special:,} "
-                   "special tokens, which the text pipeline inserts itself", n=len(self.ids), special=len(self.specials))
+        return Msg("the reference set is the {n:,} ids this tokenizer cannot produce from any text, less the special "
+                   "tokens ({special:,}), which the text pipeline inserts itself", n=len(self.ids),
+                   special=len(self.specials))
 
 
 def _set(found: dict[int, str], specials=()) -> ReferenceSet:

@@ -31,9 +31,3 @@ def record_run(preset: str, seconds: float, steps: int) -> None:
 def last_run(preset: str) -> RunTime | None:
     with _lock:
         return _last.get(preset)
-
-
-def expected_seconds(preset: str, steps: int) -> float | None:
-    """The last finished run's seconds per step times ``steps``; None when no run of ``preset`` finished here."""
-    run = last_run(preset)
-    return None if run is None else run.seconds / run.steps * steps

@@ -85,7 +85,7 @@ def arrows_map(a_xy: np.ndarray, b_xy: np.ndarray, tokens: Sequence[str], groups
     fig.update_yaxes(scaleanchor="x")
     layout(fig, _("From A (open circle) to B (arrowhead), on B's two principal axes ({a:.0%} and {b:.0%} of its "
                   "variance)", a=float(ratio[0]), b=float(ratio[1])), x="PC1", y="PC2", height=560,
-           subtitle=_("A dot: a token that did not move ({n:,} of them).", n=int(still.sum())) if still.any()
+           subtitle=_("A dot: a token that did not move ({n:,} of those drawn).", n=int(still.sum())) if still.any()
            else "")
     if not length.size:
         return fig

@@ -171,7 +171,7 @@ def lengths_axis(lo: float, hi: float) -> dict:
     """The log axis of the rows' lengths, whose lowest values are labelled: when the lowest listed tick of
     ``log_axis`` is well above ``lo`` (3, 4, 5 while a learned row dips to 2.01), the axis reaches down to the round
     value just under ``lo`` (2), and that value is listed too; and up to the round value just over ``hi`` when the
-    highest listed tick is well under it."""
+    highest listed tick is under it."""
     axis = log_axis(lo, hi)
     ticks = list(axis["tickvals"])
     if ticks and ticks[0] > 1.15 * lo:
@@ -179,8 +179,8 @@ def lengths_axis(lo: float, hi: float) -> dict:
         floor = float(f"{np.floor(lo / p + 1e-9) * p:.3g}")  # one significant digit: 2.12 → 2, 0.3997 → 0.3
         ticks = sorted({floor, *(v for v in log_tick_values(floor, hi)), *ticks})
         axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
-    if ticks and ticks[-1] < hi / 1.15:  # likewise at the top: MiniLM's sinusoidal rows (13.9) ran along the edge
-        p = 10.0 ** np.floor(np.log10(hi))  # of an axis whose last label was 10
+    if ticks and ticks[-1] < hi:  # likewise at the top: MiniLM's sinusoidal rows (13.9) ran along the edge of an
+        p = 10.0 ** np.floor(np.log10(hi))  # axis whose last label was 10, andrea-micro's (5.66) over one of 5
         ceiling = float(f"{np.ceil(hi / p - 1e-9) * p:.3g}")  # 13.9 → 20
         ticks = sorted({*ticks, ceiling})
         axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])

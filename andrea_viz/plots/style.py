@@ -201,9 +201,10 @@ def kept_apart(labels: list[tuple[float, float, str]], coords: np.ndarray, area:
 
 
 WORD_PX = 12  # a map's words (Projection's query word 2 px larger): at 10 px a class could not read them projected
-# A white halo round a word: readable over a dot of any colour. Plotly's "auto" shadow picks a dark halo for a light
-# word (Compare's orange ones were blurred by it).
-HALO = "0px 0px 2px white, 0px 0px 2px white"
+# A white halo round a word: readable over a dot of any colour, a one-pixel outline and a soft glow (a blur alone
+# left the letters tinted by the markers under them). Plotly's "auto" shadow picks a dark halo for a light word
+# (Compare's orange ones were blurred by it).
+HALO = "1px 1px 0px white, -1px -1px 0px white, 1px -1px 0px white, -1px 1px 0px white, 0px 0px 3px white"
 
 
 def words_on_top(x, y, text, marker_size, font_size, color=None) -> go.Scatter:

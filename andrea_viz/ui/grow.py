@@ -30,10 +30,9 @@ from ..checkpoints import load_path
 from ..errors import CheckpointError
 from ..grow import pool
 from ..grow.job import GrowJob
-from ..grow import PRESETS
 from ..grow.snapshots import CONFIG, SEGMENTS, list_snapshots, read_manifest
-from ..grow.timing import expected_seconds, last_run
-from ..i18n import Msg, _, tr
+from ..grow.timing import last_run
+from ..i18n import Msg, _
 from ..plots import timeline as plots
 from ..timeline import Snapshot, Timeline
 from . import session_files, state, url
@@ -93,15 +92,6 @@ def preset_timing(preset: str) -> str:
         return _("No {preset} run has finished on this server yet, so it gives no time for one.", preset=preset)
     return _("The last {preset} run on this server took {s:.0f} s for {steps:,} steps (about {per:.2f} s a step).",
              preset=preset, s=run.seconds, steps=run.steps, per=run.seconds / run.steps)
-
-
-def preset_label(preset: str) -> str:
-    """The preset's shape and, once a run of it has finished here, its measured time for its own steps (before, the
-    note under the form says that no run of it has been timed here)."""
-    seconds = expected_seconds(preset, PRESETS[preset].steps)
-    if seconds is None:
-        return tr(PRESETS[preset].label)  # the box showed more cut; the note under the form says it is not timed
-    return _("{shape}, about {s:.0f} s here", shape=tr(PRESETS[preset].label), s=seconds)
 
 
 def _record_file(run_id: str) -> Path:

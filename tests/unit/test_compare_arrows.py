@@ -7,6 +7,7 @@ import pytest
 from andrea_viz import i18n
 from andrea_viz.colour_vision import MIN_TEXT_CONTRAST, contrast_ratio
 from andrea_viz.plots.compare import arrows_map
+from andrea_viz.plots.style import HALO
 
 A = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [0.5, 0.5], [0.5, 0.5]])
 B = np.array([[0.0, 3.0], [4.0, 1.0], [0.02, 0.01], [0.5, 0.5], [0.5, 0.5]])  # far, far, a little, still, still
@@ -25,7 +26,7 @@ def test_the_words_are_drawn_last_over_every_marker():
     assert len(set(words.textfont.color)) == 2  # each word in its group's colour, dark enough to read on white
     assert all(contrast_ratio(c) >= MIN_TEXT_CONTRAST for c in words.textfont.color), words.textfont.color
     # a white halo whatever the word's colour (plotly's "auto" drew a dark one round the orange words)
-    assert words.textfont.shadow == "0px 0px 2px white, 0px 0px 2px white"
+    assert words.textfont.shadow == HALO and all(part.strip().endswith("white") for part in HALO.split(","))
 
 
 def test_a_token_that_did_not_move_is_a_dot_and_one_that_moved_a_head():
@@ -38,10 +39,10 @@ def test_a_token_that_did_not_move_is_a_dot_and_one_that_moved_a_head():
 
 
 @pytest.mark.parametrize("lang, head, dot", [
-    ("en", "to B (arrowhead)", "A dot: a token that did not move (2 of them)."),
-    ("nl", "naar B (pijlpunt)", "Een stip: een token dat niet verschoof (2 in totaal)."),
-    ("pt-BR", "a B (ponta de seta)", "Um ponto: um token que não se moveu (2 ao todo)."),
-    ("zh-TW", "到 B（箭頭）", "圓點：沒有移動的詞元（共 2 個）。")])
+    ("en", "to B (arrowhead)", "A dot: a token that did not move (2 of those drawn)."),
+    ("nl", "naar B (pijlpunt)", "Een stip: een token dat niet verschoof (2 van de getekende)."),
+    ("pt-BR", "a B (ponta de seta)", "Um ponto: um token que não se moveu (2 dos desenhados)."),
+    ("zh-TW", "到 B（箭頭）", "圓點：沒有移動的詞元（圖中有 2 個）。")])
 def test_the_title_names_the_arrowhead_and_the_dot(lang, head, dot):
     i18n.set_language(lang)
     try:

@@ -149,7 +149,7 @@ def test_the_position_lengths_axis_is_labelled_through_the_formatter(lang):
     # the lowest length has a labelled value just under it (one 1-2-5 step at most), the largest one just over it
     # (the round value above, 3 for 2.83) when the listed ones stop well under it
     assert lengths.min() / 2.5 <= min(y.tickvals) <= lengths.min()
-    assert lengths.max() / 1.15 <= max(y.tickvals) <= 2 * lengths.max()
+    assert lengths.max() <= max(y.tickvals) <= 2 * lengths.max()
     if MARKS[lang][1] == ",":
         assert all(re.fullmatch(r"\d+(,\d+)?", t) for t in y.ticktext), y.ticktext
 
