@@ -22,8 +22,9 @@ def drift_histogram(drift: np.ndarray, aligned: str) -> go.Figure:
     how = {"procrustes": _("after a Procrustes rotation of A onto B"),
            "anchors": _("over the anchors held out of the map's fit, A mapped onto B")}.get(aligned) \
         or _("in place (no rotation)")
-    layout(fig, _("Drift of every token: 1 − cos(A, B), {how}", how=how), x=_("drift"),
-           y=_("tokens (log scale)"), height=360)
+    title = (_("Drift of each anchor held out of the map's fit: 1 − cos(A, B), A mapped onto B") if aligned == "anchors"
+             else _("Drift of every token: 1 − cos(A, B), {how}", how=how))  # two vocabularies: not every token
+    layout(fig, title, x=_("drift"), y=_("tokens (log scale)"), height=360)
     if not d.size:
         return fig
     marked_line(fig, float(np.median(d)), _("median {m:.3f}", m=float(np.median(d))))

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..i18n import _, num
 from ..safe_text import plot
-from .style import GREY, RED, TEXT, group_style, kept_apart, layout, play_controls, shared_colour, words_on_top
+from .style import GREY, RED, TEXT, WORD_PX, group_style, kept_apart, layout, play_controls, shared_colour, words_on_top
 from .words import with_words
 
 
@@ -89,7 +89,7 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
         # at each step only the labels that overlap none already placed (in the words' order): the others clumped
         # into one unreadable blot; every word stays in its point's hover and in the chart's words
         kept = set(kept_apart([(float(x), float(y), str(t)) for (x, y), t in zip(coords[k], tokens, strict=True)],
-                              corners, CLASS_MAP_AREA, equal=True))
+                              corners, CLASS_MAP_AREA, font=WORD_PX, equal=True))
         out = []
         for g in names:
             at = np.flatnonzero(groups == g)
@@ -99,7 +99,7 @@ def class_map(coords: np.ndarray, steps: Sequence[int], tokens: Sequence[str], g
                                   hovertemplate="%{customdata}<extra>" + plot(g) + "</extra>"))
         shown = sorted(kept)  # the words over every class's markers, one trace in every frame
         out.append(words_on_top(coords[k, shown, 0], coords[k, shown, 1], [plot(tokens[i]) for i in shown],
-                                [CLASS_MARKER_PX] * len(shown), 11, TEXT))
+                                [CLASS_MARKER_PX] * len(shown), WORD_PX, TEXT))
         for g in named:  # one trace per frame as well, so that the name moves with its class
             c = coords[k, groups == g].mean(axis=0)
             out.append(go.Scatter(x=[c[0]], y=[c[1]], mode="text", text=[f"<b>{plot(g)}</b>"], showlegend=False,
