@@ -329,7 +329,7 @@ def test_the_class_map_says_each_class_and_tables_the_words_where_they_are():
 def test_the_class_maps_labels_at_each_step_overlap_none_and_every_word_keeps_its_hover():
     """Grow's class map drew every word's label, and a trained run's classes clumped into blots of text: at each step
     only labels whose boxes overlap none already placed are written, by the map labels' own rule (kept_apart)."""
-    from andrea_viz.plots.style import kept_apart
+    from andrea_viz.plots.style import WORD_PX, kept_apart
     from andrea_viz.plots.timeline import CLASS_MAP_AREA
 
     rng = np.random.default_rng(0)
@@ -347,7 +347,8 @@ def test_the_class_maps_labels_at_each_step_overlap_none_and_every_word_keeps_it
         assert written.hoverinfo == "skip" and written.showlegend is False and written.marker.opacity == 0
         lim = float(np.abs(coords).max()) * 1.1
         want = {words[i] for i in kept_apart([(x, y, w) for (x, y), w in zip(at, words, strict=True)],
-                                             np.array([[-lim, -lim], [lim, lim]]), CLASS_MAP_AREA, equal=True)}
+                                             np.array([[-lim, -lim], [lim, lim]]), CLASS_MAP_AREA, font=WORD_PX,
+                                             equal=True)}
         assert set(written.text) == want
         for x, y, w in zip(written.x, written.y, written.text, strict=True):  # each word over its own point
             assert (x, y) == tuple(at[words.index(w)])
