@@ -121,7 +121,7 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
         go.Scatter(x=[0], y=[p0.dot], mode="markers", marker={"size": 14, "color": RED}, name=_("now"), showlegend=False,
                    **right),  # trace 4 (animated)
     ]
-    top = 1.1 * max(1.0, len_u * len_v)
+    top = 1.25 * max(1.0, len_u * len_v)  # the cases' words clear of the moving marker at u·v (14 px) at 0°
     shapes, notes = [], [
         {"text": _("u fixed, v turning"), "x": 0.225, "y": 1.0, "xref": "paper", "yref": "paper", "showarrow": False,
          "yanchor": "bottom", "font": {"size": 14}},
@@ -143,7 +143,7 @@ def turning_animation(len_u: float = 1.0, len_v: float = 1.0, step: int = 5) -> 
                                layout={"title": {"text": bold(_("θ = {theta}°: u·v = {dot:+.2f}, cos θ = {cos:+.2f}",
                                                                 theta=int(theta), dot=p.dot, cos=p.cos))}}))
     lim = 1.15 * max(len_u, len_v)
-    m = 1.2 * max(1.0, len_u * len_v)
+    m = 1.35 * max(1.0, len_u * len_v)
     opts = {"frame": {"duration": 120, "redraw": True}, "transition": {"duration": 0}, "fromcurrent": True}
     fig = go.Figure(data, go.Layout(
         **_square_axes(lim, domain=(0, 0.45)),
