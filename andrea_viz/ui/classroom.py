@@ -349,13 +349,13 @@ def live_view(code: str, anonymous: bool) -> None:
     right.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
-        c1, c2 = (right, right) if anonymous else right.columns([3, 2])
+        c1, c2 = (right, left) if anonymous else right.columns([3, 2])  # projected: the pairs most wrong under the tallies
         fig = grid_heatmap(grid, labels)
         chart(for_projector(fig) if anonymous else fig, key="class:grid", where=c1)  # projected: no text under 18 px
-        # projected, the note goes under the tallies, where the column has room (under the grid it ran off the screen)
-        (left if anonymous else c1).caption(_("Each learner's order is judged by the cosines of the model grown in that learner's language, so "
-                     "learners in two languages can be wrong about one pair in opposite directions."))
-        for hi, lo, n, of in grid.worst(3):
+        if not anonymous:  # the teacher's note; projected, the room under the tallies goes to the pairs most wrong
+            c1.caption(_("Each learner's order is judged by the cosines of the model grown in that learner's language, "
+                         "so learners in two languages can be wrong about one pair in opposite directions."))
+        for hi, lo, n, of in grid.worst(2 if anonymous else 3):  # projected: the two that fit the screen
             c2.markdown(_("{n} of {of} learners put **{high}** closer than **{low}**.", n=n, of=of,
                           high=md(labels[grid.pairs.index(hi)]), low=md(labels[grid.pairs.index(lo)])))
     choices = sorted({a.question for a in rows if a.question.startswith("lesson:")})
