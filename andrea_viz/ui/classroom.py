@@ -349,7 +349,7 @@ def live_view(code: str, anonymous: bool) -> None:
     right.markdown(_("**Predict similarity**: {n} orderings", n=grid.learners))
     if grid.learners:
         labels = [f"{_in_language(a, lang)} / {_in_language(b, lang)}" for a, b in grid.pairs]
-        c1, c2 = (right, left) if anonymous else right.columns([3, 2])  # projected: the pairs most wrong under the tallies
+        c1, c2 = (right, left) if anonymous else right.columns([3, 2])  # projected: the pairs most wrong go left
         fig = grid_heatmap(grid, labels)
         chart(for_projector(fig) if anonymous else fig, key="class:grid", where=c1)  # projected: no text under 18 px
         if not anonymous:  # the teacher's note; projected, the room under the tallies goes to the pairs most wrong
