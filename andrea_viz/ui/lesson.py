@@ -138,7 +138,7 @@ def values_histogram(where, emb, key: str) -> None:
         where.markdown(md(fig.layout.title.subtitle.text))
         fig = words_kept(go.Figure(fig).update_layout(title={"text": None, "subtitle": {"text": None}},
                                                       margin={"t": 10}), fig)
-    draw(where, fig, key=key, height=h(420, 250))
+    draw(where, fig, key=key, height=h(420, 300))  # on a projector the slide's room under step 2
 
 
 def floats() -> None:
