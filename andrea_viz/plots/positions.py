@@ -167,6 +167,13 @@ def position_path_figure(coords: np.ndarray, ratio: np.ndarray, title: str) -> g
                              step=float(steps.mean()) if steps.size else 0.0))
 
 
+def _one_digit(value: float, rounding) -> float:
+    """``value`` rounded down (``np.floor``) or up (``np.ceil``) to one significant digit: 2.12 → 2, 0.3997 → 0.3,
+    13.9 → 20."""
+    p = 10.0 ** np.floor(np.log10(value))
+    return float(f"{rounding(value / p + (1e-9 if rounding is np.floor else -1e-9)) * p:.3g}")
+
+
 def lengths_axis(lo: float, hi: float) -> dict:
     """The log axis of the rows' lengths, whose lowest values are labelled: when the lowest listed tick of
     ``log_axis`` is well above ``lo`` (3, 4, 5 while a learned row dips to 2.01), the axis reaches down to the round
@@ -175,14 +182,11 @@ def lengths_axis(lo: float, hi: float) -> dict:
     axis = log_axis(lo, hi)
     ticks = list(axis["tickvals"])
     if ticks and ticks[0] > 1.15 * lo:
-        p = 10.0 ** np.floor(np.log10(lo))
-        floor = float(f"{np.floor(lo / p + 1e-9) * p:.3g}")  # one significant digit: 2.12 → 2, 0.3997 → 0.3
+        floor = _one_digit(lo, np.floor)
         ticks = sorted({floor, *(v for v in log_tick_values(floor, hi)), *ticks})
         axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
     if ticks and ticks[-1] < hi:  # likewise at the top: MiniLM's sinusoidal rows (13.9) ran along the edge of an
-        p = 10.0 ** np.floor(np.log10(hi))  # axis whose last label was 10, andrea-micro's (5.66) over one of 5
-        ceiling = float(f"{np.ceil(hi / p - 1e-9) * p:.3g}")  # 13.9 → 20
-        ticks = sorted({*ticks, ceiling})
+        ticks = sorted({*ticks, _one_digit(hi, np.ceil)})  # axis whose last label was 10, andrea-micro's (5.66) of 5
         axis.update(tickvals=ticks, ticktext=[log_tick_text(v) for v in ticks])
     bottom, top = min(lo, ticks[0] if ticks else lo), max(hi, lo, ticks[-1] if ticks else hi)
     pad = 0.04 * max(np.log10(top) - np.log10(bottom), 0.1)

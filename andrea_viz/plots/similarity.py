@@ -49,7 +49,8 @@ def _swept_box(p: PlanePair) -> tuple[tuple[float, float], tuple[float, float]]:
     box whatever the slider says (the picture does not jump as θ turns), and no wider than the half circle v sweeps
     (a box of ±|v| in y left a third of the projected picture empty below the arrows)."""
     a = np.arctan2(p.u[1], p.u[0]) if p.norm_u else 0.0
-    arc = p.norm_v * np.stack([np.cos(a + np.linspace(0, np.pi, 91)), np.sin(a + np.linspace(0, np.pi, 91))], axis=1)
+    turns = a + np.linspace(0, np.pi, 91)
+    arc = p.norm_v * np.stack([np.cos(turns), np.sin(turns)], axis=1)
     points = np.vstack([[0.0, 0.0], p.u, _name_at(p.u, -np.pi / 2), arc, [_name_at(v, np.pi / 2) for v in arc]])
     pad = TIP * max(p.norm_u, p.norm_v, 0.5)
     lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad

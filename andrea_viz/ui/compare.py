@@ -63,12 +63,12 @@ def pick(side: str, default: str) -> Embeddings | None:
             return None
         rel = st.selectbox(_("File for {side}", side=side), entries, key=f"cmp:{side}:rel")
         key = f"cmp:{side}:folder:{rel}"
-        if key not in st.session_state:
+        read_before = key in st.session_state
+        if not read_before:  # load_checkpoint says what it read
             st.session_state[key] = uploads.load_checkpoint(inside(root, rel), None, rel.rstrip("/"),
                                                               confine=root).key
-            return uploads.user_models().get(st.session_state[key])
         emb = uploads.user_models().get(st.session_state[key])
-        if emb is not None:
+        if emb is not None and read_before:
             uploads.show_read(emb, rel.rstrip("/"))
         return emb
     except CheckpointError as exc:
