@@ -42,12 +42,13 @@ def test_three_press_train_the_third_waits_its_turn_then_trains(browser):
             assert exceptions(other) == []
 
             first.get_by_role("button", name="Cancel").click()  # a slot frees, and the third's turn comes
+            third.get_by_text("1 ahead of you").wait_for(state="detached", timeout=60_000)  # out of the queue
+            second.get_by_role("button", name="Cancel").click()  # (the second's slot freed too: the cores are the third's)
+            second.get_by_text("Training stopped at step").wait_for(timeout=60_000)
             third.locator("[data-testid='stSlider']", has_text="Training step").wait_for(timeout=180_000)
             wait_idle(third)
             step = third.locator("[data-testid='stMetric']", has_text="Step").first
             assert step.locator("[data-testid='stMetricValue']").inner_text() == "60"
-            second.get_by_role("button", name="Cancel").click()
-            second.get_by_text("Training stopped at step").wait_for(timeout=60_000)
             for page in (first, second, third, other):
                 assert exceptions(page) == []
         finally:

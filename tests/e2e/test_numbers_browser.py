@@ -45,6 +45,13 @@ def test_positions_log_axis_and_rope_in_dutch(page, app_url):
     assert "q·k hangt alleen af van m\u00a0−\u00a0n" in rope.inner_text()  # the claim, on its own line, m − n unbroken
 
 
+LAST_LABEL_WRAPS = """() => {
+  const row = [...document.querySelectorAll("[data-testid='stHorizontalBlock']")]
+    .find(r => r.querySelector("[data-testid='stMetric']"));
+  const ls = row ? row.querySelectorAll("[data-testid='stMetricLabel']") : [];
+  return ls.length === 4 && ls[3].getBoundingClientRect().height > 1.5 * ls[0].getBoundingClientRect().height; }"""
+
+
 def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
     """At 1,280 px the Dutch "Hele model (ANDREA-indeling)" takes two lines: the four counts under the inputs still
     share one baseline (the row's columns align at their bottoms), each written the Dutch way."""
@@ -54,9 +61,10 @@ def test_sizing_counts_sit_in_one_line_when_a_dutch_label_wraps(page, app_url):
     values = row.locator("[data-testid='stMetricValue']")
     values.nth(3).wait_for(timeout=30_000)
     page.evaluate("() => document.fonts.ready.then(() => true)")  # lines measured in the page's own font
-    labels = [b["height"] for b in row.locator("[data-testid='stMetricLabel']").evaluate_all(
-        "ls => ls.map(l => l.getBoundingClientRect().toJSON())")]
-    assert labels[3] > 1.5 * labels[0], labels  # the last label wraps: the case this checks
+    # the last label wraps, the case this checks: awaited on the labels themselves (measured while the sidebar was
+    # still being laid out, the main column was wider and no label wrapped yet)
+    page.wait_for_function(LAST_LABEL_WRAPS, timeout=30_000)
+    wait_idle(page)
     tops = values.evaluate_all("vs => vs.map(v => v.getBoundingClientRect().top)")
     assert len(tops) == 4 and max(tops) - min(tops) < 1, tops
     assert all(re.fullmatch(r"\d{1,3}(\.\d{3})+", v) for v in values.all_inner_texts())
