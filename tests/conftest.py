@@ -10,10 +10,16 @@ import pytest
 
 # Maps kept on disk (andrea_viz.maps.cache) go to a folder of this test run only, so that no test reads a map
 # some earlier run (or the developer's app) left behind; set before anything is imported, so that the app
-# servers the browser tests start inherit it too.
-_MAP_CACHE = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")
+# servers the browser tests start inherit it too. One folder for the whole run, as one machine's servers share one:
+# made by the process that loads this file first (under pytest-xdist the controller, before it starts its workers,
+# which inherit it) and removed by that process when the run ends. Two workers with a folder each compiled UMAP's
+# code twice and laid out the same maps twice.
+_RUN_CACHE = "ANDREA_VIZ_TEST_RUN_CACHE"
+if not os.path.isdir(os.environ.get(_RUN_CACHE, "")):
+    os.environ[_RUN_CACHE] = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")
+    atexit.register(shutil.rmtree, os.environ[_RUN_CACHE], True)
+_MAP_CACHE = os.environ[_RUN_CACHE]
 os.environ["ANDREA_VIZ_CACHE_DIR"] = _MAP_CACHE
-atexit.register(shutil.rmtree, _MAP_CACHE, True)
 # The compiled kernel is built where a test needs it (as a first visit did before the server built it in the
 # background), so that no page test meets a build under way; tests/e2e/test_kernel_build_browser.py checks the
 # background build on a server of its own.
