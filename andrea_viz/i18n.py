@@ -242,7 +242,10 @@ def tex(value: float | int, spec: str = ",") -> str:
 
 
 def short_duration(seconds: float) -> str:
-    """A time under a second or so, in µs below a millisecond and in ms above, in the current language's format."""
+    """A time in the current language's format: µs below a millisecond, ms below a tenth of a second (a fast PCA
+    read "0.00 s"), seconds above."""
+    if seconds >= 0.1:
+        return _("{s:.2f} s", s=seconds)
     return _("{n:.0f} µs", n=seconds * 1e6) if seconds < 1e-3 else _("{n:.2f} ms", n=seconds * 1e3)
 
 

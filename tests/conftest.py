@@ -15,11 +15,10 @@ import pytest
 # which inherit it) and removed by that process when the run ends. Two workers with a folder each compiled UMAP's
 # code twice and laid out the same maps twice.
 _RUN_CACHE = "ANDREA_VIZ_TEST_RUN_CACHE"
-if not os.path.isdir(os.environ.get(_RUN_CACHE, "")):
-    os.environ[_RUN_CACHE] = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")
+if not (os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(os.environ.get(_RUN_CACHE, ""))):  # else fresh, even
+    os.environ[_RUN_CACHE] = tempfile.mkdtemp(prefix="andrea-viz-test-maps-")  # where a shell exported an old one
     atexit.register(shutil.rmtree, os.environ[_RUN_CACHE], True)
-_MAP_CACHE = os.environ[_RUN_CACHE]
-os.environ["ANDREA_VIZ_CACHE_DIR"] = _MAP_CACHE
+os.environ["ANDREA_VIZ_CACHE_DIR"] = os.environ[_RUN_CACHE]
 # The compiled kernel is built where a test needs it (as a first visit did before the server built it in the
 # background), so that no page test meets a build under way; tests/e2e/test_kernel_build_browser.py checks the
 # background build on a server of its own.

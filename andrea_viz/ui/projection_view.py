@@ -39,8 +39,7 @@ def projection_metrics(result, axes: tuple[int, ...]) -> None:
     proj = result.projection
     m = metric_columns(4)
     m[0].metric(_("Points"), num(len(result.sample)))
-    # under a tenth of a second in ms or µs (PCA's "0.00 s" read as a failure)
-    m[1].metric(_("Time"), _("{s:.2f} s", s=proj.seconds) if proj.seconds >= 0.1 else short_duration(proj.seconds),
+    m[1].metric(_("Time"), short_duration(proj.seconds),
                 help=_("computed once, then kept on the server's disk: this map was read from there")
                 if result.from_cache else _("the first time; views after that come from the cache"))
     m[2].metric(_("{k} nearest kept", k=10), num(result.trust_mean, ".1%"),  # the card's name for the same figure

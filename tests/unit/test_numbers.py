@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from andrea_viz.i18n import LANGUAGES, format_number, set_language
+from andrea_viz.i18n import LANGUAGES, format_number, set_language, short_duration
 from andrea_viz.plots import positions as position_plots
 from andrea_viz.plots.style import layout, log_axis, log_tick_text, log_tick_values
 from andrea_viz.positions import rope_scores
@@ -66,6 +66,17 @@ def shown(styler) -> list[list[str]]:
     lines = styler.to_string(delimiter="\t").splitlines()[1:]
     return [line.split("\t")[1:] for line in lines]
 
+
+@pytest.mark.parametrize("lang", LANGS, indirect=True)
+def test_a_duration_is_written_in_the_unit_that_shows_it(lang):
+    """µs under a millisecond, ms under a tenth of a second (a fast PCA wrote "0.00 s"), seconds above; each number
+    through the formatter (the Projection and Forward pass pages' times)."""
+    dec = MARKS[lang][1]
+    assert short_duration(0.000412) == "412 µs"
+    assert short_duration(0.00456) == f"4{dec}56 ms"
+    assert short_duration(0.0994) == f"99{dec}40 ms"
+    assert short_duration(0.1) == f"0{dec}10 s"
+    assert short_duration(2.5) == f"2{dec}50 s"
 
 @pytest.mark.parametrize("lang", LANGS, indirect=True)
 def test_a_table_column_keeps_its_precision_and_trailing_zeros(lang):
