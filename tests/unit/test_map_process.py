@@ -97,7 +97,9 @@ def test_maps_take_turns_first_come_first_served_and_a_waiting_one_knows_how_man
     assert first_in.wait(5)
     b = threading.Thread(target=later, args=("b",))
     b.start()
-    time.sleep(0.2)  # b is queued before c
+    end = time.monotonic() + 10
+    while not aheads.get("b") and time.monotonic() < end:  # b is queued before c starts (polled: a fixed 0.2 s
+        time.sleep(0.01)  # could pass before b's thread ran on a busy machine)
     c = threading.Thread(target=later, args=("c",))
     c.start()
     end = time.monotonic() + 10
