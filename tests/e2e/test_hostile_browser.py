@@ -56,14 +56,11 @@ PAGES = [p.url_path for p in available_pages()]
 
 
 @pytest.fixture
-def watched(browser):
-    """A page of its own context, and the dialogs it opened (none, or the test fails)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+def watched(page):
+    """A page of its own, and the dialogs it opened (none, or the test fails)."""
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    yield page, dialogs
-    context.close()
+    return page, dialogs
 
 
 @pytest.mark.parametrize("path", PAGES)
