@@ -29,6 +29,7 @@ CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
 ]
+VIEWPORT = {"width": 1400, "height": 1000}  # a desktop's browser window: the pages the tests and benchmarks open
 
 
 def chromium_exe() -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..classroom.store import DB_FILE, ClassStore, SQLiteStore, open_store
 from ..family import FAMILY
-from ..testing_harness import CHROMIUM_FLAGS, chromium_exe, reset_peak, running_postgres, serve, status
+from ..testing_harness import CHROMIUM_FLAGS, VIEWPORT, chromium_exe, reset_peak, running_postgres, serve, status
 from .classroom import IDLE, MB, SESSION_TTL_S, _rendered, percentile, sidebar
 
 KEY = "bench-class-teacher-key"
@@ -50,7 +50,6 @@ TITLES = {"Class": "A class", "Sizing": "Sizing embedding tables", "Lesson": "Th
 COUNT_AT_LEAST = f"""(k) => {{ const m = document.body.innerText.match(/Sizing exercise, {SIZE}: (\\d+) answers/);
     return !!m && +m[1] >= k; }}"""  # the teacher's count of this question's answers has reached k
 STEP_IS = "(k) => (document.querySelector(\".st-key-lesson-menu input[role='combobox']\") || {}).value?.startsWith(k)"
-VIEW = {"width": 1400, "height": 1000}
 
 
 @dataclass
@@ -146,7 +145,7 @@ async def _count_on_screen(teacher, n: int, seen: list[float]) -> None:
 
 async def _warm(browser, url: str) -> None:
     """One learner's walk without a class: models loaded, modules imported, what every class finds."""
-    context = await browser.new_context(viewport=VIEW)
+    context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(TIMEOUT_S * 1000)
     await _learner(context, url, None, [], [])
     await context.close()
@@ -160,7 +159,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
         browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
         for url in urls:
             await _warm(browser, url)
-        contexts = [await browser.new_context(viewport=VIEW) for _ in range(n + 1)]
+        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n + 1)]
         for c in contexts:
             c.set_default_timeout(TIMEOUT_S * 1000)
         run.base = [status(pid, "VmRSS") for pid in pids]

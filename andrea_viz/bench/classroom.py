@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from statistics import median
 
-from ..testing_harness import CHROMIUM_FLAGS, chromium_exe, reset_peak, serve, settle, status
+from ..testing_harness import CHROMIUM_FLAGS, VIEWPORT, chromium_exe, reset_peak, serve, settle, status
 
 MB = 1 << 20
 # (url path, the page's title, what must be on screen besides it)
@@ -114,14 +114,14 @@ async def _class(url: str, pid: int, n: int, pages=PAGES, settle_s: float = SETT
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
-        warm = await browser.new_context(viewport={"width": 1400, "height": 1000})
+        warm = await browser.new_context(viewport=VIEWPORT)
         await visit(warm, url, pages)  # models loaded, figures cached, modules imported: what every class finds
         await warm.close()
         if forget_warm:
             await asyncio.sleep(SESSION_TTL_S + 5)  # the warm-up session is forgotten before the baseline
         base = status(pid, "VmRSS")
         reset_peak(pid)
-        contexts = [await browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(n)]
+        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n)]
         visits = await asyncio.gather(*(visit(c, url, pages) for c in contexts))
         await asyncio.sleep(3)  # every session idle on its last page
         idle = status(pid, "VmRSS")
@@ -194,9 +194,9 @@ async def _trainings(url: str, steps: int, looks: int, window_s: float) -> dict:
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
-        other = await browser.new_context(viewport={"width": 1400, "height": 1000})
+        other = await browser.new_context(viewport=VIEWPORT)
         await visit(other, url, PAGES[:2])  # the other learner, and the model, ready
-        contexts = [await browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(3)]
         for c in contexts:
             c.set_default_timeout(300_000)
         pages = [await c.new_page() for c in contexts]

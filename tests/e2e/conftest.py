@@ -10,7 +10,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from andrea_viz import testing_harness
-from andrea_viz.testing_harness import CHROMIUM_FLAGS, chromium_exe  # the one list of flags, shared with the benchmarks
+from andrea_viz.testing_harness import CHROMIUM_FLAGS, VIEWPORT, chromium_exe  # one list of flags and one window, shared with the benchmarks
 from andrea_viz.ui.state import MODEL_WIDGET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,12 +47,14 @@ def shared_context(browser):
     context per test cost about half a second of CPU more per test on 2 cores). What a context holds between tests
     is cleared after each: its pages, its cookies, and what the app's origin kept in the page's storage (Streamlit's
     theme choice)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     yield context
     context.close()
 
 
-CLEAR_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
+# a predicate, so that the page's answer is awaited with a timeout: a test that failed on a hung page must not hang its
+# teardown (page.evaluate would wait for ever)
+CLEAR_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} return true; }"
 
 
 @pytest.fixture
@@ -60,8 +62,8 @@ def page(shared_context):
     p = shared_context.new_page()
     yield p
     for opened in shared_context.pages:  # the test's page and any it opened
-        with contextlib.suppress(PlaywrightError):
-            opened.evaluate(CLEAR_STORAGE)
+        with contextlib.suppress(PlaywrightError):  # (a timeout is one)
+            opened.wait_for_function(CLEAR_STORAGE, timeout=5_000)
         opened.close()
     shared_context.clear_cookies()
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from .conftest import exceptions, open_page, serve, wait_idle
+from .conftest import VIEWPORT, exceptions, open_page, serve, wait_idle
 
 def press_train(page, url: str, steps: int) -> None:
     open_page(page, f"{url}/Grow")
@@ -20,7 +20,7 @@ def press_train(page, url: str, steps: int) -> None:
 
 def test_three_press_train_the_third_waits_its_turn_then_trains(browser):
     with serve({"ANDREA_VIZ_MAX_TRAININGS": "2"}) as (url, _pid):
-        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
+        contexts = [browser.new_context(viewport=VIEWPORT) for _ in range(4)]
         first, second, third, other = (c.new_page() for c in contexts)
         try:
             open_page(other, url)  # the other learner's session and the default model are ready

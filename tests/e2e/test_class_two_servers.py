@@ -10,7 +10,7 @@ import psycopg
 from andrea_viz.family import FAMILY
 from andrea_viz.testing_harness import running_postgres
 
-from .conftest import exceptions, open_page, serve, toggle_on, wait_idle
+from .conftest import VIEWPORT, exceptions, open_page, serve, toggle_on, wait_idle
 from .test_classroom import KEY, STEP_IS, _go, _open_teacher
 
 
@@ -23,7 +23,7 @@ def test_a_class_spans_two_servers_on_one_postgresql(browser, tmp_path):
         with (serve({**env, "ANDREA_VIZ_DATA_DIR": str(tmp_path / "a")}) as (a, _pa),
               serve({**env, "ANDREA_VIZ_DATA_DIR": str(tmp_path / "b")}) as (b, _pb)):
             teacher_ctx, teacher = _open_teacher(browser, a, "en")
-            learner_ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            learner_ctx = browser.new_context(viewport=VIEWPORT)
             learner = learner_ctx.new_page()
             try:
                 teacher.get_by_role("button", name="Start a class").click()

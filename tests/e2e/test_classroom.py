@@ -18,7 +18,7 @@ from andrea_viz.family import FAMILY
 from andrea_viz.i18n import LANGUAGES, translate
 from andrea_viz.lesson.quiz import make_pair
 
-from .conftest import SHOTS, exceptions, open_page, screenshot, serve, toggle_on, wait_idle
+from .conftest import SHOTS, VIEWPORT, exceptions, open_page, screenshot, serve, toggle_on, wait_idle
 
 KEY = "browser-test-teacher-key"
 LEARNERS = {"zh-TW": "小明", "nl": "Jan <i>", "pt-BR": "Ana"}
@@ -73,7 +73,7 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
         assert teacher.get_by_text(code).count() >= 1
         s = FAMILY["ANDREA-12M"]
         for lang, nick in LEARNERS.items():
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            ctx = browser.new_context(viewport=VIEWPORT)
             page = ctx.new_page()
             learners.append((ctx, page, lang))
             open_page(page, f"{url}/Class?code={code}&lang={lang}")

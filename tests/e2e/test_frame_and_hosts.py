@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 
-from .conftest import exceptions, open_page, record_requests, requests_elsewhere, serve, wait_idle
+from .conftest import VIEWPORT, exceptions, open_page, record_requests, requests_elsewhere, serve, wait_idle
 
 MAP = "iframe[title='andrea_viz.ui.map_view.canvas_map']"
 PROJECTION = "Projection?model=andrea-micro&method=pca&renderer=canvas&labels=1"
@@ -89,7 +89,7 @@ def test_a_fresh_servers_very_first_answer_says_that_only_the_app_may_frame_it()
 def test_every_response_says_that_only_the_app_may_frame_it(page, browser, app_url):
     _open_map(page, app_url)
     seen: list = []
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # its own cache: every file asked again
+    context = browser.new_context(viewport=VIEWPORT)  # its own cache: every file asked again
     fresh = context.new_page()
     fresh.on("response", lambda r: seen.append(r))
     _open_map(fresh, app_url)  # the document, its scripts and styles, the map's component frames

@@ -9,7 +9,7 @@ from pathlib import Path
 from andrea_viz.i18n import translate
 from cuda_ext import loader
 
-from .conftest import exceptions, open_page, serve
+from .conftest import VIEWPORT, exceptions, open_page, serve
 
 BUILDING = ("The compiled kernels are being built in the background (the server started it when it started); until "
             "they are ready this page runs on torch. Open the page again in a minute or two to use them.")
@@ -45,7 +45,7 @@ def end_build(builder: int | None) -> None:
 def test_the_first_forward_pass_visit_runs_on_torch_while_the_kernel_builds(browser, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))  # a machine that never built the kernel
     cpu = loader.build_dir("cpu")
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport=VIEWPORT)
     builder = None
     try:
         with serve({"ANDREA_VIZ_KERNEL_BUILD": "background", "TORCH_EXTENSIONS_DIR": str(tmp_path)}) as (url, _pid):

@@ -6,7 +6,7 @@ from pathlib import Path
 from andrea_viz.testing_harness import reset_peak, status
 from tests.checkpoint_files import makers
 
-from .conftest import exceptions, open_page, serve, wait_idle
+from .conftest import VIEWPORT, exceptions, open_page, serve, wait_idle
 
 MB = 1 << 20
 
@@ -26,7 +26,7 @@ def test_an_upload_is_read_within_2_2_times_its_size_and_then_let_go(browser, tm
     makers.andrea_bin(path, V=4_353, d=384, T=1_024, L=6, adam=True)
     size = path.stat().st_size
     with serve() as (url, pid):
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport=VIEWPORT)
         open_page(page, f"{url}/Checkpoint")
         # a small upload first, so that what reading any checkpoint loads once (modules, the report) is in place
         small = tmp_path / "small.bin"

@@ -78,6 +78,7 @@ def test_a_duration_is_written_in_the_unit_that_shows_it(lang):
     assert short_duration(0.1) == f"0{dec}10 s"
     assert short_duration(2.5) == f"2{dec}50 s"
 
+
 @pytest.mark.parametrize("lang", LANGS, indirect=True)
 def test_a_table_column_keeps_its_precision_and_trailing_zeros(lang):
     cos = [0.56, 0.378, 0.5]  # a column rounded to 3 places, as Neighbours and Anatomy round cosines
