@@ -1,0 +1,61 @@
+"""The flags the tests and benchmarks launch Chromium with (andrea_viz.testing_harness.CHROMIUM_FLAGS): the browser
+still disables every feature Playwright's own launcher asks it to (a second --disable-features replaces the first),
+and a new page gets no renderer for the invisible window's address bar."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from andrea_viz.testing_harness import NO_TOP_CHROME_WEBUI
+
+
+def _descendants(pid: int) -> list[list[str]]:
+    """The arguments of every process below ``pid`` (Linux's /proc; Chromium's child processes write theirs back as
+    one string)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for child, its_parent in parents.items():
+            if its_parent == parent:
+                todo.append(child)
+                try:
+                    found.append(Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ").split())
+                except OSError:
+                    continue
+    return found
+
+
+def _features(cmd: list[str]) -> list[list[str]]:
+    """Each --disable-features switch of a command line, as its list of features, in order."""
+    return [a.split("=", 1)[1].split(",") for a in cmd if a.startswith("--disable-features=")]
+
+
+def test_the_browser_disables_playwrights_features_and_builds_no_address_bar(browser):
+    page = browser.new_page()
+    try:
+        page.set_content("<p>a page</p>")
+        chromium = [cmd for cmd in _descendants(os.getpid()) if cmd and "chromium" in cmd[0]]  # (a zombie has none)
+        mains = [cmd for cmd in chromium if not any(a.startswith("--type=") for a in cmd)]  # this worker's browsers
+        assert mains
+        playwrights = set()
+        for cmd in mains:
+            given = _features(cmd)
+            assert len(given) == 2  # Playwright's, then ours (the one Chromium keeps)
+            playwrights |= set(given[0])
+        renderers = [cmd for cmd in chromium if "--type=renderer" in cmd]
+        assert renderers  # the page's
+        for cmd in renderers:  # what the browser resolved, as it hands it to its child processes
+            (resolved,) = _features(cmd)
+            assert playwrights - set(resolved) == set()
+            assert set(NO_TOP_CHROME_WEBUI) - set(resolved) == set()
+            assert "--top-chrome-webui" not in cmd
+    finally:
+        page.close()
