@@ -16,8 +16,9 @@ the second tiny map does too.
 
 numba's cache files are pickles, which numba itself reads. They are trusted only as files this code wrote: after
 a compile every file of the folder is listed with its SHA-256 in ``manifest.json``; before the folder is used, a
-file that is missing from that list or whose bytes differ (corrupt, truncated, left by something else) empties
-the folder, and the code is compiled again (while a process compiles into the folder, ``compiling.pid``, others
+file that is missing from that list or whose bytes differ (corrupt, truncated, left by something else) is deleted,
+and the function it held is compiled again while the rest still loads (all of them when the manifest itself is
+unreadable; while a process compiles into the folder, ``compiling.pid``, others
 compile in memory rather than judge half-written files). The folder must belong to the user running the code and be writable
 by nobody else, or it is not used. ``ANDREA_VIZ_CACHE_DIR=off``: no disk cache, the code compiles in every
 process, as before.
@@ -100,22 +101,22 @@ def _digests(folder: Path) -> dict[str, str]:
     return out
 
 
+def _untrusted(folder: Path) -> list[str]:
+    """The files numba would read that the manifest does not list with their bytes (every one of them when the
+    manifest cannot be read)."""
+    found = _digests(folder)
+    try:
+        listed = json.loads((folder / MANIFEST).read_text()) if found else {}
+    except (OSError, ValueError):
+        listed = {}
+    if not isinstance(listed, dict):
+        listed = {}
+    return [name for name, digest in found.items() if listed.get(name) != digest]
+
+
 def _trusted(folder: Path) -> bool:
     """Every file numba would read is one the manifest lists, with the same bytes (an empty folder is trusted)."""
-    found = _digests(folder)
-    if not found:
-        return True
-    try:
-        listed = json.loads((folder / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(listed, dict) and all(listed.get(name) == digest for name, digest in found.items())
-
-
-def _empty(folder: Path) -> None:
-    for p in sorted(folder.rglob("*"), reverse=True):
-        with contextlib.suppress(OSError):
-            p.rmdir() if p.is_dir() else p.unlink()
+    return not _untrusted(folder)
 
 
 def _another_compiling(folder: Path) -> bool:
@@ -168,8 +169,9 @@ def enable_disk_cache() -> Path | None:
         folder = numba_folder()
         if folder is not None and (not _private(folder) or _another_compiling(folder)):
             folder = None
-        if folder is not None and not _trusted(folder):
-            _empty(folder)  # a file this code did not write: nothing in the folder is used, all is compiled again
+        for name in _untrusted(folder) if folder is not None else []:  # a file this code did not write: deleted,
+            with contextlib.suppress(OSError):  # and the function it held compiles again (numba finds no entry)
+                (folder / name).unlink()
         import numba
         import pynndescent  # noqa: F401
         import umap  # noqa: F401 (all of umap-learn's modules, so that every numba function of it exists now)

@@ -55,7 +55,17 @@ def test_a_second_fresh_process_loads_the_code_from_disk_and_a_corrupt_file_is_c
     assert not _trusted(folder)
     third = _compile(tmp_path)
     assert "umap.layouts._optimize_layout_euclidean_single_epoch" in third["made"]  # compiled again, not read
+    assert set(MUST_LOAD[1:]) <= set(third["loaded"])  # the rest still came from disk
     assert victim.read_bytes() != b"not numba's" and _trusted(folder)
+
+
+def test_an_unreadable_manifest_distrusts_every_file_and_a_listed_one_with_its_bytes_is_kept(tmp_path):
+    (tmp_path / "a.nbi").write_bytes(b"index")
+    (tmp_path / "b.nbc").write_bytes(b"data")
+    (tmp_path / MANIFEST).write_text("{not json")
+    assert umap_compile._untrusted(tmp_path) == ["a.nbi", "b.nbc"]
+    (tmp_path / MANIFEST).write_text(json.dumps({"a.nbi": _digests(tmp_path)["a.nbi"]}))
+    assert umap_compile._untrusted(tmp_path) == ["b.nbc"]
 
 
 def test_the_layouts_parallel_twin_never_gets_the_sequential_code_from_disk(tmp_path):
