@@ -42,11 +42,10 @@ def browser():
 
 @pytest.fixture(scope="session")
 def shared_context(browser):
-    """The browser context of the tests that take ``page`` (one per worker): each test still gets a page of its own,
-    so a Streamlit session of its own, while Chromium keeps the app's scripts it has already fetched and compiled (a
-    context per test cost about half a second of CPU more per test on 2 cores). What a context holds between tests
-    is cleared after each: its pages, its cookies, and what the app's origin kept in the page's storage (Streamlit's
-    theme choice)."""
+    """The browser context of the tests that take ``page`` (one per worker), which keeps the app's scripts Chromium
+    has already fetched and compiled (a context per test cost about half a second of CPU more per test on 2 cores).
+    What a context holds between tests is cleared after each: its other pages, its cookies, and what the app's origin
+    kept in the page's storage (Streamlit's theme choice)."""
     context = browser.new_context(viewport=VIEWPORT)
     yield context
     context.close()
@@ -55,17 +54,51 @@ def shared_context(browser):
 # a predicate, so that the page's answer is awaited with a timeout: a test that failed on a hung page must not hang its
 # teardown (page.evaluate would wait for ever)
 CLEAR_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} return true; }"
+_KEPT: dict = {}  # the worker's one page, while it is open
 
 
 @pytest.fixture
 def page(shared_context):
-    p = shared_context.new_page()
-    yield p
-    for opened in shared_context.pages:  # the test's page and any it opened
-        with contextlib.suppress(PlaywrightError):  # (a timeout is one)
-            opened.wait_for_function(CLEAR_STORAGE, timeout=5_000)
-        opened.close()
-    shared_context.clear_cookies()
+    """The worker's page, a Streamlit session of the test's own: the test's first navigation starts one, and it ends
+    when the page leaves for about:blank after the test (as a closed page's would). One page for every test, because
+    a new page costs Chromium a window and a renderer of its own: 1.48 CPU-seconds a page load against 0.72 on the
+    same page, left for about:blank in between (six pages alternating, four rounds, on 2 cores). After each test the
+    listeners it added are removed, its other pages closed, storage and cookies cleared, the window's size and media
+    set back; a page that cannot leave (hung, crashed) is closed, and the next test gets a new one."""
+    p = _KEPT.get("page")
+    if p is None or p.is_closed():
+        p = _KEPT["page"] = shared_context.new_page()
+    added: list[tuple[str, object]] = []
+
+    def on(event, f):  # the page's own listeners, recorded so that they can be removed
+        added.append((event, f))
+        type(p).on(p, event, f)
+
+    def once(event, f):
+        added.append((event, f))
+        type(p).once(p, event, f)
+
+    p.on, p.once = on, once
+    try:
+        yield p
+    finally:
+        del p.on, p.once
+        for event, f in added:
+            with contextlib.suppress(Exception):  # (a once-listener that has run is gone already)
+                p.remove_listener(event, f)
+        for opened in shared_context.pages:
+            with contextlib.suppress(PlaywrightError):  # (a timeout is one)
+                opened.wait_for_function(CLEAR_STORAGE, timeout=5_000)
+            if opened is not p:
+                opened.close()
+        shared_context.clear_cookies()
+        try:
+            p.goto("about:blank", timeout=10_000)
+            p.set_viewport_size(VIEWPORT)
+            p.emulate_media(media="no-override")
+        except PlaywrightError:
+            with contextlib.suppress(PlaywrightError):
+                p.close()
 
 
 def wait_idle(page, timeout: float = 90_000, network: bool = True) -> None:
