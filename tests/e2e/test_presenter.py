@@ -66,66 +66,58 @@ BUTTONS_COVER_JS = """() => {  // the updatemenus' buttons against every other S
   return {buttons: boxes.length, grips: grips.length, hits};
 }"""
 LEAST_PX = 18
+PROJECTOR = {"width": 1280, "height": 720}  # a projector's screen
 
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
-def test_presenter_mode_fits_a_projector(browser, app_url, lang):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+def test_presenter_mode_fits_a_projector(page, app_url, lang):
+    page.set_viewport_size(PROJECTOR)  # (set back after the test by the page fixture)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    try:
-        page.goto(f"{app_url}/Lesson?present=1&step=1&lang={lang}")
-        for k in range(1, len(STEPS) + 1):
-            if k > 1:  # the next step by the step's own Next button, as the teacher goes
-                page.locator(".st-key-lesson-next button").click()
-            title = f"{k}. {translate(STEPS[k - 1].title, lang)}"
-            page.wait_for_function(MENU_SAYS, arg=[MENU, title], timeout=120_000)
-            wait_idle(page)
-            page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
-            assert exceptions(page) == []
-            menu = page.evaluate(FITS_JS, MENU)
-            assert menu["value"] == title and menu["whole"], menu
-            picker = page.evaluate(FITS_JS, PICKER)
-            assert picker["shown"] and picker["value"] == LANGUAGES[lang], picker
-            # each visible table drawn: the grid paints its canvas late (pt-BR's step 10 was shot as an empty grey box)
-            page.wait_for_function(TABLES_DRAWN, timeout=30_000)
-            page.screenshot(path=str(SHOTS / f"presenter-{lang}-step{k:02d}.png"))
-            assert page.evaluate(OVERFLOW_JS) <= 0, (k, lang)
-            assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
-            assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
-            assert titles_past_their_chart(page) == [], (k, lang)
-            assert overlapping_labels(page) == [], (k, lang)  # 18 px labels thinned where they would collide
-            got = page.evaluate(FITS_SCREEN_JS)
-            assert got["scroll"] <= 1 and got["bottom"] <= 720 and got["nav"] and got["sidebar"] == 0, (k, lang, got)
-    finally:
-        page.close()
+    page.goto(f"{app_url}/Lesson?present=1&step=1&lang={lang}")
+    for k in range(1, len(STEPS) + 1):
+        if k > 1:  # the next step by the step's own Next button, as the teacher goes
+            page.locator(".st-key-lesson-next button").click()
+        title = f"{k}. {translate(STEPS[k - 1].title, lang)}"
+        page.wait_for_function(MENU_SAYS, arg=[MENU, title], timeout=120_000)
+        wait_idle(page)
+        page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
+        assert exceptions(page) == []
+        menu = page.evaluate(FITS_JS, MENU)
+        assert menu["value"] == title and menu["whole"], menu
+        picker = page.evaluate(FITS_JS, PICKER)
+        assert picker["shown"] and picker["value"] == LANGUAGES[lang], picker
+        # each visible table drawn: the grid paints its canvas late (pt-BR's step 10 was shot as an empty grey box)
+        page.wait_for_function(TABLES_DRAWN, timeout=30_000)
+        page.screenshot(path=str(SHOTS / f"presenter-{lang}-step{k:02d}.png"))
+        assert page.evaluate(OVERFLOW_JS) <= 0, (k, lang)
+        assert page.evaluate(TALLER_JS) <= 0, (k, lang)  # the whole step on one screen
+        assert page.evaluate(SMALL_TEXT_JS, LEAST_PX) == [], (k, lang)
+        assert titles_past_their_chart(page) == [], (k, lang)
+        assert overlapping_labels(page) == [], (k, lang)  # 18 px labels thinned where they would collide
+        got = page.evaluate(FITS_SCREEN_JS)
+        assert got["scroll"] <= 1 and got["bottom"] <= 720 and got["nav"] and got["sidebar"] == 0, (k, lang, got)
 
 
 @pytest.mark.parametrize("lang", ["en", "nl", "pt-BR"])  # Dutch's and Portuguese buttons are the widest
-def test_play_and_pause_cover_no_text(browser, app_url, lang):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        page.goto(f"{app_url}/Dot_products?lang={lang}")
-        page.wait_for_selector(".updatemenu-button", timeout=120_000)
-        wait_idle(page)
-        page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
-        page.locator(".updatemenu-container").scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / f"dot-products-animation-controls-{lang}.png"))
-        found = page.evaluate(BUTTONS_COVER_JS)
-        assert found["buttons"] == 2 and found["grips"] == 1 and found["hits"] == [], found
-    finally:
-        page.close()
+def test_play_and_pause_cover_no_text(page, app_url, lang):
+    page.set_viewport_size(PROJECTOR)  # (set back after the test by the page fixture)
+    page.goto(f"{app_url}/Dot_products?lang={lang}")
+    page.wait_for_selector(".updatemenu-button", timeout=120_000)
+    wait_idle(page)
+    page.wait_for_function(PLOTS_DRAWN_JS, timeout=60_000)
+    page.locator(".updatemenu-container").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"dot-products-animation-controls-{lang}.png"))
+    found = page.evaluate(BUTTONS_COVER_JS)
+    assert found["buttons"] == 2 and found["grips"] == 1 and found["hits"] == [], found
 
 
-def test_the_picker_on_screen_changes_the_language(browser, app_url):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        page.goto(f"{app_url}/Lesson?present=1&step=3")
-        page.wait_for_selector(PICKER, timeout=120_000)
-        wait_idle(page)
-        page.locator(PICKER).click()
-        page.get_by_role("option", name=LANGUAGES["nl"], exact=True).click()
-        title = f"3. {translate(STEPS[2].title, 'nl')}"
-        page.wait_for_function(f"() => document.querySelector(\"{MENU}\").value === {title!r}", timeout=60_000)
-        assert page.evaluate(FITS_JS, PICKER)["value"] == LANGUAGES["nl"]
-    finally:
-        page.close()
+def test_the_picker_on_screen_changes_the_language(page, app_url):
+    page.set_viewport_size(PROJECTOR)  # (set back after the test by the page fixture)
+    page.goto(f"{app_url}/Lesson?present=1&step=3")
+    page.wait_for_selector(PICKER, timeout=120_000)
+    wait_idle(page)
+    page.locator(PICKER).click()
+    page.get_by_role("option", name=LANGUAGES["nl"], exact=True).click()
+    title = f"3. {translate(STEPS[2].title, 'nl')}"
+    page.wait_for_function(f"() => document.querySelector(\"{MENU}\").value === {title!r}", timeout=60_000)
+    assert page.evaluate(FITS_JS, PICKER)["value"] == LANGUAGES["nl"]
