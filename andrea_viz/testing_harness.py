@@ -62,6 +62,23 @@ def status(pid: int, name: str) -> int:
     raise KeyError(name)
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid``, children first then theirs (from each process's parent in /proc/<pid>/stat)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
 def reset_peak(pid: int) -> None:
     """Set the process's peak resident size (VmHWM) back to its resident size now (5: Linux's clear_refs code)."""
     Path(f"/proc/{pid}/clear_refs").write_text("5")

@@ -54,20 +54,22 @@ def shared_context(browser):
 # a predicate, so that the page's answer is awaited with a timeout: a test that failed on a hung page must not hang its
 # teardown (page.evaluate would wait for ever)
 CLEAR_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} return true; }"
-_KEPT: dict = {}  # the worker's one page, while it is open
+@pytest.fixture(scope="session")
+def _kept():
+    return {}  # the worker's one page, while it is open
 
 
 @pytest.fixture
-def page(shared_context):
+def page(shared_context, _kept):
     """The worker's page, a Streamlit session of the test's own: the test's first navigation starts one, and it ends
     when the page leaves for about:blank after the test (as a closed page's would). One page for every test, because
     a new page costs Chromium a window and a renderer of its own: 1.48 CPU-seconds a page load against 0.72 on the
     same page, left for about:blank in between (six pages alternating, four rounds, on 2 cores). After each test the
     listeners it added are removed, its other pages closed, storage and cookies cleared, the window's size and media
     set back; a page that cannot leave (hung, crashed) is closed, and the next test gets a new one."""
-    p = _KEPT.get("page")
+    p = _kept.get("page")
     if p is None or p.is_closed():
-        p = _KEPT["page"] = shared_context.new_page()
+        p = _kept["page"] = shared_context.new_page()
     added: list[tuple[str, object]] = []
 
     def on(event, f):  # the page's own listeners, recorded so that they can be removed

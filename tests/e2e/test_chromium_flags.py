@@ -7,30 +7,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from andrea_viz.testing_harness import NO_TOP_CHROME_WEBUI
+from andrea_viz.testing_harness import NO_TOP_CHROME_WEBUI, descendants
 
 
-def _descendants(pid: int) -> list[list[str]]:
-    """The arguments of every process below ``pid`` (Linux's /proc; Chromium's child processes write theirs back as
-    one string)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue  # gone meanwhile
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        for child, its_parent in parents.items():
-            if its_parent == parent:
-                todo.append(child)
-                try:
-                    found.append(Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ").split())
-                except OSError:
-                    continue
-    return found
+def _arguments(pid: int) -> list[str]:
+    """A process's arguments (Chromium's child processes write theirs back as one string); none once it has gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ").split()
+    except OSError:
+        return []
 
 
 def _features(cmd: list[str]) -> list[list[str]]:
@@ -42,7 +27,7 @@ def test_the_browser_disables_playwrights_features_and_builds_no_address_bar(bro
     page = browser.new_page()
     try:
         page.set_content("<p>a page</p>")
-        chromium = [cmd for cmd in _descendants(os.getpid()) if cmd and "chromium" in cmd[0]]  # (a zombie has none)
+        chromium = [cmd for cmd in map(_arguments, descendants(os.getpid())) if cmd and "chromium" in cmd[0]]
         mains = [cmd for cmd in chromium if not any(a.startswith("--type=") for a in cmd)]  # this worker's browsers
         assert mains
         playwrights = set()

@@ -4,32 +4,16 @@ language."""
 
 import os
 import signal
-from pathlib import Path
 
 from andrea_viz.i18n import translate
 from cuda_ext import loader
+
+from andrea_viz.testing_harness import descendants
 
 from .conftest import VIEWPORT, exceptions, open_page, serve
 
 BUILDING = ("The compiled kernels are being built in the background (the server started it when it started); until "
             "they are ready this page runs on torch. Open the page again in a minute or two to use them.")
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes under ``pid`` (the build's ninja and compilers), from /proc."""
-    children = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
 
 
 def end_build(builder: int | None) -> None:
