@@ -38,7 +38,7 @@ from .geometry import unit_rows
 from .i18n import N_
 from .lexicon import MORE_PAIRS, WORDS, language_of
 from .model import Embeddings
-from .neighbours import Units, argkmin, jaccard_rows, normalise, select_k
+from .neighbours import Found, Units, argkmin, argkmin_each, jaccard_rows, normalise, select_k
 from .tokenizer import IdTokenizer
 
 FOLDED = ("Ġ", "▁", "##", " ")  # GPT-2's and SentencePiece's word-start signs, WordPiece's continuation sign, a space
@@ -487,12 +487,13 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
     return kinds.get(best), scores, whole
 
 
-def baseline_guess(units_a: Units, b_rows: np.ndarray, rows: np.ndarray, known: np.ndarray, k: int = BASELINE_K
-                   ) -> np.ndarray:
+def baseline_guess(units_a: Units, b_rows: np.ndarray, rows: np.ndarray, known: np.ndarray, k: int = BASELINE_K,
+                   found: Found | None = None) -> np.ndarray:
     """tokensurgeon's kind of transplant: each of anchors ``rows`` guessed in B space as the mean of the B rows
     (``b_rows``) of its ``k`` nearest anchors among ``known`` in A (``units_a``: the A rows, normalised), weighted by
-    their cosines (those above 0)."""
-    found = argkmin(units_a, k, rows, among=known)  # the kit's search: its tie and NaN rules too
+    their cosines (those above 0). ``found``: that search, when the caller has made it already."""
+    if found is None:
+        found = argkmin(units_a, k, rows, among=known)  # the kit's search: its tie and NaN rules too
     out = np.empty((found.ids.shape[0], b_rows.shape[1]), np.float32)
     for s in range(0, out.shape[0], BLOCK):
         top, best = found.ids[s:s + BLOCK], found.scores[s:s + BLOCK]
@@ -556,10 +557,13 @@ class Alignment:
         return float(np.nanmedian(self.held_out_cosine[self.judged]))
 
 
-def judge_jaccard(units_a: Units, units_b: Units, rows: np.ndarray, k: int = JACCARD_K) -> np.ndarray:
+def judge_jaccard(units_a: Units, units_b: Units, rows: np.ndarray, k: int = JACCARD_K, near_a: Found | None = None
+                  ) -> np.ndarray:
     """Jaccard@k, for each position in ``rows``, of its k nearest anchors in A (positions, i.e. mapped through the
-    anchors to B) against its k nearest anchors in B (``units_a``, ``units_b``: the anchors' rows, normalised)."""
-    return jaccard_rows(argkmin(units_a, k, rows).ids, argkmin(units_b, k, rows).ids)
+    anchors to B) against its k nearest anchors in B (``units_a``, ``units_b``: the anchors' rows, normalised).
+    ``near_a``: the search in A, when the caller has made it already."""
+    near_a = argkmin(units_a, k, rows) if near_a is None else near_a
+    return jaccard_rows(near_a.ids, argkmin(units_b, k, rows).ids)
 
 
 def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, sample: int = JUDGE_SAMPLE
@@ -588,9 +592,12 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     # the gathered rows are this function's own and each side is done with its raw values at this point, so each
     # is scaled in place for the searches: two more tables of fresh memory cost more to touch than to compute
     units_a = normalise(xa, overwrite=True)  # once, for the neighbour sets and the baseline
-    guess = baseline_guess(units_a, yb, held[judged], train)
+    jk = min(JACCARD_K, len(anchors) - 1)
+    # the judged anchors' neighbours in A among every anchor and among the training ones: one product serves both
+    near_a, known_a = argkmin_each(units_a, [(jk, None), (BASELINE_K, train)], held[judged])
+    guess = baseline_guess(units_a, yb, held[judged], train, found=known_a)
     base_cos = row_cosines(guess, yb[held[judged]])
-    jac = judge_jaccard(units_a, normalise(yb, overwrite=True), held[judged], min(JACCARD_K, len(anchors) - 1))
+    jac = judge_jaccard(units_a, normalise(yb, overwrite=True), held[judged], jk, near_a=near_a)
     return Alignment(anchors, chosen, train, held, cos, judged, jac, base_cos, seed, proc, pcos, scores)
 
 

@@ -228,6 +228,27 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
     can be imported). ``block``: query rows per product (default: a block of scores of SCORE_BLOCK_BYTES, or
     GPU_SCORE_BLOCK_BYTES on a GPU); ``progress(fraction done)`` after each block. ``among``: the only ids that may
     be chosen (default every row; a row is still never its own neighbour), k then cut to their count."""
+    return argkmin_each(X, [(k, among)], rows, metric, backend, device, block, progress)[0]
+
+
+@dataclass
+class _Pick:
+    """One selection of ``argkmin_each``: its k, the product's columns it reads, and what it has found so far."""
+
+    k: int
+    cols: np.ndarray | None  # each column's id when the product is over a gathered copy of the candidates' rows
+    drop: np.ndarray  # columns never chosen (rows left out, ids not among the candidates)
+    where: np.ndarray | None  # each id's column (-1: not a candidate), with ``cols``
+    ids: np.ndarray
+    scores: np.ndarray
+
+
+def argkmin_each(X: np.ndarray | Units, wanted: list[tuple[int, np.ndarray | None]], rows: np.ndarray | None = None,
+                 metric: str = "cosine", backend: str = "auto", device: str | None = None, block: int | None = None,
+                 progress: Callable[[float], None] | None = None) -> list[Found]:
+    """``argkmin`` once for each ``(k, among)`` of ``wanted``, the same ``rows`` of X searched: one product of those
+    rows with the table serves every selection (two searches of the same rows among different candidates cost
+    one). Each Found is the one ``argkmin(X, k, rows, ..., among=among)`` gives."""
     choices("metric", metric, METRICS)
     if isinstance(X, Units):
         units = X
@@ -240,35 +261,39 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
     U, finite = units.rows, units.finite
     N = U.shape[0]
     ids = np.arange(N) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
-    # the candidates, ascending (so that ties by column are ties by id), and their rows
-    cols = None if among is None else np.unique(np.asarray(among, dtype=np.int64))
-    # most rows candidates: scored against the whole table, the others dropped, rather than against a gathered copy
-    # of the candidates' rows (fresh memory of nearly the table's size, slower to touch than the extra products)
-    masked = cols is not None and 2 * cols.size >= N
-    C = U if cols is None or masked else U[cols]
-    k = max(0, min(int(k), N - 1 if cols is None else cols.size))
-    out_ids = np.full((ids.size, k), -1, np.int64)
-    out_scores = np.full((ids.size, k), np.nan, np.float32)
+    # each selection's candidates, ascending (so that ties by column are ties by id)
+    sets = [None if among is None else np.unique(np.asarray(among, dtype=np.int64)) for _k, among in wanted]
+    # one selection among fewer than half the rows scores a gathered copy of its candidates' rows; otherwise the
+    # whole table is scored and the columns not among a selection's candidates dropped (a gathered copy of most
+    # rows is fresh memory of nearly the table's size, slower to touch than the extra products)
+    gather = len(sets) == 1 and sets[0] is not None and 2 * sets[0].size < N
+    C = U[sets[0]] if gather else U
+    picks = []
+    for (k, _among), cols in zip(wanted, sets, strict=True):
+        k = max(0, min(int(k), N - 1 if cols is None else cols.size))
+        out = np.full((ids.size, k), -1, np.int64), np.full((ids.size, k), np.nan, np.float32)
+        if gather:
+            where = np.full(N, -1, np.int64)
+            where[cols] = np.arange(cols.size)
+            picks.append(_Pick(k, cols, np.flatnonzero(~finite[cols]), where, *out))
+            continue
+        keep = finite
+        if cols is not None:
+            keep = np.zeros(N, bool)
+            keep[cols] = True
+            keep &= finite
+        picks.append(_Pick(k, None, np.flatnonzero(~keep), None, *out))
     left_out = np.flatnonzero(~finite)
-    if k == 0 or ids.size == 0:
-        return Found(out_ids, out_scores, left_out)
+    active = [p for p in picks if p.k > 0]
+    if not active or ids.size == 0:
+        return [Found(p.ids, p.scores, left_out) for p in picks]
     on = _backend(backend, device)
     on_gpu = on is not None and on != "cpu"
     step = block or rows_per_block(C.shape[0], GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
     sq = np.einsum("ij,ij->i", U, U) if metric == "euclidean" else None
-    sqc = sq if sq is None or cols is None or masked else sq[cols]
-    if masked:
-        candidate = np.zeros(N, bool)
-        candidate[cols] = True
-        drop = np.flatnonzero(~(finite & candidate))  # columns never chosen
-        cols = None  # the columns are ids again
-    else:
-        drop = np.flatnonzero(~(finite if cols is None else finite[cols]))
-    where = None  # each id's column (-1: not a candidate), so that a row's own column is found among the chosen
-    if cols is not None:
-        where = np.full(N, -1, np.int64)
-        where[cols] = np.arange(cols.size)
-    whole = rows is None and among is None and step >= N  # one symmetric product: X @ X.T is half the work (syrk)
+    sqc = sq[sets[0]] if sq is not None and gather else sq
+    whole = rows is None and all(c is None for c in sets) and step >= N  # one symmetric product: X @ X.T is half
+    # the work (syrk)
     if on is not None:
         import torch
 
@@ -288,25 +313,28 @@ def argkmin(X: np.ndarray | Units, k: int, rows: np.ndarray | None = None, metri
                 s = torch.from_numpy(s)
         if on_gpu and sq is not None:
             s = 2 * s - torch.from_numpy(sq).to(on)[rt, None] - torch.from_numpy(sqc).to(on)[None, :]
-        # the products of finite rows are finite: -Inf marks what is never chosen, and nothing else needs a look
-        own = np.arange(r.size) if where is None else np.flatnonzero(where[r] >= 0)  # rows whose own column is there
-        own_col = r[own] if where is None else where[r[own]]
-        if on is None:
-            s[own, own_col] = -np.inf  # a row is not its own neighbour
-            s[:, drop] = -np.inf
-        else:
-            s[torch.from_numpy(own).to(s.device), torch.from_numpy(own_col).to(s.device)] = -torch.inf
-            s[:, torch.from_numpy(drop).to(s.device)] = -torch.inf
-        pos, val = select_k(s, k, checked=True)
-        if on is not None:
-            pos, val = pos.cpu().numpy(), val.cpu().numpy()
-        if cols is not None:
-            pos = np.where(pos >= 0, cols[np.maximum(pos, 0)], -1)
-        pos[~finite[r]], val[~finite[r]] = -1, np.nan  # a row left out has no neighbours
-        out_ids[a : a + r.size], out_scores[a : a + r.size] = pos, val
+        for i, p in enumerate(active):
+            # the last selection marks the product itself, the others a copy
+            t = s if i == len(active) - 1 else (s.copy() if on is None else s.clone())
+            # the products of finite rows are finite: -Inf marks what is never chosen, and nothing else needs a look
+            own = np.arange(r.size) if p.where is None else np.flatnonzero(p.where[r] >= 0)  # own column there
+            own_col = r[own] if p.where is None else p.where[r[own]]
+            if on is None:
+                t[own, own_col] = -np.inf  # a row is not its own neighbour
+                t[:, p.drop] = -np.inf
+            else:
+                t[torch.from_numpy(own).to(t.device), torch.from_numpy(own_col).to(t.device)] = -torch.inf
+                t[:, torch.from_numpy(p.drop).to(t.device)] = -torch.inf
+            pos, val = select_k(t, p.k, checked=True)
+            if on is not None:
+                pos, val = pos.cpu().numpy(), val.cpu().numpy()
+            if p.cols is not None:
+                pos = np.where(pos >= 0, p.cols[np.maximum(pos, 0)], -1)
+            pos[~finite[r]], val[~finite[r]] = -1, np.nan  # a row left out has no neighbours
+            p.ids[a : a + r.size], p.scores[a : a + r.size] = pos, val
         if progress:
             progress(min(1.0, (a + r.size) / ids.size))
-    return Found(out_ids, out_scores, left_out)
+    return [Found(p.ids, p.scores, left_out) for p in picks]
 
 
 # --- the overlap of neighbour sets --------------------------------------------------------------------------

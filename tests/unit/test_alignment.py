@@ -23,6 +23,7 @@ from andrea_viz.alignment import (
     find_anchors,
     fit_map,
     fold_token,
+    judge_jaccard,
     place,
     split,
     string_anchors,
@@ -173,6 +174,11 @@ def test_held_out_judgement_on_a_rotated_copy_and_the_baseline_beside_it():
     assert al.median_cosine > 0.99 and al.median_procrustes == al.median_cosine  # a rotation and a scale, up to noise
     assert al.median_jaccard > 0.9
     assert al.median_baseline < al.median_cosine - 0.05  # a blend of neighbours is not the row itself
+    # the judge's one product for both of A's searches gives what the two searches apart give
+    xa, yb, rows = a[anchors.a], b[perm][anchors.b], al.held_out[al.judged]
+    np.testing.assert_array_equal(al.jaccard, judge_jaccard(normalise(xa), normalise(yb), rows))
+    np.testing.assert_array_equal(al.baseline_cosine,
+                                  row_cosines(baseline_guess(normalise(xa), yb, rows, al.train), yb[rows]))
     again = align_tables(a, b[perm], anchors, seed=3)
     np.testing.assert_array_equal(al.held_out, again.held_out)  # a seeded split
     assert not np.array_equal(split(300, 4)[1], al.held_out)

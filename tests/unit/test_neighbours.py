@@ -11,7 +11,7 @@ from andrea_viz import precision
 from andrea_viz.anatomy import hubs
 from andrea_viz.geometry import nearest
 from andrea_viz.maps.knn import cell_knn_graph, knn_graph
-from andrea_viz.neighbours import argkmin, jaccard, jaccard_rows, normalise, select_k, top_k
+from andrea_viz.neighbours import argkmin, argkmin_each, jaccard, jaccard_rows, normalise, select_k, top_k
 
 
 def slow_argkmin(X: np.ndarray, k: int, metric: str = "cosine", rows=None, among=None) -> list[list[int]]:
@@ -91,6 +91,32 @@ def test_argkmin_among_some_rows_is_the_slow_reference(backend, block, k, most):
     Y = np.random.default_rng(3).integers(-4, 5, (40, 2)).astype(np.float32)  # by distance, among every other row
     assert argkmin(Y, 4, metric="euclidean", backend=backend, among=np.arange(0, 40, 2)).ids.tolist() == \
         slow_argkmin(Y, 4, "euclidean", among=range(0, 40, 2))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("block", [None, 3])
+def test_argkmin_each_is_the_slow_reference_for_every_selection_of_one_product(backend, block):
+    """Several (k, among) of the same rows from one product: each selection is the slow reference's, whether its
+    candidates are every row, most rows or a few (scored against the whole table here, never gathered), and a
+    selection of k = 0 comes back empty beside the others."""
+    X = awkward_table()
+    few = np.r_[np.arange(60, 10, -1), 7, 7, 2, 20]
+    most = np.r_[few, np.arange(119, 89, -1)]
+    rows = np.array([2, 7, 20, 11, 119, 0, 50])
+    wanted = [(5, few), (10, None), (0, few), (8, most), (60, few)]  # a few candidates before all of them
+    found = argkmin_each(X, wanted, rows, backend=backend, block=block)
+    for (k, among), f in zip(wanted, found, strict=True):
+        assert f.ids.tolist() == slow_argkmin(X, k, rows=rows, among=among)
+        assert f.ids.tolist() == argkmin(X, k, rows, backend=backend, among=among).ids.tolist()
+        ok = f.ids >= 0
+        U = normalise(X).rows.astype(np.float64)
+        want = np.einsum("nd,nkd->nk", U[rows], U[np.where(ok, f.ids, 0)])
+        np.testing.assert_allclose(f.scores[ok], want[ok], atol=1e-6)
+        assert f.left_out.tolist() == [20, 31]
+    Y = np.random.default_rng(3).integers(-4, 5, (40, 2)).astype(np.float32)  # by distance
+    even, near = argkmin_each(Y, [(4, np.arange(0, 40, 2)), (4, None)], metric="euclidean", backend=backend)
+    assert near.ids.tolist() == slow_argkmin(Y, 4, "euclidean")
+    assert even.ids.tolist() == slow_argkmin(Y, 4, "euclidean", among=range(0, 40, 2))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
