@@ -487,13 +487,17 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
     return kinds.get(best), scores, whole
 
 
-def baseline_guess(units_a: Units, b_rows: np.ndarray, rows: np.ndarray, known: np.ndarray, k: int = BASELINE_K,
-                   found: Found | None = None) -> np.ndarray:
+def baseline_guess(units_a: Units, b_rows: np.ndarray, rows: np.ndarray, known: np.ndarray, k: int = BASELINE_K
+                   ) -> np.ndarray:
     """tokensurgeon's kind of transplant: each of anchors ``rows`` guessed in B space as the mean of the B rows
     (``b_rows``) of its ``k`` nearest anchors among ``known`` in A (``units_a``: the A rows, normalised), weighted by
-    their cosines (those above 0). ``found``: that search, when the caller has made it already."""
-    if found is None:
-        found = argkmin(units_a, k, rows, among=known)  # the kit's search: its tie and NaN rules too
+    their cosines (those above 0)."""
+    return baseline_from(argkmin(units_a, k, rows, among=known), b_rows)  # the kit's search: its tie and NaN rules too
+
+
+def baseline_from(found: Found, b_rows: np.ndarray) -> np.ndarray:
+    """``baseline_guess`` from its search in A already made: each row the mean of its ``found`` anchors' B rows,
+    weighted by their cosines (those above 0)."""
     out = np.empty((found.ids.shape[0], b_rows.shape[1]), np.float32)
     for s in range(0, out.shape[0], BLOCK):
         top, best = found.ids[s:s + BLOCK], found.scores[s:s + BLOCK]
@@ -557,13 +561,11 @@ class Alignment:
         return float(np.nanmedian(self.held_out_cosine[self.judged]))
 
 
-def judge_jaccard(units_a: Units, units_b: Units, rows: np.ndarray, k: int = JACCARD_K, near_a: Found | None = None
-                  ) -> np.ndarray:
-    """Jaccard@k, for each position in ``rows``, of its k nearest anchors in A (positions, i.e. mapped through the
-    anchors to B) against its k nearest anchors in B (``units_a``, ``units_b``: the anchors' rows, normalised).
-    ``near_a``: the search in A, when the caller has made it already."""
-    near_a = argkmin(units_a, k, rows) if near_a is None else near_a
-    return jaccard_rows(near_a.ids, argkmin(units_b, k, rows).ids)
+def judge_jaccard(near_a: Found, units_b: Units, rows: np.ndarray) -> np.ndarray:
+    """Jaccard@k, for each position in ``rows``, of its k nearest anchors in A (``near_a``, that search of the same
+    rows: positions, i.e. mapped through the anchors to B) against its k nearest anchors in B (``units_b``: the
+    anchors' B rows, normalised)."""
+    return jaccard_rows(near_a.ids, argkmin(units_b, near_a.ids.shape[1], rows).ids)
 
 
 def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, sample: int = JUDGE_SAMPLE
@@ -595,9 +597,8 @@ def align_tables(a: np.ndarray, b: np.ndarray, anchors: Anchors, seed: int = 0, 
     jk = min(JACCARD_K, len(anchors) - 1)
     # the judged anchors' neighbours in A among every anchor and among the training ones: one product serves both
     near_a, known_a = argkmin_each(units_a, [(jk, None), (BASELINE_K, train)], held[judged])
-    guess = baseline_guess(units_a, yb, held[judged], train, found=known_a)
-    base_cos = row_cosines(guess, yb[held[judged]])
-    jac = judge_jaccard(units_a, normalise(yb, overwrite=True), held[judged], jk, near_a=near_a)
+    base_cos = row_cosines(baseline_from(known_a, yb), yb[held[judged]])
+    jac = judge_jaccard(near_a, normalise(yb, overwrite=True), held[judged])
     return Alignment(anchors, chosen, train, held, cos, judged, jac, base_cos, seed, proc, pcos, scores)
 
 

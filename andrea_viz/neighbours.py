@@ -292,8 +292,8 @@ def argkmin_each(X: np.ndarray | Units, wanted: list[tuple[int, np.ndarray | Non
     step = block or rows_per_block(C.shape[0], GPU_SCORE_BLOCK_BYTES if on_gpu else SCORE_BLOCK_BYTES)
     sq = np.einsum("ij,ij->i", U, U) if metric == "euclidean" else None
     sqc = sq[sets[0]] if sq is not None and gather else sq
-    whole = rows is None and all(c is None for c in sets) and step >= N  # one symmetric product: X @ X.T is half
-    # the work (syrk)
+    # every row against every row in one symmetric product: X @ X.T is half the work (syrk)
+    whole = rows is None and all(c is None for c in sets) and step >= N
     if on is not None:
         import torch
 

@@ -104,14 +104,12 @@ def _digests(folder: Path) -> dict[str, str]:
 def _untrusted(folder: Path) -> list[str]:
     """The files numba would read that the manifest does not list with their bytes (every one of them when the
     manifest cannot be read)."""
-    found = _digests(folder)
     try:
-        listed = json.loads((folder / MANIFEST).read_text()) if found else {}
+        listed = json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError):
-        listed = {}
-    if not isinstance(listed, dict):
-        listed = {}
-    return [name for name, digest in found.items() if listed.get(name) != digest]
+        listed = None
+    listed = listed if isinstance(listed, dict) else {}
+    return [name for name, digest in _digests(folder).items() if listed.get(name) != digest]
 
 
 def _trusted(folder: Path) -> bool:

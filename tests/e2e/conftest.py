@@ -54,6 +54,8 @@ def shared_context(browser):
 # a predicate, so that the page's answer is awaited with a timeout: a test that failed on a hung page must not hang its
 # teardown (page.evaluate would wait for ever)
 CLEAR_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} return true; }"
+
+
 @pytest.fixture(scope="session")
 def _kept():
     return {}  # the worker's one page, while it is open
