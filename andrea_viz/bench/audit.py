@@ -10,11 +10,12 @@ size.
    two roads to its rotation timed side by side on the training anchors' centred xᵀy: the Gram matrix's eigh and
    torch's SVD (``alignment.polar``).
 3. Held-out median cosine, the map chosen by cross-validation inside each fit set beside the Procrustes map and the
-   nearest-anchor baseline, over 5 seeded splits, against andrea-micro
-   (seed 1, the generated English corpus of seed 1): two seeds of one tokenizer (a micro run grown here on that very
-   corpus with seed 2), two tokenizers of one corpus (grown here on it with seed 1 and at most ``OTHER_SEGMENTS``
-   segments: the same corpus cut into other tokens) — ``--grow-steps``, 0 to skip them — and two corpora and two
-   tokenizers (andrea-micro-nl, grown on the Dutch generated corpus). Each with every anchor, then with only the
+   nearest-anchor baseline, over 5 seeded splits. Grown here for ``--grow-steps`` micro steps (0 to skip them), on
+   one corpus (``held_out_corpus``: the generated English corpus of seed 1 at ``HELD_OUT_SENTENCES`` sentences, which
+   600 steps read about once): B with seed 1, then two seeds of one tokenizer (seed 2), two tokenizers of one corpus
+   (seed 2, at most ``OTHER_SEGMENTS`` segments: the same corpus cut into other tokens, the runs sharing nothing
+   but the corpus), and a harder second tokenizer of ``HALF_SEGMENTS`` segments beside them; then the shipped models'
+   two corpora and two tokenizers (andrea-micro-nl onto andrea-micro). Each with every anchor, then with only the
    anchors whose rows both runs fed in at least once (a row never fed in keeps its random step-0 value).
 Medians are printed; nothing is asserted.
 """
@@ -38,15 +39,19 @@ from ..alignment import (EIGH_COND, Anchors, row_cosines, align_tables, check_an
 from ..builtin import MICRO, MICRO_DIR, micro_name
 from ..grow import train
 from ..grow.corpus import generate
-from ..grow.trainer import PRESETS
 from ..loading import load
 from ..neighbours import argkmin, normalise
 
 V, D, ADDED, ANCHORS = 128_256, 4_096, 1_000, 50_000
 INITS = ("zeros", "mean", "copy", "normal")
 SPLITS = 5
-MICRO_SEED = 1  # andrea-micro's seed (andrea_viz/builtin.py)
-OTHER_SEGMENTS = 150  # the second tokenizer of andrea-micro's corpus: its 150 most frequent segments (of 300)
+# the grown pairs' one corpus: 48,000 generated sentences (551,188 tokens), so that 600 micro steps of 32 × 32 read each
+# about once (andrea-micro's 6,000 are read about nine times over, and two seeds' tables then share less)
+HELD_OUT_SENTENCES = 48_000
+B_SEED, A_SEED = 1, 2  # the pairs' B run and the run mapped onto it
+OTHER_SEGMENTS = 200  # the second tokenizer: its 200 most frequent segments of the first's 300 (two thirds, as
+# Llama-2's 32,000 ids against GPT-2's 50,257)
+HALF_SEGMENTS = 150  # a harder second tokenizer, half the first: printed beside, under no target
 
 CHILD = r"""
 import json, sys, time
@@ -213,24 +218,38 @@ def held_out(a, b, label: str, unseen_a=(), unseen_b=()) -> None:
               f"medians over {SPLITS} seeded splits; maps chosen inside the fit sets: {kinds}", flush=True)
 
 
+def held_out_corpus() -> str:
+    return generate(1, HELD_OUT_SENTENCES, "en")
+
+
+def grow_for_held_out(folder: Path, seed: int, steps: int = 600, segments: int | None = None):
+    """A micro run on ``held_out_corpus`` (``segments``: the tokenizer's cap, the preset's when None): a GrowResult."""
+    return train(folder, preset="micro", corpus=held_out_corpus(), seed=seed, steps=steps, snapshot_at=[steps],
+                 max_segments=segments)
+
+
 def bench_held_out(grow_steps: int) -> None:
-    en = load(MICRO)
-    en_unseen = json.loads((MICRO_DIR / "run.json").read_text())["unseen_ids"]
     if grow_steps <= 0:
         print("  two seeds of one tokenizer, two tokenizers of one corpus: skipped (--grow-steps 0)")
     else:
-        corpus = generate(MICRO_SEED, PRESETS["micro"].sentences, "en")  # andrea-micro's own corpus
         with tempfile.TemporaryDirectory(prefix="bench-audit-grow-") as tmp:
-            for name, seed, segments, label in (
-                    ("seed2", 2, None, "two seeds of one tokenizer (micro seed 2 onto andrea-micro, seed 1, one corpus)"),
-                    ("tokens", MICRO_SEED, OTHER_SEGMENTS, f"two tokenizers of one corpus (micro with at most "
-                                                           f"{OTHER_SEGMENTS} segments onto andrea-micro, seed 1)")):
+            runs = {}
+            for name, seed, segments in (("b", B_SEED, None), ("seeds", A_SEED, None), ("tokens", A_SEED, OTHER_SEGMENTS),
+                                         ("half", A_SEED, HALF_SEGMENTS)):
                 t = time.perf_counter()
-                r = train(Path(tmp) / name, preset="micro", corpus=corpus, seed=seed, steps=grow_steps,
-                          snapshot_at=[grow_steps], max_segments=segments)
-                print(f"  grew a micro run ({r.config['vocab_size']:,} ids, seed {seed}) for {grow_steps:,} steps in "
+                runs[name] = grow_for_held_out(Path(tmp) / name, seed, grow_steps, segments)
+                print(f"  grew a micro run ({runs[name].config['vocab_size']:,} ids, seed {seed}) on "
+                      f"{HELD_OUT_SENTENCES:,} generated sentences for {grow_steps:,} steps in "
                       f"{time.perf_counter() - t:.0f} s", flush=True)
-                held_out(load(r.snapshots[-1][1]), en, label, r.unseen_ids, en_unseen)
+            b = load(runs["b"].snapshots[-1][1])
+            for name, label in (("seeds", f"two seeds of one tokenizer (seed {A_SEED} onto seed {B_SEED})"),
+                                ("tokens", f"two tokenizers of one corpus (at most {OTHER_SEGMENTS} segments, seed "
+                                           f"{A_SEED}, onto seed {B_SEED})"),
+                                ("half", f"a second tokenizer half the first (at most {HALF_SEGMENTS} segments, seed "
+                                         f"{A_SEED}, onto seed {B_SEED}; no target)")):
+                held_out(load(runs[name].snapshots[-1][1]), b, label, runs[name].unseen_ids, runs["b"].unseen_ids)
+    en = load(MICRO)
+    en_unseen = json.loads((MICRO_DIR / "run.json").read_text())["unseen_ids"]
     nl = json.loads((MICRO_DIR.parent / micro_name("nl") / "run.json").read_text())["unseen_ids"]
     held_out(load(micro_name("nl")), en, "two corpora and two tokenizers (andrea-micro-nl onto andrea-micro)", nl,
              en_unseen)

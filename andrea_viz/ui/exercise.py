@@ -8,12 +8,15 @@ from ..family import FAMILY
 from ..i18n import _, glued, num, tr_md
 from ..sizing import check_table_answer
 from . import classroom
+from .fragments import fragment
 
 EXERCISE = ("ANDREA-480M", "ANDREA-12M")  # the lesson's two tables to size
 
 
+@fragment
 def sizing_exercise(key: str) -> None:
-    """Each of the lesson's tables: V and d, a box for the learner's answer, and feedback on Check."""
+    """Each of the lesson's tables: V and d, a box for the learner's answer, and feedback on Check. A fragment: typing
+    and Check rerun the exercise alone, not the page around it, so a class's answers cost the server a few lines each."""
     for size in EXERCISE:
         s = FAMILY[size]
         c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")

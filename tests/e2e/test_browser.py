@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 import andrea_viz
 from andrea_viz import lexicon
+from andrea_viz.family import FAMILY
 from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
@@ -71,6 +72,35 @@ def test_quiz_reveal_in_the_browser(page, app_url):
     page.locator("button:not([disabled])", has_text="Reveal the cosines").click(timeout=30_000)
     page.locator("[data-testid='stMetric']", has_text="Score").wait_for(timeout=30_000)
     wait_idle(page)
+    assert exceptions(page) == []
+
+
+def test_the_sizing_exercise_checks_without_rerunning_the_page(page, app_url):
+    """Typing an answer and Check rerun the exercise alone (a fragment), not the Sizing page with its treemap, so a
+    learner's answer costs the server the exercise's few lines and reaches a teacher at once: every rerun the page
+    asks for after the page is loaded names the exercise's fragment, and the feedback says the answer is right."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent = []  # what the page sends on Streamlit's websocket: each rerun it asks for is one BackMsg
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    open_page(page, f"{app_url}/Sizing")
+    wait_idle(page)
+    sent.clear()
+    s = FAMILY["ANDREA-12M"]
+    box = page.locator(".st-key-sizing-exercise-ANDREA-12M input")
+    box.fill(f"{s.V * s.d:,}")
+    box.press("Enter")
+    wait_idle(page)
+    page.locator(".st-key-sizing-exercise-ANDREA-12M-check button").click()
+    page.locator("[data-testid='stAlertContentSuccess']").wait_for(timeout=30_000)  # the page's one success
+    wait_idle(page)
+    reruns = []
+    for payload in sent:
+        msg = BackMsg()
+        msg.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+        if msg.WhichOneof("type") == "rerun_script":
+            reruns.append(msg.rerun_script.fragment_id)
+    assert len(reruns) == 2 and all(reruns), reruns  # the typed answer, then Check: both the fragment's runs
     assert exceptions(page) == []
 
 
