@@ -322,6 +322,20 @@ def _targets(y: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class CheckProducts:
+    """What the nearest maps' cross-validation cosines are read from (``AnchorMap.check_cosines``), made once per
+    memory: the check rows' unit B rows against the memory's B directions, and those directions' Gram matrix."""
+
+    to_memory: np.ndarray  # (n, m) float64
+    gram: np.ndarray  # (m, m) float64
+
+    @classmethod
+    def of(cls, targets: np.ndarray, y: np.ndarray) -> CheckProducts:
+        dirs = np.asarray(targets[:, :-1], np.float64)
+        return cls(unit_rows(np.asarray(y, np.float64)) @ dirs.T, dirs @ dirs.T)
+
+
+@dataclass(frozen=True)
 class AnchorMap:
     """A row of A placed in B's space from its cosines c to the ``memory`` anchors' A rows: z = w(c)·coef + offset,
     the first d_B columns of z a direction, the last its length; the mapped row is unit(direction)·length.
@@ -344,16 +358,34 @@ class AnchorMap:
         """(positions, scores) of the k best memory anchors of each row by its scores c − β·hub, best first."""
         return select_k(cos - np.float32(self.beta) * self.hub.astype(np.float32) if self.beta else cos, k, checked=True)
 
+    def weights(self, ranked: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(positions (n, k), softmax weights (n, k) float64) of a nearest map's k best memory anchors, from its
+        ``ranked`` of some k' ≥ k."""
+        top, best = ranked[0][:, :self.k], ranked[1][:, :self.k].astype(np.float64)
+        e = np.exp((best - best[:, :1]) / self.tau)
+        return top, e / e.sum(1, keepdims=True)
+
+    def check_cosines(self, ranked: tuple[np.ndarray, np.ndarray], near: CheckProducts) -> np.ndarray:
+        """A nearest map's ``row_cosines(self.from_cosines(cos, ranked), y)`` for the rows ``near`` was made from,
+        without mapping a row: the mapped direction is Σ e_j u_j over the memory's unit B rows u_j, so its dot with
+        a unit y is e · (y·u_j) and its squared length eᵀ(u_j·u_l)e; a row whose mapped length is 0 has cosine 0."""
+        top, e = self.weights(ranked)
+        dot = np.einsum("nk,nk->n", e, np.take_along_axis(near.to_memory, top, 1))
+        sq = np.einsum("nk,nkl,nl->n", e, near.gram[top[:, :, None], top[:, None, :]], e)
+        length = np.einsum("nk,nk->n", e, self.coef[top, -1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = dot / np.sqrt(sq)
+        out[(length <= 0) | (sq <= 0)] = 0.0
+        return out
+
     def from_cosines(self, cos: np.ndarray, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """The mapped rows (n, d_B) of rows whose cosines to the memory are ``cos`` (n, m); ``ranked``: this map's
         ``ranked(cos, k')`` for some k' ≥ k, when already known (nearest only)."""
         if self.kind == "kernel":
             z = np.exp((cos.astype(np.float64) - 1.0) / self.tau) @ self.coef + self.offset
         else:  # the softmax weights of the k best anchors written into an (n, m) matrix, the rest 0: one product
-            top, best = ranked or self.ranked(cos, self.k)  # (gathering one rank at a time was 9 s of 50,000 × 4,096)
-            top, best = top[:, :self.k], best[:, :self.k].astype(np.float64)
-            e = np.exp((best - best[:, :1]) / self.tau)
-            e /= e.sum(1, keepdims=True)
+            # (gathering one rank at a time was 9 s of 50,000 × 4,096)
+            top, e = self.weights(ranked or self.ranked(cos, self.k))
             w = np.zeros((cos.shape[0], self.coef.shape[0]), np.float32)
             np.put_along_axis(w, top, e.astype(np.float32), axis=1)  # a row's k positions are distinct
             z = (w @ self.coef.astype(np.float32)).astype(np.float64)
@@ -475,11 +507,16 @@ products once). Only ``train`` is read; ties go to the earlier candidate (Procru
         pooled.setdefault(PROCRUSTES, []).append(row_cosines(fit_moments(fitted)(xc), yc))
         maps = anchor_maps(x, y, fit, seed)
         cos = _memory_cosines(xc, maps[0].memory)
+        near = CheckProducts.of(next(m.coef for m in maps if m.kind == "nearest"), yc)  # their coef: the targets
         ranked = {}  # one selection of the most neighbours per hubness correction, sliced for each k
         for m in maps:
-            if m.kind == "nearest" and m.beta not in ranked:
-                ranked[m.beta] = m.ranked(cos, max(NEAREST_KS))
-            pooled.setdefault(m.label, []).append(row_cosines(m.from_cosines(cos, ranked.get(m.beta)), yc))
+            if m.kind == "nearest":
+                if m.beta not in ranked:
+                    ranked[m.beta] = m.ranked(cos, max(NEAREST_KS))
+                got = m.check_cosines(ranked[m.beta], near)
+            else:
+                got = row_cosines(m.from_cosines(cos), yc)
+            pooled.setdefault(m.label, []).append(got)
             kinds[m.label] = m
     scores = {k: float(np.nanmedian(np.concatenate(v))) for k, v in pooled.items()}
     order = list(scores)

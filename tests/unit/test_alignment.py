@@ -13,6 +13,7 @@ from andrea_viz.alignment import (
     PROCRUSTES,
     AnchorMap,
     Anchors,
+    CheckProducts,
     row_cosines,
     align,
     align_tables,
@@ -29,7 +30,7 @@ from andrea_viz.alignment import (
 )
 from andrea_viz.errors import QueryError
 from andrea_viz.lexicon import MORE_PAIRS, WORDS
-from andrea_viz.neighbours import argkmin, jaccard_rows, normalise
+from andrea_viz.neighbours import argkmin, jaccard_rows, normalise, unit_rows
 
 
 def test_word_signs_are_folded_and_case_is_kept():
@@ -222,6 +223,32 @@ def test_every_anchor_map_matches_a_row_by_row_reference():
     assert any(m.kind == "nearest" and m.beta > 0 for m in maps)  # the hubness correction is among them
     for m in maps:
         np.testing.assert_allclose(m(q), slow_anchor_map(m, x, y, q), atol=2e-4, err_msg=m.label)
+
+
+def test_the_nearest_maps_cross_validation_cosines_are_those_of_the_mapped_rows():
+    """``check_cosines`` (the choice's road: no row mapped) against ``row_cosines`` of the rows each nearest map
+    places, for every k, τ and β, on a memory larger than the largest k and on one smaller (k cut to it), with a
+    check row of B all zeros (cosine 0) and a cluster whose memory anchors' B rows are all zero (no direction, length
+    0: a check row of it that a map places by them alone is placed at 0, cosine 0)."""
+    rng = np.random.default_rng(11)
+    label = rng.integers(0, 5, 90)
+    x = (rng.normal(size=(5, 8))[label] + 0.3 * rng.normal(size=(90, 8))).astype(np.float32)
+    y = (rng.normal(size=(5, 10))[label] + 0.3 * rng.normal(size=(90, 10))).astype(np.float32)
+    y[:60][label[:60] == label[65]] = 0.0  # check row 5's cluster: no direction among the memory anchors
+    q, yc = x[60:], y[60:].copy()
+    yc[3] = 0.0
+    for memory in (np.arange(60), np.arange(20)):
+        maps = [m for m in anchor_maps(x, y, memory) if m.kind == "nearest"]
+        cos = unit_rows(q) @ maps[0].memory.T
+        near = CheckProducts.of(maps[0].coef, yc)
+        placed_at_zero = 0
+        for m in maps:
+            ranked = m.ranked(cos, 32)
+            want = row_cosines(m.from_cosines(cos, ranked), yc)
+            np.testing.assert_allclose(m.check_cosines(ranked, near), want, atol=2e-6, err_msg=m.label)
+            assert want[3] == 0.0
+            placed_at_zero += want[5] == 0.0
+        assert placed_at_zero >= 9  # k = 4 at every τ and β, at least
 
 
 def test_the_choice_reads_only_the_fit_set_and_prefers_anchor_maps_where_no_rotation_holds():
