@@ -24,6 +24,8 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: streamlit_app.py and pages/ beside the package
 # Chromium keeps the last of a switch given twice, so a --disable-features of ours would replace the one Playwright
 # passes: ours repeats Playwright's own list (1.65's chromium launcher; tests/e2e/test_chromium_flags.py checks that
@@ -60,6 +62,19 @@ def status(pid: int, name: str) -> int:
         if line.startswith(name + ":"):
             return int(line.split()[1]) * 1024
     raise KeyError(name)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time the process has used so far, user and system, all its threads."""
+    t = psutil.Process(pid).cpu_times()
+    return t.user + t.system
+
+
+def machine_busy() -> float:
+    """The CPU time every core of the machine has spent busy since boot: all but idle and iowait (Linux counts a
+    guest's time in user already)."""
+    t = psutil.cpu_times()
+    return t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0) + getattr(t, "steal", 0.0)
 
 
 def descendants(pid: int) -> list[int]:

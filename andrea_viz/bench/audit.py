@@ -45,7 +45,7 @@ from ..neighbours import argkmin, normalise
 V, D, ADDED, ANCHORS = 128_256, 4_096, 1_000, 50_000
 INITS = ("zeros", "mean", "copy", "normal")
 SPLITS = 5
-# the grown pairs' one corpus: 48,000 generated sentences (551,188 tokens), so that 600 micro steps of 32 × 32 read each
+# the grown pairs' one corpus: 48,000 generated sentences, so that 600 micro steps of 32 × 32 tokens read each
 # about once (andrea-micro's 6,000 are read about nine times over, and two seeds' tables then share less)
 HELD_OUT_SENTENCES = 48_000
 B_SEED, A_SEED = 1, 2  # the pairs' B run and the run mapped onto it

@@ -35,7 +35,8 @@ from pathlib import Path
 
 from ..classroom.store import DB_FILE, ClassStore, SQLiteStore, open_store
 from ..family import FAMILY
-from ..testing_harness import CHROMIUM_FLAGS, VIEWPORT, chromium_exe, reset_peak, running_postgres, serve, status
+from ..testing_harness import (CHROMIUM_FLAGS, VIEWPORT, chromium_exe, cpu_seconds, machine_busy, reset_peak,
+                               running_postgres, serve, status)
 from .classroom import IDLE, MB, SESSION_TTL_S, _rendered, percentile, sidebar
 
 KEY = "bench-class-teacher-key"
@@ -66,6 +67,9 @@ class Run:
     kept: int = 0  # answers a learner's page said wait on its server (the database away)
     reclicks: int = 0  # Checks clicked again because the first showed no feedback
     unmoved: int = 0  # learners' screens not at the teacher's step GRACE_S after "follow me" moved it
+    wall: float = 0.0  # seconds from the teacher's arrival to the last step followed
+    busy: float = 0.0  # CPU seconds the whole machine was busy meanwhile (every Chromium page and server)
+    server_cpu: list[float] = field(default_factory=list)  # CPU seconds each server used meanwhile
 
     def above(self) -> list[int]:
         return [p - b for p, b in zip(self.peak, self.base, strict=True)]
@@ -165,6 +169,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
         run.base = [status(pid, "VmRSS") for pid in pids]
         for pid in pids:
             reset_peak(pid)
+        began, busy0, cpu0 = time.perf_counter(), machine_busy(), [cpu_seconds(pid) for pid in pids]
         teacher, code = await _teacher(contexts[0], urls[0], with_class)
         clicks: list[float] = []
         seen: list[float] = []
@@ -200,6 +205,8 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
 
             await asyncio.gather(teacher.locator(".st-key-lesson-next button").click(), *(arrives(p) for p in pages))
             await teacher.wait_for_function(STEP_IS, arg=f"{k}.")
+        run.wall, run.busy = time.perf_counter() - began, machine_busy() - busy0
+        run.server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, cpu0, strict=True)]
         await asyncio.sleep(3)  # every page idle again
         run.peak = [status(pid, "VmHWM") for pid in pids]
         for page in [teacher, *pages]:
@@ -236,6 +243,15 @@ def _mb(values: list[int], sign: str = "") -> str:
     """Bytes per server in MB: "36 MB" for one server, "A 46 MB, B 41 MB" for two."""
     each = [f"{v / MB:{sign},.0f} MB" for v in values]
     return each[0] if len(each) == 1 else ", ".join(f"{chr(65 + i)} {e}" for i, e in enumerate(each))
+
+
+def _cpu(r: Run) -> str:
+    """How much of the cores the run kept busy, and the servers' part of that (the rest: the Chromium pages and this
+    process), e.g. "210 of 222 cpu-s (95%) in 111 s / 12.8 cpu-s (6%)"."""
+    cores = os.cpu_count() or 1
+    servers = sum(r.server_cpu)
+    return (f"{r.busy:,.0f} of {r.wall * cores:,.0f} cpu-s ({r.busy / (r.wall * cores):.0%}) in {r.wall:,.0f} s / "
+            f"{servers:,.1f} cpu-s ({servers / r.busy:.0%})")
 
 
 def answer_lags(clicks: list[float], seen: list[float]) -> list[float]:
@@ -275,6 +291,9 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
         a, b = percentile(with_.page_times, q), percentile(without.page_times, q)
         print(f"| learners' pages p{round(q * 100)}, with / without the class | {a:.1f} s / {b:.1f} s = "
               f"×{a / b:.2f} |")
+    for r in (with_, without):
+        print(f"| CPU {'with' if r.with_class else 'without'} the class, the teacher's arrival to the last step: the "
+              f"machine busy / the servers | {_cpu(r)} |")
     print(f"| exceptions on any page | {with_.exceptions + without.exceptions} |")
     return without, with_
 
