@@ -11,7 +11,9 @@ learner's own step picker shows the teacher's step. Without the class: the same 
 no class started, no join, and each learner steps its Lesson itself. Printed: both lags' p50/p95, each server's
 peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and without the class,
 and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
-screen and its script has run to the end) with and without the class, as a ratio. Besides the figures, what went
+screen and its script has run to the end) with and without the class, as a ratio, and the CPU time the whole machine
+was busy from the teacher's arrival to the last step followed beside the servers' part of it (the rest is the Chromium
+pages, each a learner's own machine in a class). Besides the figures, what went
 astray: answers the teacher's count had not reached ``GRACE_S`` after the last was given (and how many answers the
 class store holds), answers a learner's page said wait on its server, Checks clicked again because the first showed
 no feedback, and learners' screens that had not followed a step within ``GRACE_S``.
