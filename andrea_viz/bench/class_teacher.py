@@ -13,10 +13,10 @@ peak resident memory above its base (the kernel's VmHWM, reset when the learners
 and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
 screen and its script has run to the end) with and without the class, as a ratio, and the CPU time the whole machine
 was busy from the teacher's arrival to the last step followed beside the servers' part of it (the rest is the Chromium
-pages, each a learner's own machine in a class). Besides the figures, what went
-astray: answers the teacher's count had not reached ``GRACE_S`` after the last was given (and how many answers the
-class store holds), answers a learner's page said wait on its server, Checks clicked again because the first showed
-no feedback, and learners' screens that had not followed a step within ``GRACE_S``.
+pages, each a learner's own machine in a class). Besides the figures, what went astray: answers the teacher's count
+had not reached ``GRACE_S`` after the last was given (and how many answers the class store holds), answers a
+learner's page said wait on its server, Checks clicked again because the first showed no feedback, and learners'
+screens that had not followed a step within ``GRACE_S``.
 
 ``--servers 2 --store postgresql``: the same with two servers sharing one PostgreSQL class store (Debian's, started on
 loopback for the run), learners split across the two, the teacher on the first.
