@@ -22,6 +22,7 @@ Medians are printed; nothing is asserted.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -218,7 +219,9 @@ def held_out(a, b, label: str, unseen_a=(), unseen_b=()) -> None:
               f"medians over {SPLITS} seeded splits; maps chosen inside the fit sets: {kinds}", flush=True)
 
 
+@functools.cache
 def held_out_corpus() -> str:
+    """The grown pairs' one corpus, generated once per process (every run of a pair reads the same text)."""
     return generate(1, HELD_OUT_SENTENCES, "en")
 
 
