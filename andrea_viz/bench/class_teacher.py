@@ -77,7 +77,7 @@ class Run:
         return [p - b for p, b in zip(self.peak, self.base, strict=True)]
 
 
-async def _open_timed(page, url: str, path: str) -> float:
+async def open_timed(page, url: str, path: str) -> float:
     """Open a page by its address: seconds until its title is on screen and its script has run to the end."""
     t = time.perf_counter()
     await page.goto(f"{url}/{path}")
@@ -85,7 +85,7 @@ async def _open_timed(page, url: str, path: str) -> float:
     return time.perf_counter() - t
 
 
-async def _sidebar_timed(page, path: str) -> float:
+async def sidebar_timed(page, path: str) -> float:
     """Through the sidebar: seconds until the page's title is on screen and its script has run to the end."""
     t = time.perf_counter()
     await sidebar(page, path, TIMEOUT_S)
@@ -97,11 +97,11 @@ async def _learner(context, url: str, code: str | None, times: list[float], clic
                    run: Run | None = None) -> None:
     """One learner: the Class page (joining ``code`` when given), the sizing exercise answered, the Lesson."""
     page = await context.new_page()
-    times.append(await _open_timed(page, url, f"Class?code={code}&lang=en" if code else "Class?lang=en"))
+    times.append(await open_timed(page, url, f"Class?code={code}&lang=en" if code else "Class?lang=en"))
     if code:
         await page.get_by_role("button", name="Join", exact=True).click()
         await page.locator("[data-testid='stAlertContentSuccess']").wait_for()
-    times.append(await _sidebar_timed(page, "Sizing"))
+    times.append(await sidebar_timed(page, "Sizing"))
     s = FAMILY[SIZE]
     box = page.locator(f".st-key-sizing-exercise-{SIZE} input")
     await box.fill(str(s.V * s.d))
@@ -122,14 +122,14 @@ async def _learner(context, url: str, code: str | None, times: list[float], clic
     await page.wait_for_selector(IDLE)
     if run is not None and code and await page.get_by_text(KEPT).count():
         run.kept += 1
-    times.append(await _sidebar_timed(page, "Lesson"))
+    times.append(await sidebar_timed(page, "Lesson"))
     await page.wait_for_function(STEP_IS, arg="1.")
 
 
-async def _teacher(context, url: str, start: bool) -> tuple[object, str | None]:
+async def open_teacher_view(context, url: str, start: bool) -> tuple[object, str | None]:
     """The teacher's view open (the key given); with ``start``, a class started: (page, its code)."""
     page = await context.new_page()
-    await _open_timed(page, url, "Class?lang=en")
+    await open_timed(page, url, "Class?lang=en")
     await page.get_by_role("tab", name="Teach a class").click()
     await page.get_by_label("Teacher key").fill(KEY)
     await page.get_by_role("button", name="Open the teacher's view").click()
@@ -172,7 +172,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
         for pid in pids:
             reset_peak(pid)
         began, busy0, cpu0 = time.perf_counter(), machine_busy(), [cpu_seconds(pid) for pid in pids]
-        teacher, code = await _teacher(contexts[0], urls[0], with_class)
+        teacher, code = await open_teacher_view(contexts[0], urls[0], with_class)
         clicks: list[float] = []
         seen: list[float] = []
         watch = asyncio.create_task(_count_on_screen(teacher, n, seen)) if with_class else None
@@ -190,7 +190,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
         if with_class:  # the teacher's view is still open on the Class page
             await teacher.get_by_text("Follow me").click()
             await teacher.wait_for_selector(IDLE)
-        await _sidebar_timed(teacher, "Lesson")
+        await sidebar_timed(teacher, "Lesson")
         for k in MOVES:
             t0 = time.perf_counter()
 
@@ -227,7 +227,7 @@ def _run_once(n: int, servers: int, env: dict[str, str], with_class: bool) -> Ru
         return asyncio.run(_session([u for u, _p in served], [p for _u, p in served], n, with_class, store))
 
 
-def _store_env(store: str, stack: contextlib.ExitStack) -> dict[str, str]:
+def store_env(store: str, stack: contextlib.ExitStack) -> dict[str, str]:
     env = {"ANDREA_VIZ_TEACHER_KEY": KEY, "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(SESSION_TTL_S)}
     folder = tempfile.mkdtemp(prefix="andrea-viz-bench-class-")
     stack.callback(shutil.rmtree, folder, True)
@@ -271,7 +271,7 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
     if servers > 1:
         print("servers: " + ", ".join(chr(65 + i) for i in range(servers)) + " (the teacher on A)", flush=True)
     with contextlib.ExitStack() as stack:
-        env = _store_env(store, stack)
+        env = store_env(store, stack)
         without = _run_once(n, servers, env, with_class=False)
         print(f"without a class: pages {_p(without.page_times)}; server peak {_mb(without.above())} above its base; "
               f"{without.exceptions} exceptions; load average {os.getloadavg()[0]:.1f}", flush=True)

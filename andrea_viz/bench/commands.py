@@ -13,6 +13,7 @@ from ..family import CONTEXT, FAMILY
 from ..grow.trainer import DEFAULT_PRESET, PRESETS
 from . import anatomy as bench_anatomy
 from . import audit as bench_audit
+from . import class_idle as bench_class_idle
 from . import class_teacher as bench_class_teacher
 from . import classroom as bench_class
 from . import drift as bench_drift
@@ -85,13 +86,20 @@ def _run_forward(B: int, T: int, d: int, V: int, dtype: str, repeats: int, no_co
     bench_forward.run(B=B, T=T, d=d, V=V, dtype=dtype, repeats=repeats, as_json=json, compile_torch=not no_compile)
 
 
-def _run_class(n: list[int], trainings: bool, steps: int, only: str | None, teacher: bool, servers: int,
+def _run_class(n: list[int], trainings: bool, steps: int, only: str | None, teacher: bool, idle: bool, servers: int,
                store: str) -> None:
     if trainings:
         bench_class.run_trainings(steps=steps, only=only)
         return
     if not n or min(n) < 1:
         raise QueryError("give one or more class sizes of at least 1 learner, e.g. bench-class 5 10 20 30")
+    if idle:
+        if teacher or servers != 1 or store != "sqlite":
+            raise QueryError("--idle runs one server of each kind on SQLite by itself: give it without --teacher, "
+                             "--servers and --store, e.g. bench-class 30 --idle")
+        for size in n:
+            bench_class_idle.run(size)
+        return
     if not teacher:
         if servers != 1 or store != "sqlite":
             raise QueryError("--servers and --store go with --teacher, e.g. bench-class 30 --teacher --servers 2 "
@@ -186,6 +194,9 @@ BENCHES = (
            option("--teacher", action="store_true",
                   help="instead: the class joined and answering with its teacher's view open, against the same "
                   "learners without a class: answer→teacher and follow-me lags, memory, page times"),
+           option("--idle", action="store_true",
+                  help="instead: a joined class idle on the Lesson page and two steps followed, the class's route "
+                  "against a 2 s timer: the machine's and the server's CPU, follow-me lags"),
            option("--servers", type=whole, default=1, help="with --teacher: servers, the learners split across them"),
            option("--store", choices=["sqlite", "postgresql"], default="sqlite",
                   help="with --teacher: the class store (postgresql: Debian's, started on loopback for the run)"))),

@@ -13,21 +13,24 @@ as lost. Every failure is a ClassError with one sentence.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import QueryError
+from ..errors import QueryError, choices
 from ..i18n import Msg
 from .codes import new_code
 
 RETENTION_HOURS = 24.0
 MAX_PENDING = 5_000  # answers kept in memory while the database is away
 DB_FILE = "class.sqlite3"
+MARK_TOPICS = ("pacing", "answers")  # what a page waits on: the presenter's step, or the class's answers and members
 
 
 class ClassError(QueryError):
@@ -95,6 +98,7 @@ class ClassStore:
     where = ""  # the engine's name in sentences
 
     def __init__(self) -> None:
+        self.on_write: Callable[[str], None] | None = None  # told the class's code after each write (``web.class_events``)
         self._pending: deque[tuple] = deque()
         self._lost = 0
         self._lock = threading.Lock()
@@ -174,6 +178,7 @@ class ClassStore:
                   + [("UPDATE classes SET ended = ? WHERE code = ?", (now, code))])
         with self._lock:
             self._pending = deque(p for p in self._pending if p[1][0] != code)
+        self._written(code)
 
     def purge_expired(self, now: float | None = None) -> int:
         """Delete every class started more than the retention time ago (ended or not), with its rows."""
@@ -190,6 +195,7 @@ class ClassStore:
         self._run([("INSERT INTO members (class, member, nickname, language) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT (class, member) DO UPDATE SET nickname = excluded.nickname, "
                     "language = excluded.language", (code, member, nickname, language))])
+        self._written(code)
 
     def members(self, code: str) -> list[Member]:
         rows = self._run([("SELECT member, nickname, language FROM members WHERE class = ? ORDER BY member",
@@ -216,12 +222,16 @@ class ClassStore:
         except ClassError:
             with self._lock:
                 self._pending.append(write)
-                if len(self._pending) > MAX_PENDING:
+                lost = len(self._pending) > MAX_PENDING
+                if lost:
                     self._pending.popleft()
                     self._lost += 1
-                    raise ClassError(Msg("The class's database is away and more than {n:,} answers wait on this "
-                                     "server: the oldest was lost.", n=MAX_PENDING)) from None
+            if lost:
+                raise ClassError(Msg("The class's database is away and more than {n:,} answers wait on this "
+                                 "server: the oldest was lost.", n=MAX_PENDING)) from None
             return False
+        finally:
+            self._written(code)  # an answer stored, or one more waiting on this server: either changes the mark
 
     def answers(self, code: str) -> list[Answer]:
         """Every learner's latest answer to each question, oldest first (after writing what waited)."""
@@ -237,17 +247,44 @@ class ClassStore:
     def set_pacing(self, code: str, step: int, follow: bool) -> None:
         self._run([("INSERT INTO pacing (class, step, follow) VALUES (?, ?, ?) ON CONFLICT (class) DO UPDATE SET "
                     "step = excluded.step, follow = excluded.follow", (code, int(step), int(bool(follow))))])
+        self._written(code)
 
     def pacing(self, code: str) -> Pacing | None:
-        """The presenter's step and whether the class follows it. Every joined learner's page asks this every few
-        seconds, so the answers this server kept while the database was away are written here first: once it is
-        back, within a poll, though no learner of this server answers again and the teacher is on another."""
+        """The presenter's step and whether the class follows it (the answers this server kept while the database
+        was away written first, as by every read)."""
         try:
             self._flush()
         except ClassError:
-            pass  # the poll below says the database is still away
+            pass  # the read below says the database is still away
         rows = self._run([("SELECT step, follow FROM pacing WHERE class = ?", (code,))], fetch=True)
         return Pacing(int(rows[0][0]), bool(rows[0][1])) if rows else None
+
+    def _written(self, code: str) -> None:
+        if self.on_write is not None:
+            self.on_write(code)
+
+    # -- what a waiting page compares
+    def mark(self, code: str, topic: str) -> str:
+        """A short opaque string that changes when ``topic`` of the class changes: "pacing" (the presenter's step,
+        "follow me", the class ended) or "answers" (any answer given or changed, a learner joined, answers waiting on
+        this server). Written first, as every read does, is what waited for the database; "away" while it cannot be
+        read. It says nothing of the answers themselves (a hash), so it may be handed to anyone holding the code."""
+        choices("topic", topic, MARK_TOPICS)
+        try:
+            self._flush()
+        except ClassError:
+            return "away"
+        if topic == "pacing":
+            sql = "SELECT step, follow FROM pacing WHERE class = ?", (code,)
+        else:
+            sql = ("SELECT COUNT(*), MAX(time), (SELECT COUNT(*) FROM members WHERE class = ?) FROM answers "
+                   "WHERE class = ?", (code, code))
+        try:
+            rows = self._run([sql], fetch=True)
+        except ClassError:
+            return "away"
+        seen = repr((rows, self.pending, self.lost) if topic == "answers" else rows)
+        return hashlib.blake2b(f"{code}:{seen}".encode(), digest_size=8).hexdigest()
 
     def count_rows(self, code: str) -> dict[str, int]:
         """Rows that name this class, per table (what "end the class" must leave at 0, the class row aside)."""

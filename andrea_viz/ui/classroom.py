@@ -23,8 +23,10 @@ from ..lexicon import ENGLISH, WORDS, word
 from ..plots.classroom import grid_heatmap
 from ..plots.style import for_projector
 from ..safe_text import clean, md
+from ..web import class_events
 from . import url
 from .charts import chart
+from .class_wait import wait_on_class
 from .errors import show_error
 from .fragments import fragment
 from .presenter import PROJECTOR_CSS
@@ -37,7 +39,6 @@ GIVEN = "class:given"  # session_state: question -> the last answer sent (a choi
 FOLLOWED = "class:followed"  # session_state: the presenter's step this tab last moved to
 FOLLOWING = "class:following"  # session_state: this teacher's "follow me" is on (kept apart from the toggle's own
 # key, which Streamlit forgets when the teacher opens another page)
-POLL_SECONDS = 2.0
 SHOW_CSS = "<style>" + PROJECTOR_CSS + """
 [data-testid="stElementContainer"]:has([data-testid="stHeading"] h1) { display: none !important; }
 </style>"""  # "show the class" on a projector: the whole screen for the counts (no page title), text at 18 px
@@ -54,8 +55,10 @@ def address_code(raw: str) -> str | None:
 
 @st.cache_resource(show_spinner=False)
 def class_store() -> ClassStore:
-    """The one store of this server (shared by every session)."""
-    return open_store()
+    """The one store of this server (shared by every session, and by the class's route)."""
+    store = open_store()
+    class_events.use_store(store)
+    return store
 
 
 @st.cache_resource(show_spinner=False)
@@ -117,7 +120,7 @@ def give_choice(step: str, choice: Msg | str) -> None:
 
 def pace(step_key: str, go_to) -> None:
     """On the Lesson page. A teacher who turned "follow me" on writes the step shown here; a joined learner's page
-    polls the presenter's step and moves to it (``go_to(step)``) while "follow me" is on."""
+    waits on the presenter's step and moves to it (``go_to(step)``) while "follow me" is on."""
     teaching = st.session_state.get(TEACHING)
     if teaching and st.session_state.get(FOLLOWING):
         try:
@@ -128,12 +131,14 @@ def pace(step_key: str, go_to) -> None:
         _follow(step_key, go_to)
 
 
-@fragment(run_every=POLL_SECONDS)
+@fragment
 def _follow(step_key: str, go_to) -> None:
+    code = st.session_state[JOINED][0]
+    wait_on_class(code, "pacing", class_store().mark(code, "pacing"), key="class-wait-pacing")
     try:
-        p = class_store().pacing(st.session_state[JOINED][0])
+        p = class_store().pacing(code)
     except ClassError:
-        return  # the learner's page goes on; the next poll tries again
+        return  # the learner's page goes on; the mark says "away" until the database is back, then this runs again
     if p is None or not p.follow:
         st.session_state.pop(FOLLOWED, None)
         return
@@ -288,7 +293,7 @@ def _follow_changed(code: str) -> None:
         step = int(st.session_state.get("lesson:step", p.step if p else 1))  # the teacher's own Lesson step
         class_store().set_pacing(code, step, st.session_state[FOLLOWING])
     except ClassError:
-        pass  # said on the page by the next poll
+        pass  # said on the page: the live view's mark turns "away", so it is drawn again with the sentence
 
 
 def _csv(code: str) -> str:
@@ -315,10 +320,12 @@ def _base_url() -> str:
     return url.split("?")[0].rsplit("/", 1)[0] + "/" if url.startswith("http") else ""
 
 
-@fragment(run_every=POLL_SECONDS)
+@fragment
 def live_view(code: str, anonymous: bool) -> None:
-    """The class's counts, refreshed every POLL_SECONDS: learners, each sizing question, the grid, the choices."""
+    """The class's counts, drawn again when an answer is given or a learner joins: learners, each sizing question,
+    the grid, the choices."""
     s = class_store()
+    wait_on_class(code, "answers", s.mark(code, "answers"), key="class-wait-answers")
     try:
         rows, members = s.answers(code), s.members(code)
     except ClassError as exc:
@@ -363,7 +370,7 @@ def live_view(code: str, anonymous: bool) -> None:
         col.markdown(_("**Lesson step “{step}”**", step=md(q.split(":", 1)[1])))
         shown_table([{_("answer"): clean(tr(ans)), _("learners"): n} for ans, n in A.tally(rows, q).most_common()],
                     col, anonymous)
-    st.caption(_("Updated at {t}.", t=time.strftime("%H:%M:%S")))
+    st.caption(_("Live: drawn again as soon as a learner joins or answers (last at {t}).", t=time.strftime("%H:%M:%S")))
 
 
 def _in_language(english: str, lang: str) -> str:

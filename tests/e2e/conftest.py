@@ -18,10 +18,11 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 LOGS = ROOT / "artifacts" / "logs"
 
 
-def serve(extra_env: dict[str, str] | None = None):
+def serve(extra_env: dict[str, str] | None = None, script: str = "streamlit_app.py"):
     """The real app in its own ``streamlit run`` process (andrea_viz.testing_harness, the benchmarks' launcher), its
-    output under artifacts/logs/: yields (url, pid) once /_stcore/health answers."""
-    return testing_harness.serve(extra_env, log_dir=LOGS)
+    output under artifacts/logs/: yields (url, pid) once /_stcore/health answers. ``script``: home.py serves the same
+    pages without ``streamlit_app.py``'s ``st.App`` (no class route)."""
+    return testing_harness.serve(extra_env, log_dir=LOGS, script=script)
 
 
 @pytest.fixture(scope="session")
@@ -116,6 +117,32 @@ def wait_idle(page, timeout: float = 90_000, network: bool = True) -> None:
         page.wait_for_load_state("networkidle", timeout=10_000)  # keys frame keeps Chromium from ever reporting it)
     except PlaywrightTimeout:
         pass
+
+
+def listen_to_websockets(page) -> tuple[list[str], list]:
+    """From now on, the addresses of the websockets ``page`` opens and every frame it sends on them."""
+    urls, sent = [], []
+
+    def opened(ws) -> None:
+        urls.append(ws.url)
+        ws.on("framesent", lambda payload: sent.append(payload))  # Playwright marks a handler: a bound method won't do
+
+    page.on("websocket", opened)
+    return urls, sent
+
+
+def reruns_asked(sent: list) -> list[str]:
+    """The reruns a page asked for among the frames it sent (Streamlit's BackMsg, binary frames): each one's fragment
+    id, "" for a rerun of the whole page."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    out = []
+    for payload in (p for p in sent if isinstance(p, bytes)):
+        msg = BackMsg()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") == "rerun_script":
+            out.append(msg.rerun_script.fragment_id)
+    return out
 
 
 MOVED = "([el, v]) => el.value !== v"

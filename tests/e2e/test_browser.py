@@ -13,8 +13,8 @@ from andrea_viz.i18n import format_number, translate
 from andrea_viz.registry import available_pages
 
 from .conftest import (MODEL_PICKER, SHOTS, act_until, axe_violations, cut_buttons, exceptions, metrics_out_of_line,
-                       open_page, press_right, record_requests, requests_elsewhere, screenshot, sidebar_model,
-                       streamlit_english, titles_past_their_chart, wait_idle)
+                       listen_to_websockets, open_page, press_right, record_requests, requests_elsewhere,
+                       reruns_asked, screenshot, sidebar_model, streamlit_english, titles_past_their_chart, wait_idle)
 
 # axe-core's serious or critical violations that lie in Streamlit's own markup, each (rule id, a CSS selector of
 # Streamlit's element that holds it, why it cannot be fixed here): only these exact ones are allowed. None with
@@ -79,10 +79,7 @@ def test_the_sizing_exercise_checks_without_rerunning_the_page(page, app_url):
     """Typing an answer and Check rerun the exercise alone (a fragment), not the Sizing page with its treemap, so a
     learner's answer costs the server the exercise's few lines and reaches a teacher at once: every rerun the page
     asks for after the page is loaded names the exercise's fragment, and the feedback says the answer is right."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-
-    sent = []  # what the page sends on Streamlit's websocket: each rerun it asks for is one BackMsg
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    _urls, sent = listen_to_websockets(page)  # what the page sends on Streamlit's websocket: a rerun is one BackMsg
     open_page(page, f"{app_url}/Sizing")
     wait_idle(page)
     sent.clear()
@@ -94,12 +91,7 @@ def test_the_sizing_exercise_checks_without_rerunning_the_page(page, app_url):
     page.locator(".st-key-sizing-exercise-ANDREA-12M-check button").click()
     page.locator("[data-testid='stAlertContentSuccess']").wait_for(timeout=30_000)  # the page's one success
     wait_idle(page)
-    reruns = []
-    for payload in (p for p in sent if isinstance(p, bytes)):  # Streamlit's messages are binary frames
-        msg = BackMsg()
-        msg.ParseFromString(payload)
-        if msg.WhichOneof("type") == "rerun_script":
-            reruns.append(msg.rerun_script.fragment_id)
+    reruns = reruns_asked(sent)
     assert len(reruns) == 2 and all(reruns), reruns  # the typed answer, then Check: both the fragment's runs
     assert exceptions(page) == []
 

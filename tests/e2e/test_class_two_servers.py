@@ -10,8 +10,8 @@ import psycopg
 from andrea_viz.family import FAMILY
 from andrea_viz.testing_harness import running_postgres
 
-from .conftest import VIEWPORT, exceptions, open_page, serve, toggle_on, wait_idle
-from .test_classroom import KEY, STEP_IS, _go, _open_teacher
+from .conftest import VIEWPORT, exceptions, open_page, serve, wait_idle
+from .test_classroom import KEY, STEP_IS, _go, _open_teacher, lead_to_step_two
 
 
 def test_a_class_spans_two_servers_on_one_postgresql(browser, tmp_path):
@@ -40,7 +40,7 @@ def test_a_class_spans_two_servers_on_one_postgresql(browser, tmp_path):
                 box.press("Enter")
                 wait_idle(learner)
                 learner.locator(".st-key-sizing-exercise-ANDREA-12M-check button").click()
-                # the teacher's view on A (its fragment polls the shared store) counts the answer given on B
+                # the teacher's view on A (its route reads the shared store) counts the answer given on B
                 teacher.get_by_text("Sizing exercise, ANDREA-12M: 1 answers").wait_for(timeout=30_000)
                 assert teacher.locator("[data-testid='stMetricValue']").first.inner_text() == "1"
                 with psycopg.connect(db) as con:
@@ -48,11 +48,7 @@ def test_a_class_spans_two_servers_on_one_postgresql(browser, tmp_path):
 
                 _go(learner, "Lesson")
                 learner.wait_for_function(STEP_IS, arg="1.", timeout=30_000)
-                toggle_on(teacher, "Follow me")
-                _go(teacher, "Lesson")
-                teacher.locator(".st-key-lesson-next button").click()
-                teacher.wait_for_function(STEP_IS, arg="2.", timeout=30_000)
-                learner.wait_for_function(STEP_IS, arg="2.", timeout=30_000)  # moved on B by the step A wrote
+                lead_to_step_two(teacher, learner)  # the learner on B moved by the step A wrote
                 assert exceptions(teacher) == [] and exceptions(learner) == []
             finally:
                 learner_ctx.close()

@@ -18,7 +18,8 @@ from andrea_viz.family import FAMILY
 from andrea_viz.i18n import LANGUAGES, translate
 from andrea_viz.lesson.quiz import make_pair
 
-from .conftest import SHOTS, VIEWPORT, exceptions, open_page, screenshot, serve, toggle_on, wait_idle
+from .conftest import (SHOTS, VIEWPORT, exceptions, listen_to_websockets, open_page, reruns_asked, screenshot, serve,
+                       toggle_on, wait_idle)
 
 KEY = "browser-test-teacher-key"
 LEARNERS = {"zh-TW": "小明", "nl": "Jan <i>", "pt-BR": "Ana"}
@@ -50,6 +51,16 @@ def _teacher_tab(page, lang: str) -> None:
     page.get_by_role("tab", name=translate("Teach a class", lang)).click()
 
 
+def lead_to_step_two(teacher, learner) -> None:
+    """The teacher's view turns "follow me" on, opens the Lesson and steps it to 2; the learner's Lesson page (at
+    step 1) shows step 2 (the step picker itself waited on)."""
+    toggle_on(teacher, "Follow me")
+    _go(teacher, "Lesson")
+    teacher.locator(".st-key-lesson-next button").click()
+    teacher.wait_for_function(STEP_IS, arg="2.", timeout=30_000)
+    learner.wait_for_function(STEP_IS, arg="2.", timeout=30_000)
+
+
 def _open_teacher(browser, url: str, lang: str):
     ctx = browser.new_context(viewport=SCREEN)
     page = ctx.new_page()
@@ -65,6 +76,7 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
     url, db = class_server
     teacher_ctx, teacher = _open_teacher(browser, url, "en")
     learners = []
+    sockets = {}  # a learner's language -> (the addresses of the websockets its page opened, the frames it sent)
     try:
         teacher.get_by_role("button", name="Start a class").click()
         teacher.get_by_text("Class code:").wait_for()
@@ -76,6 +88,7 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
             ctx = browser.new_context(viewport=VIEWPORT)
             page = ctx.new_page()
             learners.append((ctx, page, lang))
+            sockets[lang] = listen_to_websockets(page)
             open_page(page, f"{url}/Class?code={code}&lang={lang}")
             page.get_by_label(translate("Nickname (optional)", lang)).fill(nick)
             page.get_by_role("button", name=translate("Join", lang), exact=True).click()
@@ -89,7 +102,7 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
             page.locator(".st-key-sizing-exercise-ANDREA-12M-check button").click()
             wait_idle(page)
             assert exceptions(page) == []
-        # the teacher's view counts them without a click (its fragment polls)
+        # the teacher's view counts them without a click (its live view waits on the class's answers)
         teacher.get_by_text("Sizing exercise, ANDREA-12M: 3 answers").wait_for(timeout=30_000)
         assert teacher.locator("[data-testid='stMetricValue']").first.inner_text() == "3"
         assert "Jan" in teacher.get_by_text("Nicknames:").inner_text()
@@ -109,8 +122,12 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
             wait_idle(teacher, network=False)
         with sqlite3.connect(db) as con:  # what the teacher's Lesson page wrote: step 4, follow on
             assert con.execute("SELECT step, follow FROM pacing WHERE class = ?", (code,)).fetchall() == [(4, 1)]
-        for _ctx, page, _lang in learners:
+        for _ctx, page, lang in learners:
             page.wait_for_function(STEP_IS, arg="4.", timeout=30_000)
+            wait_idle(page, network=False)
+            urls, sent = sockets[lang]
+            assert any("/api/class/wait?" in u and "topic=pacing" in u for u in urls), urls  # it waits on the route
+            sent.clear()  # from here to the end of the class the pace does not change: no learner's page reruns
 
         # two more learners' Predict similarity orderings, written to the store as the app writes them, so that
         # the grid has something to show; then the teacher's view in four languages on a 1,280 × 720 screen (a tab
@@ -146,6 +163,10 @@ def test_three_learners_in_three_languages_reach_the_teacher_and_follow(browser,
                 assert box["y"] + box["height"] <= SCREEN["height"], (lang, box)  # the whole grid on the projector's screen
             finally:
                 ctx.close()
+
+        for _ctx, page, lang in learners:  # four teacher's views, answers stored: the learners' pages did nothing
+            assert reruns_asked(sockets[lang][1]) == [], lang  # (a timer's poll would have rerun them every 2 s)
+            assert page.evaluate(STEP_IS, "4.")
 
         _go(teacher, "Class")
         _teacher_tab(teacher, "en")
@@ -189,4 +210,34 @@ def test_a_server_restart_mid_class_keeps_the_answers(browser, tmp_path):
             teacher.get_by_text("Sizing exercise, ANDREA-12M: 1 answers").wait_for(timeout=30_000)
             assert teacher.locator("[data-testid='stMetricValue']").first.inner_text() == "1"
         finally:
+            teacher_ctx.close()
+
+
+def test_served_without_the_route_the_pages_follow_on_a_timer(browser, tmp_path):
+    """``streamlit run home.py`` (no ``st.App``, so no class route): the teacher's view still counts an answer and a
+    joined learner's Lesson page still follows, each rerunning its fragment every 2 s; no page opens the route."""
+    env = {"ANDREA_VIZ_DATA_DIR": str(tmp_path), "ANDREA_VIZ_TEACHER_KEY": KEY, "ANDREA_VIZ_CLASS_DB": ""}
+    with serve(env, script="home.py") as (url, _pid):
+        teacher_ctx, teacher = _open_teacher(browser, url, "en")
+        ctx = browser.new_context(viewport=VIEWPORT)
+        page = ctx.new_page()
+        try:
+            teacher_urls, _sent = listen_to_websockets(teacher)
+            urls, sent = listen_to_websockets(page)
+            teacher.get_by_role("button", name="Start a class").click()
+            teacher.get_by_text("Class code:").wait_for()
+            with sqlite3.connect(tmp_path / "class.sqlite3") as con:
+                code = con.execute("SELECT code FROM classes WHERE ended IS NULL").fetchone()[0]
+            open_page(page, f"{url}/Class?code={code}&lang=en")
+            page.get_by_role("button", name="Join", exact=True).click()
+            teacher.get_by_text("Learners in the class").wait_for()
+            teacher.locator("[data-testid='stMetricValue']", has_text="1").wait_for(timeout=30_000)  # the join counted
+            _go(page, "Lesson")
+            page.wait_for_function(STEP_IS, arg="1.", timeout=30_000)
+            lead_to_step_two(teacher, page)
+            assert not any("/api/class/wait" in u for u in urls + teacher_urls), urls + teacher_urls
+            assert any(f for f in reruns_asked(sent)), "the learner's page never reran a fragment on its timer"
+            assert exceptions(teacher) == [] and exceptions(page) == []
+        finally:
+            ctx.close()
             teacher_ctx.close()

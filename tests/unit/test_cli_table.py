@@ -21,7 +21,7 @@ OPTIONS = {
     "bench": "--B --T --d --V --dtype --repeats --no-compile --json",
     "bench-anatomy": "--threads",
     "bench-audit": "--repeats --grow-steps --rows --d --added --anchors",
-    "bench-class": "n --trainings --steps --only --teacher --servers --store",
+    "bench-class": "n --trainings --steps --only --teacher --idle --servers --store",
     "bench-drift": "--repeats",
     "bench-geometry": "--repeats --tsne-points --tsne-repeats --no-whole --no-sklearn-whole",
     "bench-gpu": "--repeats",
@@ -91,6 +91,7 @@ def test_a_bench_row_runs_with_its_options_as_keywords():
     (["bench-class", "0"], "give one or more class sizes"),
     (["bench-class", "3", "--servers", "2"], "--servers and --store go with --teacher"),
     (["bench-class", "3", "--teacher", "--servers", "0"], "--servers must be at least 1"),
+    (["bench-class", "3", "--idle", "--teacher"], "--idle runs one server of each kind"),
     (["bench", "--B", "0"], "must all be at least 1"),
     (["bench-anatomy", "--threads", "two"], "expected a whole number, got 'two'"),
 ])
