@@ -167,9 +167,10 @@ async def wait_socket(ws) -> None:
 
 
 async def _closed(ws) -> None:
-    """Returns when the page closes its end (a page sends nothing else)."""
-    while (await ws.receive())["type"] != "websocket.disconnect":
-        pass
+    """Returns when the page closes its end (a page sends nothing else), or the connection fails."""
+    with contextlib.suppress(Exception):  # a connection that breaks is a page gone: nothing more to send it
+        while (await ws.receive())["type"] != "websocket.disconnect":
+            pass
 
 
 def routes() -> list:
