@@ -137,10 +137,6 @@ async def _settle() -> float:
     return time.perf_counter() - t0
 
 
-def _med(values: list[float]) -> float:
-    return statistics.median(values)
-
-
 def run(n: int) -> dict[str, Idle]:
     cores = os.cpu_count() or 1
     print(f"bench-class --idle: {platform.machine()}, {cores} cores; {n} joined learners idle on the Lesson page, "
@@ -161,7 +157,7 @@ def run(n: int) -> dict[str, Idle]:
     print(f"| measure ({n} learners) | the route | a 2 s timer | timer / route |")
     print("|---|---|---|---|")
     for name, attr in (("the machine busy", "busy"), ("the server", "server")):
-        a, b = _med(getattr(route, attr)), _med(getattr(timer, attr))
+        a, b = statistics.median(getattr(route, attr)), statistics.median(getattr(timer, attr))
         print(f"| {name}, cpu-s per {WINDOW_S:.0f} s idle (median of {WINDOWS}; {WINDOW_S * cores:.0f} is every "
               f"core) | {a:.2f} | {b:.2f} | ×{b / a:.1f} |")
     for q in (0.5, 0.95):

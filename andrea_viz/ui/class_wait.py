@@ -59,8 +59,7 @@ export default function ({ data, setTriggerValue }) {
   };
 }
 """
-CSS = """:host { display: none; }"""
-_waiter = st.components.v2.component("andrea_class_wait", js=JS, css=CSS)
+_waiter = st.components.v2.component("andrea_class_wait", js=JS)  # hidden by its key's rule, below
 
 
 def wait_on_class(code: str, topic: str, mark: str, key: str) -> None:
@@ -70,7 +69,7 @@ def wait_on_class(code: str, topic: str, mark: str, key: str) -> None:
     _waiter(key=key, data={"url": url, "since": mark, "every": int(EVERY_S * 1000), "gap": int(GAP_S * 1000),
                          "hold": int(HOLD_S * 1000)}, height=0,
             on_changed_change=_nothing)
-    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")
+    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")  # its container too: no gap where it sits
 
 
 def _nothing() -> None:
