@@ -6,9 +6,10 @@ route and still does where the route is not served), side by side in one run.
 Both on a fresh server of the same code: the route's is ``streamlit run streamlit_app.py``, the timer's ``streamlit run
 home.py`` (the same pages, no ``st.App``, so no route). N learner contexts (one Chromium, Debian's) join the class by
 its address and open the Lesson; the teacher's view turns "follow me" on and opens the Lesson. Once the arrivals are
-over (``_settle``), the machine's busy CPU and the server's are read over ``WINDOWS`` windows of ``WINDOW_S``
+over (``class_teacher.quiet_machine``), the machine's busy CPU and the server's are read over ``WINDOWS`` windows of ``WINDOW_S``
 (medians printed); then the teacher steps the Lesson forward (``MOVES``) and each learner's lag runs from the click
-until that learner's step picker shows the step. Before the class, one page alone on each server steps the Lesson
+until that learner's step picker shows the step (both read by the pages themselves; the learners' pages at the lowest
+CPU priority, the teacher's not: ``class_teacher.learners_and_teacher``). Before the class, one page alone on each server steps the Lesson
 the same way and Chromium's main-thread seconds for each step are read (``_step_work``): N pages' own drawing of a
 step on the machine's cores is a floor under the last screen's lag that no server can lower."""
 
@@ -19,17 +20,14 @@ import contextlib
 import os
 import platform
 import statistics
-import time
+import tempfile
 from dataclasses import dataclass, field
 
-from ..testing_harness import CHROMIUM_FLAGS, VIEWPORT, chromium_exe, cpu_seconds, machine_busy, serve
-from .class_teacher import (GRACE_S, IDLE, MOVES, STEP_IS, TIMEOUT_S, open_teacher_view, open_timed, sidebar_timed,
-                            store_env)
+from ..testing_harness import VIEWPORT, cpu_seconds, machine_busy, serve
+from .class_teacher import (GRACE_S, IDLE, MOVES, STEP_IS, class_contexts, learners_and_teacher, open_teacher_view,
+                            open_timed, quiet_machine, sidebar_timed, step_the_class, store_env)
 from .classroom import percentile
 
-SETTLE_STEP_S = 5.0  # after the last learner reached the Lesson, the machine's busy CPU is read in steps of this
-SETTLE_MAX_S = 180.0  # until a step is no more than 10% below the one before (30 arriving pages kept 2 cores busy
-# 20-40 s after their scripts had run), or this long at most
 WINDOWS = 3
 WINDOW_S = 10.0
 WAYS = {"route": "streamlit_app.py", "timer": "home.py"}
@@ -89,52 +87,28 @@ async def _idle_class(way: str, url: str, pid: int, n: int) -> Idle:
 
     out = Idle(way)
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
-        out.step_work = await _step_work(browser, url)
-        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n + 1)]
-        for c in contexts:
-            c.set_default_timeout(TIMEOUT_S * 1000)
+        with tempfile.TemporaryDirectory(prefix="andrea-viz-bench-class-") as folder:  # the script runs at launch
+            browsers = await learners_and_teacher(pw, folder)
+        out.step_work = await _step_work(browsers[1], url)  # one page alone, as the teacher's: nothing beside it
+        contexts = await class_contexts(browsers, n)
         teacher, code = await open_teacher_view(contexts[0], url, True)
         await teacher.get_by_text("Follow me").click()
         await teacher.wait_for_selector(IDLE)
         await sidebar_timed(teacher, "Lesson")
         pages = await asyncio.gather(*(_joined(c, url, code) for c in contexts[1:]))
-        out.settled = await _settle()
+        out.settled = await quiet_machine()
         for _w in range(WINDOWS):
             busy0, cpu0 = machine_busy(), cpu_seconds(pid)
             await asyncio.sleep(WINDOW_S)
             out.busy.append(machine_busy() - busy0)
             out.server.append(cpu_seconds(pid) - cpu0)
         for k in MOVES:
-            t0 = time.perf_counter()
-
-            async def arrives(page, t0=t0, k=k) -> None:
-                try:
-                    await page.wait_for_function(STEP_IS, arg=f"{k}.", polling=100, timeout=GRACE_S * 1000)
-                    out.follow_lags.append(time.perf_counter() - t0)
-                except Exception:  # noqa: BLE001 (Playwright's TimeoutError: counted; the next step is absolute)
-                    out.unmoved += 1
-
-            await asyncio.gather(teacher.locator(".st-key-lesson-next button").click(), *(arrives(p) for p in pages))
-            await teacher.wait_for_function(STEP_IS, arg=f"{k}.")
-        await browser.close()
+            lags, unmoved = await step_the_class(teacher, pages, k, True)
+            out.follow_lags += lags
+            out.unmoved += unmoved
+        for b in browsers:
+            await b.close()
     return out
-
-
-async def _settle() -> float:
-    """Wait until the pages' arrival is over: the machine's busy CPU over SETTLE_STEP_S no longer falls by more than
-    10% from one step to the next and leaves a tenth of the cores free (then it is what the idle pages cost; a machine
-    still saturated may still be drawing the arrivals, so it is waited on up to SETTLE_MAX_S). Returns the seconds
-    waited."""
-    t0, last, full = time.perf_counter(), None, (os.cpu_count() or 1) * SETTLE_STEP_S
-    while time.perf_counter() - t0 < SETTLE_MAX_S:
-        busy0 = machine_busy()
-        await asyncio.sleep(SETTLE_STEP_S)
-        busy = machine_busy() - busy0
-        if last is not None and 0.9 * last <= busy < 0.9 * full:
-            break
-        last = busy
-    return time.perf_counter() - t0
 
 
 def run(n: int) -> dict[str, Idle]:

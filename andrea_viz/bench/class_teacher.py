@@ -2,12 +2,16 @@
 same N learners without a class, side by side in one run (each on fresh servers, warmed by one learner first).
 
 With the class: a teacher's browser context opens the Class page, gives the teacher key (``ANDREA_VIZ_TEACHER_KEY``,
-set for the served process) and starts a class; N learner contexts (one Chromium, Debian's) open the Class page by
-the join address, join, answer the sizing exercise (ANDREA-12M) and go to the Lesson. Each answer's lag runs from
-its Check click until the teacher's screen shows that many answers (the k-th answer given against the moment the
-teacher's count reaches k: the count on the teacher's page is the element waited on). Then the teacher turns
-"follow me" on and steps the Lesson forward (``MOVES``); each learner's lag runs from the teacher's click until that
-learner's own step picker shows the teacher's step. Without the class: the same pages, the teacher's view open but
+set for the served process) and starts a class; N learner contexts open the Class page by the join address, join,
+answer the sizing exercise (ANDREA-12M) and go to the Lesson. The learners' pages run in a Chromium (Debian's) of their
+own at Linux's lowest CPU priority, the teacher's in another as usual (``learners_and_teacher``): in a class each
+learner's page is on the learner's own machine. Each answer's lag runs from its Check click until the teacher's
+screen shows that many answers (the k-th answer given against the moment the teacher's count reaches k: the count on
+the teacher's page is the element waited on), and is split at the moment the answer reached the class store. Then
+the teacher turns "follow me" on and steps the Lesson forward (``MOVES``), each time once the pages have drawn what
+they were sent (``quiet_machine``); each learner's lag runs from the teacher's click until that learner's own step
+picker shows the teacher's step. Every moment is read by the page it happens on (``CLICKED_AT``, ``STEP_AT``,
+``COUNT_AT_LEAST``), not by this process after Playwright's messages have queued on a saturated machine. Without the class: the same pages, the teacher's view open but
 no class started, no join, and each learner steps its Lesson itself. Printed: both lags' p50/p95, each server's
 peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and without the class,
 and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
@@ -29,6 +33,7 @@ import contextlib
 import os
 import platform
 import re
+import shlex
 import shutil
 import tempfile
 import time
@@ -45,14 +50,23 @@ KEY = "bench-class-teacher-key"
 SIZE = "ANDREA-12M"  # the sizing question every learner answers (rightly: V × d)
 MOVES = (2, 3)  # the Lesson steps the teacher leads the class to, one after the other
 TIMEOUT_S = 600.0  # a wait longer than this on a loaded machine is a failure, not a figure
+SETTLE_STEP_S = 5.0  # before the teacher steps, the machine's busy CPU is read in steps of this
+SETTLE_MAX_S = 180.0  # until a step is no more than 10% below the one before (30 arriving pages kept 2 cores busy
+# 20-40 s after their scripts had run), or this long at most
 GRACE_S = 90.0  # how long the teacher's count may still take once every learner has answered
 CHECK_TRIES = 3  # a learner whose Check shows no feedback within CHECK_WAIT_S clicks it again, as a person would
 CHECK_WAIT_S = 60.0
 KEPT = "Your teacher's database is away"  # the learner's caption when the answer waits on the server
 TITLES = {"Class": "A class", "Sizing": "Sizing embedding tables", "Lesson": "The lesson: embeddings"}
 COUNT_AT_LEAST = f"""(k) => {{ const m = document.body.innerText.match(/Sizing exercise, {SIZE}: (\\d+) answers/);
-    return !!m && +m[1] >= k; }}"""  # the teacher's count of this question's answers has reached k
+    return !!m && +m[1] >= k && Date.now(); }}"""  # the teacher's count of this question's answers has reached k: when
 STEP_IS = "(k) => (document.querySelector(\".st-key-lesson-menu input[role='combobox']\") || {}).value?.startsWith(k)"
+STEP_AT = f"(k) => ({STEP_IS})(k) && Date.now()"  # the page shows step k: when, by the page's clock
+# Every time is read by the page it happens on (Date.now(), the machine's clock as time.time() reads it): a click when
+# the page gets it, a count or a step when the page shows it, so the lags do not count how long Playwright's messages
+# to and from a page waited for their turn on a saturated machine.
+CLICKED_AT = "() => window.andreaClickedAt / 1000"  # seconds: the page's last click
+RECORD_CLICKS = "document.addEventListener('click', () => { window.andreaClickedAt = Date.now(); }, true);"
 
 
 @dataclass
@@ -60,6 +74,7 @@ class Run:
     with_class: bool
     page_times: list[float] = field(default_factory=list)  # every page of every learner (Class, Sizing, Lesson)
     answer_lags: list[float] = field(default_factory=list)  # seconds, answer given -> on the teacher's screen
+    shown_lags: list[float] = field(default_factory=list)  # seconds, answer stored -> on the teacher's screen
     follow_lags: list[float] = field(default_factory=list)  # seconds, teacher's step -> on a learner's screen
     base: list[int] = field(default_factory=list)  # each server's resident bytes when the learners arrive
     peak: list[int] = field(default_factory=list)  # each server's peak resident bytes while they worked
@@ -69,12 +84,29 @@ class Run:
     kept: int = 0  # answers a learner's page said wait on its server (the database away)
     reclicks: int = 0  # Checks clicked again because the first showed no feedback
     unmoved: int = 0  # learners' screens not at the teacher's step GRACE_S after "follow me" moved it
+    settled: list[float] = field(default_factory=list)  # seconds waited before each step for the pages to be drawn
     wall: float = 0.0  # seconds from the teacher's arrival to the last step followed
     busy: float = 0.0  # CPU seconds the whole machine was busy meanwhile (every Chromium page and server)
     server_cpu: list[float] = field(default_factory=list)  # CPU seconds each server used meanwhile
 
     def above(self) -> list[int]:
         return [p - b for p, b in zip(self.peak, self.base, strict=True)]
+
+
+async def quiet_machine() -> float:
+    """Wait until the pages have drawn what they were sent (a class's arrival, a step): the machine's busy CPU over
+    SETTLE_STEP_S no longer falls by more than 10% from one step to the next and leaves a tenth of the cores free (then
+    it is what the idle pages cost; a machine still saturated may still be drawing, so it is waited on up to
+    SETTLE_MAX_S). Returns the seconds waited."""
+    t0, last, full = time.perf_counter(), None, (os.cpu_count() or 1) * SETTLE_STEP_S
+    while time.perf_counter() - t0 < SETTLE_MAX_S:
+        busy0 = machine_busy()
+        await asyncio.sleep(SETTLE_STEP_S)
+        busy = machine_busy() - busy0
+        if last is not None and 0.9 * last <= busy < 0.9 * full:
+            break
+        last = busy
+    return time.perf_counter() - t0
 
 
 async def open_timed(page, url: str, path: str) -> float:
@@ -108,8 +140,8 @@ async def _learner(context, url: str, code: str | None, times: list[float], clic
     await box.press("Enter")
     await page.wait_for_selector(IDLE)
     for attempt in range(CHECK_TRIES):
-        t = time.perf_counter()  # the answer is given
         await page.locator(f".st-key-sizing-exercise-{SIZE}-check button").click()
+        t = await page.evaluate(CLICKED_AT)  # the answer is given
         try:  # the exercise's feedback: the click reached the server
             await page.locator("[data-testid='stAlertContentSuccess']").wait_for(timeout=CHECK_WAIT_S * 1000)
             break
@@ -145,8 +177,8 @@ async def open_teacher_view(context, url: str, start: bool) -> tuple[object, str
 async def _count_on_screen(teacher, n: int, seen: list[float]) -> None:
     """The moment the teacher's page first shows k answers, for k = 1 … n (the count itself waited on)."""
     for k in range(1, n + 1):
-        await teacher.wait_for_function(COUNT_AT_LEAST, arg=k, polling=100)
-        seen.append(time.perf_counter())
+        shown = await teacher.wait_for_function(COUNT_AT_LEAST, arg=k, polling=100)
+        seen.append(await shown.json_value() / 1000)
 
 
 async def _warm(browser, url: str) -> None:
@@ -157,17 +189,67 @@ async def _warm(browser, url: str) -> None:
     await context.close()
 
 
+async def learners_and_teacher(pw, folder: str) -> tuple[object, object]:
+    """Two Chromiums: the learners', at the lowest CPU priority (Linux's SCHED_IDLE, which every process it starts
+    inherits: it is started by a script in ``folder`` under util-linux's ``chrt --idle 0``; Chromium sets its
+    processes' nice values itself, so nice would not hold), and the teacher's, as usual. In a class each learner's
+    page runs on the learner's own machine; on one machine N of them would take the cores from the server and the
+    teacher's page in proportion to their number. Among themselves the learners' pages still share what is left, so
+    a learner's lag still counts the other pages' drawing."""
+    chrt = shutil.which("chrt")
+    if chrt is None:
+        raise RuntimeError("util-linux's chrt is not on the PATH: apt-get install -y util-linux")
+    script = Path(folder) / "chromium-in-background"
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(chrt)} --idle 0 {shlex.quote(chromium_exe())} "$@"\n')
+    script.chmod(0o755)
+    learners = await pw.chromium.launch(executable_path=str(script), args=CHROMIUM_FLAGS)
+    return learners, await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
+
+
+async def step_the_class(teacher, pages: list, k: int, following: bool) -> tuple[list[float], int]:
+    """The teacher's Lesson to step ``k``; ``following``: each learner's page follows it, and each one's lag from the
+    teacher's click until that page shows step k is returned, with how many pages had not within ``GRACE_S``. Not
+    following (no class), each learner steps its own page at the same moment (no lags)."""
+
+    async def arrives(page) -> float | None:
+        if not following:
+            await page.locator(".st-key-lesson-next button").click()
+        try:
+            shown = await page.wait_for_function(STEP_AT, arg=f"{k}.", polling=100, timeout=GRACE_S * 1000)
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError: counted; the next step is absolute)
+            return None
+        return await shown.json_value() / 1000
+
+    async def leads() -> float:
+        await teacher.locator(".st-key-lesson-next button").click()
+        return await teacher.evaluate(CLICKED_AT)
+
+    t0, *arrived = await asyncio.gather(leads(), *(arrives(p) for p in pages))
+    await teacher.wait_for_function(STEP_IS, arg=f"{k}.")
+    return ([t - t0 for t in arrived if t is not None] if following else []), arrived.count(None)
+
+
+async def class_contexts(browsers: tuple[object, object], n: int) -> list:
+    """The teacher's browser context (first) and ``n`` learners' (``learners_and_teacher``'s two browsers), each
+    recording its pages' clicks (``CLICKED_AT``) and giving up a wait after ``TIMEOUT_S``."""
+    learners, own = browsers
+    contexts = [await b.new_context(viewport=VIEWPORT) for b in [own] + [learners] * n]
+    for c in contexts:
+        c.set_default_timeout(TIMEOUT_S * 1000)
+        await c.add_init_script(RECORD_CLICKS)
+    return contexts
+
+
 async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, store: ClassStore) -> Run:
     from playwright.async_api import async_playwright
 
     run = Run(with_class)
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
+        with tempfile.TemporaryDirectory(prefix="andrea-viz-bench-class-") as folder:  # the script runs at launch
+            browser, own = await learners_and_teacher(pw, folder)
         for url in urls:
-            await _warm(browser, url)
-        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n + 1)]
-        for c in contexts:
-            c.set_default_timeout(TIMEOUT_S * 1000)
+            await _warm(own, url)
+        contexts = await class_contexts((browser, own), n)
         run.base = [status(pid, "VmRSS") for pid in pids]
         for pid in pids:
             reset_peak(pid)
@@ -183,8 +265,10 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
             if not done:
                 watch.cancel()
             run.unseen = n - len(seen)
-            run.stored = len(store.answers(code))
+            stored = store.answers(code)
+            run.stored = len(stored)
             run.answer_lags = answer_lags(clicks, seen)
+            run.shown_lags = answer_lags(sorted(a.time for a in stored), seen)
 
         pages = [c.pages[0] for c in contexts[1:]]
         if with_class:  # the teacher's view is still open on the Class page
@@ -192,21 +276,10 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
             await teacher.wait_for_selector(IDLE)
         await sidebar_timed(teacher, "Lesson")
         for k in MOVES:
-            t0 = time.perf_counter()
-
-            async def arrives(page, t0=t0, k=k) -> None:
-                if not with_class:  # without a class each learner steps on itself
-                    await page.locator(".st-key-lesson-next button").click()
-                try:
-                    await page.wait_for_function(STEP_IS, arg=f"{k}.", polling=100, timeout=GRACE_S * 1000)
-                except Exception:  # noqa: BLE001 (Playwright's TimeoutError: counted; the next step is absolute)
-                    run.unmoved += 1
-                    return
-                if with_class:
-                    run.follow_lags.append(time.perf_counter() - t0)
-
-            await asyncio.gather(teacher.locator(".st-key-lesson-next button").click(), *(arrives(p) for p in pages))
-            await teacher.wait_for_function(STEP_IS, arg=f"{k}.")
+            run.settled.append(await quiet_machine())  # a teacher steps once the class has the step on screen
+            lags, unmoved = await step_the_class(teacher, pages, k, with_class)
+            run.follow_lags += lags
+            run.unmoved += unmoved
         run.wall, run.busy = time.perf_counter() - began, machine_busy() - busy0
         run.server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, cpu0, strict=True)]
         await asyncio.sleep(3)  # every page idle again
@@ -216,6 +289,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
         for c in contexts:
             await c.close()
         await browser.close()
+        await own.close()
     return run
 
 
@@ -281,11 +355,15 @@ def run(n: int, servers: int = 1, store: str = "sqlite") -> tuple[Run, Run]:
     print("| measure | figure |")
     print("|---|---|")
     print(f"| answer given → on the teacher's screen ({len(with_.answer_lags)} answers) | {_p(with_.answer_lags)} |")
+    print(f"| of which: answer stored → on the teacher's screen (the server and the teacher's page) | "
+          f"{_p(with_.shown_lags)} |")
     print(f"| answers in the class store / not on the teacher's screen {GRACE_S:.0f} s after the last / said to wait "
           f"on a server / Checks clicked again | {with_.stored} of {n} / {with_.unseen} / {with_.kept} / "
           f"{with_.reclicks} |")
     print(f"| follow me → on each learner's screen ({n} learners × {len(MOVES)} steps) | {_p(with_.follow_lags)} |")
     print(f"| learners' screens not at the teacher's step {GRACE_S:.0f} s after it moved | {with_.unmoved} |")
+    print(f"| waited before each step for the pages to be drawn (with the class) | "
+          f"{', '.join(f'{w:.0f} s' for w in with_.settled)} |")
     extra = [w - o for w, o in zip(with_.above(), without.above(), strict=True)]
     print(f"| server peak above its base, with − without the class | {_mb(extra, '+')} ({_mb(with_.above())} with, "
           f"{_mb(without.above())} without) |")
