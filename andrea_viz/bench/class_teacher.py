@@ -1,26 +1,26 @@
 """``python -m andrea_viz bench-class N --teacher``: a class of N learners with its teacher's view open, against the
 same N learners without a class, side by side in one run (each on fresh servers, warmed by one learner first).
 
-With the class: a teacher's browser context opens the Class page, gives the teacher key (``ANDREA_VIZ_TEACHER_KEY``,
-set for the served process) and starts a class; N learner contexts open the Class page by the join address, join,
-answer the sizing exercise (ANDREA-12M) and go to the Lesson. The learners' pages run in a Chromium (Debian's) of their
-own at Linux's lowest CPU priority, the teacher's in another as usual (``learners_and_teacher``): in a class each
-learner's page is on the learner's own machine. Each answer's lag runs from its Check click until the teacher's
-screen shows that many answers (the k-th answer given against the moment the teacher's count reaches k: the count on
-the teacher's page is the element waited on), and is split at the moment the answer reached the class store. Then
-the teacher turns "follow me" on and steps the Lesson forward (``MOVES``), each time once the pages have drawn what
-they were sent (``quiet_machine``); each learner's lag runs from the teacher's click until that learner's own step
-picker shows the teacher's step. Every moment is read by the page it happens on (``CLICKED_AT``, ``STEP_AT``,
-``COUNT_AT_LEAST``), not by this process after Playwright's messages have queued on a saturated machine. Without the class: the same pages, the teacher's view open but
-no class started, no join, and each learner steps its Lesson itself. Printed: both lags' p50/p95, each server's
-peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and without the class,
-and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the page's title is on
-screen and its script has run to the end) with and without the class, as a ratio, and the CPU time the whole machine
-was busy from the teacher's arrival to the last step followed beside the servers' part of it (the rest is the Chromium
-pages, each a learner's own machine in a class). Besides the figures, what went astray: answers the teacher's count
-had not reached ``GRACE_S`` after the last was given (and how many answers the class store holds), answers a
-learner's page said wait on its server, Checks clicked again because the first showed no feedback, and learners'
-screens that had not followed a step within ``GRACE_S``.
+With the class: a teacher's browser context opens the Class page, gives the teacher key (``ANDREA_VIZ_TEACHER_KEY``, set
+for the served process) and starts a class; N learner contexts open the Class page by the join address, join, answer the
+sizing exercise (ANDREA-12M) and go to the Lesson. The learners' pages run in a Chromium (Debian's) of their own at
+Linux's lowest CPU priority, the teacher's in another as usual (``learners_and_teacher``): in a class each learner's
+page is on the learner's own machine. Each answer's lag runs from its Check click until the teacher's screen shows that
+many answers (the k-th answer given against the moment the teacher's count reaches k: the count on the teacher's page is
+the element waited on), and is split at the moment the answer reached the class store. Then the teacher turns "follow
+me" on and steps the Lesson forward (``MOVES``), each time once the pages have drawn what they were sent
+(``quiet_machine``); each learner's lag runs from the teacher's click until that learner's own step picker shows the
+teacher's step. Every moment is read by the page it happens on (``CLICKED_AT``, ``STEP_AT``, ``COUNT_AT_LEAST``), not by
+this process after Playwright's messages have queued on a saturated machine. Without the class: the same pages, the
+teacher's view open but no class started, no join, and each learner steps its Lesson itself. Printed: both lags'
+p50/p95 (the answer's also from the class store on), the seconds waited before each step, each server's peak resident memory above its base (the kernel's VmHWM, reset when the learners arrive) with and
+without the class, and the learners' page times (Class, Sizing, Lesson: from the address or sidebar click until the
+page's title is on screen and its script has run to the end) with and without the class, as a ratio, and the CPU time
+the whole machine was busy from the teacher's arrival to the last step followed beside the servers' part of it (the rest
+is the Chromium pages, each a learner's own machine in a class). Besides the figures, what went astray: answers the
+teacher's count had not reached ``GRACE_S`` after the last was given (and how many answers the class store holds),
+answers a learner's page said wait on its server, Checks clicked again because the first showed no feedback, and
+learners' screens that had not followed a step within ``GRACE_S``.
 
 ``--servers 2 --store postgresql``: the same with two servers sharing one PostgreSQL class store (Debian's, started on
 loopback for the run), learners split across the two, the teacher on the first.
