@@ -20,7 +20,6 @@ import contextlib
 import os
 import platform
 import statistics
-import tempfile
 from dataclasses import dataclass, field
 
 from ..testing_harness import VIEWPORT, cpu_seconds, machine_busy, serve
@@ -87,8 +86,7 @@ async def _idle_class(way: str, url: str, pid: int, n: int) -> Idle:
 
     out = Idle(way)
     async with async_playwright() as pw:
-        with tempfile.TemporaryDirectory(prefix="andrea-viz-bench-class-") as folder:  # the script runs at launch
-            browsers = await learners_and_teacher(pw, folder)
+        browsers = await learners_and_teacher(pw)
         out.step_work = await _step_work(browsers[1], url)  # one page alone, as the teacher's: nothing beside it
         contexts = await class_contexts(browsers, n)
         teacher, code = await open_teacher_view(contexts[0], url, True)

@@ -189,20 +189,21 @@ async def _warm(browser, url: str) -> None:
     await context.close()
 
 
-async def learners_and_teacher(pw, folder: str) -> tuple[object, object]:
+async def learners_and_teacher(pw) -> tuple[object, object]:
     """Two Chromiums: the learners', at the lowest CPU priority (Linux's SCHED_IDLE, which every process it starts
-    inherits: it is started by a script in ``folder`` under util-linux's ``chrt --idle 0``; Chromium sets its
-    processes' nice values itself, so nice would not hold), and the teacher's, as usual. In a class each learner's
-    page runs on the learner's own machine; on one machine N of them would take the cores from the server and the
-    teacher's page in proportion to their number. Among themselves the learners' pages still share what is left, so
-    a learner's lag still counts the other pages' drawing."""
+    inherits: a script, kept in a temporary folder while it launches, execs it under util-linux's ``chrt --idle 0``;
+    Chromium sets its processes' nice values itself, so nice would not hold), and the teacher's, as usual. In a class
+    each learner's page runs on the learner's own machine; on one machine N of them would take the cores from the
+    server and the teacher's page in proportion to their number. Among themselves the learners' pages still share what
+    is left, so a learner's lag still counts the other pages' drawing."""
     chrt = shutil.which("chrt")
     if chrt is None:
         raise RuntimeError("util-linux's chrt is not on the PATH: apt-get install -y util-linux")
-    script = Path(folder) / "chromium-in-background"
-    script.write_text(f'#!/bin/sh\nexec {shlex.quote(chrt)} --idle 0 {shlex.quote(chromium_exe())} "$@"\n')
-    script.chmod(0o755)
-    learners = await pw.chromium.launch(executable_path=str(script), args=CHROMIUM_FLAGS)
+    with tempfile.TemporaryDirectory(prefix="andrea-viz-bench-class-") as folder:  # the script runs at launch only
+        script = Path(folder) / "chromium-in-background"
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(chrt)} --idle 0 {shlex.quote(chromium_exe())} "$@"\n')
+        script.chmod(0o755)
+        learners = await pw.chromium.launch(executable_path=str(script), args=CHROMIUM_FLAGS)
     return learners, await pw.chromium.launch(executable_path=chromium_exe(), args=CHROMIUM_FLAGS)
 
 
@@ -245,8 +246,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
 
     run = Run(with_class)
     async with async_playwright() as pw:
-        with tempfile.TemporaryDirectory(prefix="andrea-viz-bench-class-") as folder:  # the script runs at launch
-            browser, own = await learners_and_teacher(pw, folder)
+        browser, own = await learners_and_teacher(pw)
         for url in urls:
             await _warm(own, url)
         contexts = await class_contexts((browser, own), n)
@@ -268,7 +268,7 @@ async def _session(urls: list[str], pids: list[int], n: int, with_class: bool, s
             stored = store.answers(code)
             run.stored = len(stored)
             run.answer_lags = answer_lags(clicks, seen)
-            run.shown_lags = answer_lags(sorted(a.time for a in stored), seen)
+            run.shown_lags = answer_lags([a.time for a in stored], seen)  # from the store's times
 
         pages = [c.pages[0] for c in contexts[1:]]
         if with_class:  # the teacher's view is still open on the Class page
@@ -331,9 +331,9 @@ def _cpu(r: Run) -> str:
 
 
 def answer_lags(clicks: list[float], seen: list[float]) -> list[float]:
-    """Each answer's lag: the k-th answer given (by its click) against the moment the teacher's count first showed k
-    (the k-th answer stored is never stored before the k-th click, so no lag is negative); answers the count never
-    reached have none (``Run.unseen`` counts them)."""
+    """Each answer's lag: the k-th answer given (by its click; or the k-th stored, by the store's time) against the
+    moment the teacher's count first showed k (the count never reaches k before k answers are stored, so no lag is
+    negative); answers the count never reached have none (``Run.unseen`` counts them)."""
     return [t - c for t, c in zip(seen, sorted(clicks)[:len(seen)], strict=True)]
 
 

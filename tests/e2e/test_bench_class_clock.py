@@ -5,7 +5,6 @@ process of their browser), the teacher's as usual; and each time a lag is made o
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -42,8 +41,7 @@ async def _class_of_one():
 
     before = set(_browsers())  # a browser test's own Chromium in this worker, if one ran before
     async with async_playwright() as pw:
-        with tempfile.TemporaryDirectory() as folder:
-            learners, own = await learners_and_teacher(pw, folder)
+        learners, own = await learners_and_teacher(pw)
         teacher_ctx, learner_ctx = await class_contexts((learners, own), 1)
         teacher, learner = await teacher_ctx.new_page(), await learner_ctx.new_page()
         await learner.goto("data:text/html," + quote(PICKER))
